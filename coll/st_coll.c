@@ -1,0 +1,477 @@
+/*
+ * The PMPI interposer: MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Allreduce.
+ *
+ * Each MPI_X entry point is a thin shell around a static st_coll_x (mpiP's
+ * style). Internal communication uses PMPI_ calls only, on a private duplicate
+ * of the user's communicator, behind a per-thread re-entry guard.
+ *
+ * A plan is cached on every communicator Strata sees, as an attribute whose
+ * delete callback frees it when the user frees the communicator; MPI_Finalize
+ * frees the plans still alive. The first call that can take the fast path
+ * sets the plan up (collective: all ranks decide the same way, see
+ * st_coll_decide), so communicators only ever used with user ops cost nothing.
+ */
+#include "config.h"
+
+#include "st_coll.h"
+#include "st_config.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static __thread int st_coll_in_lib;       /* re-entry guard */
+static _Atomic int  st_coll_active;       /* between init and finalize, enabled */
+static pthread_once_t st_coll_once = PTHREAD_ONCE_INIT;
+static int st_coll_keyval = MPI_KEYVAL_INVALID;
+static int st_coll_world_rank;
+static int st_coll_world_size;
+
+/* live plans, and the statistics of plans already freed */
+static pthread_mutex_t st_coll_lock = PTHREAD_MUTEX_INITIALIZER;
+static st_plan_t *st_coll_plans;
+static strata_comm_stats_t st_coll_retired;
+static unsigned st_coll_nretired;
+
+static const char *const st_fallback_names[STRATA_FALLBACK_LAST] = {
+    [STRATA_FALLBACK_DISABLED]        = "disabled",
+    [STRATA_FALLBACK_NOT_INITIALIZED] = "not-initialized",
+    [STRATA_FALLBACK_REENTRY]         = "reentry",
+    [STRATA_FALLBACK_INTERCOMM]       = "intercomm",
+    [STRATA_FALLBACK_COMM_SIZE]       = "comm-size-1",
+    [STRATA_FALLBACK_USER_OP]         = "user-op",
+    [STRATA_FALLBACK_DATATYPE]        = "datatype",
+    [STRATA_FALLBACK_OP_TYPE]         = "op-type",
+    [STRATA_FALLBACK_ARGS]            = "args",
+    [STRATA_FALLBACK_MULTINODE]       = "multinode",
+    [STRATA_FALLBACK_SHM]             = "shm",
+};
+
+ST_EXPORT const char *strata_fallback_string(strata_fallback_t reason)
+{
+    return ((unsigned)reason < STRATA_FALLBACK_LAST) ? st_fallback_names[reason] : "?";
+}
+
+static void st_stats_add(strata_comm_stats_t *dst, const strata_comm_stats_t *src)
+{
+    int i;
+
+    dst->fast_calls   += src->fast_calls;
+    dst->fast_bytes   += src->fast_bytes;
+    dst->fast_seconds += src->fast_seconds;
+    for (i = 0; i < STRATA_FALLBACK_LAST; i++) {
+        dst->fallback_calls[i] += src->fallback_calls[i];
+    }
+}
+
+/* ---- plans ---- */
+
+static void st_plan_destroy(st_plan_t *plan)
+{
+    pthread_mutex_lock(&st_coll_lock);
+    if (plan->prev != NULL) {
+        plan->prev->next = plan->next;
+    } else {
+        st_coll_plans = plan->next;
+    }
+    if (plan->next != NULL) {
+        plan->next->prev = plan->prev;
+    }
+    st_stats_add(&st_coll_retired, &plan->stats);
+    st_coll_nretired++;
+    pthread_mutex_unlock(&st_coll_lock);
+
+    st_shm_destroy(plan->shm);
+    if (plan->comm != MPI_COMM_NULL) {
+        PMPI_Comm_free(&plan->comm);
+    }
+    free(plan);
+}
+
+static int st_plan_delete_cb(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    st_plan_destroy((st_plan_t*)attr);
+    return MPI_SUCCESS;
+}
+
+/* The plan cached on @a comm, created (without communication) on first sight. */
+static st_plan_t *st_plan_get(MPI_Comm comm)
+{
+    st_plan_t *plan;
+    int found;
+
+    if (PMPI_Comm_get_attr(comm, st_coll_keyval, &plan, &found) != MPI_SUCCESS) {
+        return NULL;
+    }
+    if (found) {
+        return plan;
+    }
+
+    plan = calloc(1, sizeof(*plan));
+    if (plan == NULL) {
+        return NULL;
+    }
+    plan->user_comm = comm;
+    plan->comm      = MPI_COMM_NULL;
+    PMPI_Comm_test_inter(comm, &plan->is_inter);
+    PMPI_Comm_rank(comm, &plan->rank);
+    PMPI_Comm_size(comm, &plan->size);
+    if (PMPI_Comm_set_attr(comm, st_coll_keyval, plan) != MPI_SUCCESS) {
+        free(plan);
+        return NULL;
+    }
+    pthread_mutex_lock(&st_coll_lock);
+    plan->next = st_coll_plans;
+    if (st_coll_plans != NULL) {
+        st_coll_plans->prev = plan;
+    }
+    st_coll_plans = plan;
+    pthread_mutex_unlock(&st_coll_lock);
+    return plan;
+}
+
+/* Collective over the plan's communicator: called by every rank on the same call. */
+static void st_plan_setup(st_plan_t *plan)
+{
+    MPI_Comm node = MPI_COMM_NULL;
+    int node_size = 0, ok;
+    st_status_t status;
+
+    plan->state           = ST_PLAN_FALLBACK;
+    plan->fallback_reason = STRATA_FALLBACK_SHM;
+    if (PMPI_Comm_dup(plan->user_comm, &plan->comm) != MPI_SUCCESS) {
+        plan->comm = MPI_COMM_NULL;
+        return;
+    }
+    PMPI_Comm_set_name(plan->comm, "strata-private");
+
+    /* every rank of a multi-node communicator sees node_size < size: all agree */
+    if (PMPI_Comm_split_type(plan->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
+        PMPI_Comm_size(node, &node_size);
+        PMPI_Comm_free(&node);
+    }
+    if (node_size != plan->size) {
+        plan->fallback_reason = STRATA_FALLBACK_MULTINODE;
+        st_debug("communicator spans several nodes: falling back");
+        return;
+    }
+
+    status = st_shm_create(plan->comm, &plan->shm);
+    ok     = (status == ST_OK);
+    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, plan->comm);
+    if (!ok) {
+        st_shm_destroy(plan->shm);
+        plan->shm = NULL;
+        st_debug("shared memory unavailable (%s): falling back", strata_status_string(status));
+        return;
+    }
+    plan->state = ST_PLAN_READY;
+}
+
+/* ---- the fast-path decision ---- */
+
+/*
+ * Returns a fallback reason, or -1 for the fast path. Uses only facts that are
+ * identical on every rank of a correct call (comm shape, op, datatype, count),
+ * so all ranks decide alike before any data moves.
+ */
+static int st_coll_decide(st_plan_t *plan, const void *sbuf, void *rbuf, int count,
+                          MPI_Datatype dtype, MPI_Op mop, int *type_p, int *op_p)
+{
+    if (plan->is_inter) {
+        return STRATA_FALLBACK_INTERCOMM;
+    }
+    if (plan->size == 1) {
+        return STRATA_FALLBACK_COMM_SIZE;
+    }
+    *op_p = st_mpi_map_op(mop);
+    if (*op_p < 0) {
+        return STRATA_FALLBACK_USER_OP;
+    }
+    *type_p = st_mpi_map_type(dtype);
+    if (*type_p < 0) {
+        return STRATA_FALLBACK_DATATYPE;
+    }
+    if (!st_mpi_map_pair_ok(*type_p, *op_p)) {
+        return STRATA_FALLBACK_OP_TYPE;
+    }
+    /* let MPI report these */
+    if (count < 0 || rbuf == MPI_IN_PLACE || (sbuf == rbuf && count > 0)) {
+        return STRATA_FALLBACK_ARGS;
+    }
+    return -1;
+}
+
+/* STRATA_CHECK_ARGS: make sure every rank took the same decision. */
+static int st_coll_agree(st_plan_t *plan, int reason)
+{
+    int v[2] = {reason, -reason};
+
+    if (PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MIN, plan->user_comm) != MPI_SUCCESS) {
+        return reason;
+    }
+    if (v[0] != -v[1]) {
+        if (plan->rank == 0) {
+            st_error("ranks disagree on the MPI_Allreduce path (mismatched datatypes?); "
+                     "using PMPI_Allreduce for this call");
+        }
+        return STRATA_FALLBACK_DATATYPE;
+    }
+    return reason;
+}
+
+/* ---- init / finalize ---- */
+
+static void st_coll_init_once(void)
+{
+    st_config_init();
+    PMPI_Comm_rank(MPI_COMM_WORLD, &st_coll_world_rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &st_coll_world_size);
+    st_log_set_rank(st_coll_world_rank);
+    if (st_coll_world_rank == 0) {
+        st_config_report();
+    }
+    if (!st_config.enable) {
+        st_debug("disabled by STRATA_ENABLE");
+        return;
+    }
+    if (st_mpi_map_init() != ST_OK ||
+        PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, st_plan_delete_cb, &st_coll_keyval,
+                                NULL) != MPI_SUCCESS) {
+        st_warn("initialization failed; every MPI_Allreduce goes to PMPI_Allreduce");
+        return;
+    }
+    st_coll_active = 1;
+}
+
+/* Also called lazily, for MPI initialized behind our back (another language binding). */
+static int st_coll_ensure_init(void)
+{
+    int initialized = 0, finalized = 1;
+
+    if (ST_LIKELY(st_coll_active)) {
+        return 1;
+    }
+    PMPI_Initialized(&initialized);
+    PMPI_Finalized(&finalized);
+    if (!initialized || finalized) {
+        return 0;
+    }
+    pthread_once(&st_coll_once, st_coll_init_once);
+    return st_coll_active;
+}
+
+static void st_coll_stats_line(const char *who, const char *name, int size,
+                               const strata_comm_stats_t *s)
+{
+    char fb[512];
+    size_t used = 0;
+    int i;
+
+    fb[0] = '\0';
+    for (i = 0; i < STRATA_FALLBACK_LAST; i++) {
+        if (s->fallback_calls[i] != 0 && used < sizeof(fb)) {
+            used += (size_t)snprintf(fb + used, sizeof(fb) - used, " %s=%llu",
+                                     st_fallback_names[i],
+                                     (unsigned long long)s->fallback_calls[i]);
+        }
+    }
+    fprintf(stderr, "[strata%s] %-24s ranks %-5d fast %llu calls %.3f MB %.6f s;"
+            " fallback%s\n", who, name, size, (unsigned long long)s->fast_calls,
+            s->fast_bytes / 1e6, s->fast_seconds, used ? fb : " none");
+}
+
+/* STRATA_STATS: 1 = rank 0 prints its communicators and the job totals, 2 = every rank. */
+static void st_coll_stats_report(void)
+{
+    strata_comm_stats_t mine, total;
+    char who[32], name[MPI_MAX_OBJECT_NAME];
+    st_plan_t *plan;
+    int len;
+
+    memset(&mine, 0, sizeof(mine));
+    pthread_mutex_lock(&st_coll_lock);
+    st_stats_add(&mine, &st_coll_retired);
+    for (plan = st_coll_plans; plan != NULL; plan = plan->next) {
+        st_stats_add(&mine, &plan->stats);
+    }
+    pthread_mutex_unlock(&st_coll_lock);
+
+    memset(&total, 0, sizeof(total));
+    PMPI_Reduce(&mine.fast_calls, &total.fast_calls, 2, MPI_UINT64_T, MPI_SUM, 0,
+                MPI_COMM_WORLD);
+    PMPI_Reduce(&mine.fast_seconds, &total.fast_seconds, 1, MPI_DOUBLE, MPI_MAX, 0,
+                MPI_COMM_WORLD);
+    PMPI_Reduce(mine.fallback_calls, total.fallback_calls, STRATA_FALLBACK_LAST, MPI_UINT64_T,
+                MPI_SUM, 0, MPI_COMM_WORLD);
+
+    if (st_config.stats < 2 && st_coll_world_rank != 0) {
+        return;
+    }
+    snprintf(who, sizeof(who), " %d", st_coll_world_rank);
+    for (plan = st_coll_plans; plan != NULL; plan = plan->next) {
+        name[0] = '\0';
+        PMPI_Comm_get_name(plan->user_comm, name, &len);
+        st_coll_stats_line(who, name[0] ? name : "(unnamed)", plan->size, &plan->stats);
+    }
+    if (st_coll_nretired != 0) {
+        snprintf(name, sizeof(name), "(%u freed comms)", st_coll_nretired);
+        st_coll_stats_line(who, name, 0, &st_coll_retired);
+    }
+    if (st_coll_world_rank == 0) {
+        st_coll_stats_line(" job", "all ranks, all comms", st_coll_world_size, &total);
+    }
+}
+
+static int st_coll_finalize(void)
+{
+    st_plan_t *plan;
+
+    if (st_coll_active) {
+        st_coll_in_lib = 1;
+        if (st_config.stats) {
+            st_coll_stats_report();
+        }
+        st_coll_active = 0;
+        for (;;) {
+            pthread_mutex_lock(&st_coll_lock);
+            plan = st_coll_plans;
+            pthread_mutex_unlock(&st_coll_lock);
+            if (plan == NULL) {
+                break;
+            }
+            /* the delete callback unlinks and frees the plan */
+            PMPI_Comm_delete_attr(plan->user_comm, st_coll_keyval);
+        }
+        PMPI_Comm_free_keyval(&st_coll_keyval);
+        st_coll_in_lib = 0;
+    }
+    return PMPI_Finalize();
+}
+
+/* ---- MPI_Allreduce ---- */
+
+static int st_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dtype,
+                             MPI_Op mop, MPI_Comm comm)
+{
+    st_plan_t *plan;
+    int reason, type = 0, op = 0, rc;
+    double t0;
+
+    if (ST_UNLIKELY(st_coll_in_lib || !st_coll_ensure_init() || comm == MPI_COMM_NULL)) {
+        return PMPI_Allreduce(sbuf, rbuf, count, dtype, mop, comm);
+    }
+    st_coll_in_lib = 1;
+
+    plan = st_plan_get(comm);
+    if (ST_UNLIKELY(plan == NULL)) {
+        st_coll_in_lib = 0;
+        return PMPI_Allreduce(sbuf, rbuf, count, dtype, mop, comm);
+    }
+
+    reason = st_coll_decide(plan, sbuf, rbuf, count, dtype, mop, &type, &op);
+    if (ST_UNLIKELY(st_config.check_args) && !plan->is_inter && plan->size > 1) {
+        reason = st_coll_agree(plan, reason);
+    }
+    if (reason < 0 && ST_UNLIKELY(plan->state != ST_PLAN_READY)) {
+        if (plan->state == ST_PLAN_NEW) {
+            st_plan_setup(plan);
+        }
+        if (plan->state == ST_PLAN_FALLBACK) {
+            reason = plan->fallback_reason;
+        }
+    }
+    if (reason >= 0) {
+        plan->stats.fallback_calls[reason]++;
+        st_trace("fallback (%s): count %d", st_fallback_names[reason], count);
+        rc = PMPI_Allreduce(sbuf, rbuf, count, dtype, mop, comm);
+        st_coll_in_lib = 0;
+        return rc;
+    }
+
+    t0 = PMPI_Wtime();
+    if (count > 0) {
+        st_shm_allreduce(plan->shm, sbuf, rbuf, (size_t)count, (st_type_t)type, (st_op_t)op,
+                         plan->comm);
+    }
+    plan->stats.fast_calls++;
+    plan->stats.fast_bytes   += (uint64_t)count * st_type_size((st_type_t)type);
+    plan->stats.fast_seconds += PMPI_Wtime() - t0;
+    st_coll_in_lib = 0;
+    return MPI_SUCCESS;
+}
+
+/* ---- public introspection ---- */
+
+ST_EXPORT strata_status_t strata_comm_stats(MPI_Comm comm, strata_comm_stats_t *stats_p)
+{
+    st_plan_t *plan;
+    int found;
+
+    if (stats_p == NULL || comm == MPI_COMM_NULL) {
+        return STRATA_ERR_INVALID_PARAM;
+    }
+    if (!st_coll_ensure_init()) {
+        return STRATA_ERR_NOT_INITIALIZED;
+    }
+    memset(stats_p, 0, sizeof(*stats_p));
+    if (PMPI_Comm_get_attr(comm, st_coll_keyval, &plan, &found) != MPI_SUCCESS) {
+        return STRATA_ERR_INVALID_PARAM;
+    }
+    if (found) {
+        *stats_p = plan->stats;
+    }
+    return STRATA_OK;
+}
+
+int st_coll_mpi_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dtype,
+                          MPI_Op op, MPI_Comm comm);
+
+ST_EXPORT int strata_active(void)
+{
+    /* is the MPI_Allreduce the process resolves ours? */
+    void *sym = dlsym(RTLD_DEFAULT, "MPI_Allreduce");
+
+    st_config_init();
+    return st_config.enable && sym == (void*)st_coll_mpi_allreduce;
+}
+
+/* ---- the MPI entry points ---- */
+
+int st_coll_mpi_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dtype,
+                          MPI_Op op, MPI_Comm comm)
+{
+    return st_coll_allreduce(sbuf, rbuf, count, dtype, op, comm);
+}
+
+ST_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dtype,
+                            MPI_Op op, MPI_Comm comm)
+    __attribute__((alias("st_coll_mpi_allreduce")));
+
+ST_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+    int rc = PMPI_Init(argc, argv);
+
+    if (rc == MPI_SUCCESS) {
+        pthread_once(&st_coll_once, st_coll_init_once);
+    }
+    return rc;
+}
+
+ST_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+
+    if (rc == MPI_SUCCESS) {
+        pthread_once(&st_coll_once, st_coll_init_once);
+    }
+    return rc;
+}
+
+ST_EXPORT int MPI_Finalize(void)
+{
+    return st_coll_finalize();
+}

@@ -1,0 +1,66 @@
+/*
+ * coll/: the MPI_Allreduce interposer, the per-communicator plan and the
+ * algorithms. Internal interfaces between its files.
+ */
+#ifndef ST_COLL_H
+#define ST_COLL_H
+
+#include "st_common.h"
+#include "st_reduce.h"
+
+#include <mpi.h>
+#include <stdatomic.h>
+
+/* ---- MPI handles -> engine ids (st_mpi_map.c) ---- */
+
+/* Build the handle tables and ask the MPI library which (type, op) pairs it
+ * accepts. Called once after MPI is initialized. */
+st_status_t st_mpi_map_init(void);
+
+/* ST_OP_* or -1 for a user-defined or unknown op. */
+int st_mpi_map_op(MPI_Op op);
+
+/* ST_TYPE_* or -1 for a derived, non-contiguous or unknown type. */
+int st_mpi_map_type(MPI_Datatype type);
+
+/* 1 when Strata implements (type, op) and the MPI library accepts it. */
+int st_mpi_map_pair_ok(st_type_t type, st_op_t op);
+
+/* ---- the shared-memory node algorithm (st_shm.c) ---- */
+
+typedef struct st_shm st_shm_t;
+
+/* Collective over @a comm (all ranks on one node): create and attach the segment. */
+st_status_t st_shm_create(MPI_Comm comm, st_shm_t **shm_p);
+void st_shm_destroy(st_shm_t *shm);
+
+/*
+ * Allreduce of @a count elements of @a type with @a op among the ranks of the
+ * segment; @a sbuf may be MPI_IN_PLACE. @a progress_comm is polled with
+ * PMPI_Iprobe while waiting so other MPI traffic of this process keeps moving.
+ */
+void st_shm_allreduce(st_shm_t *shm, const void *sbuf, void *rbuf, size_t count,
+                      st_type_t type, st_op_t op, MPI_Comm progress_comm);
+
+/* ---- plans (st_coll.c) ---- */
+
+typedef enum {
+    ST_PLAN_NEW = 0,     /* not set up yet */
+    ST_PLAN_READY,       /* shared-memory path set up */
+    ST_PLAN_FALLBACK     /* every call goes to PMPI (reason in fallback_reason) */
+} st_plan_state_t;
+
+typedef struct st_plan {
+    MPI_Comm          user_comm;  /* the communicator this plan is cached on */
+    MPI_Comm          comm;       /* private duplicate (MPI_COMM_NULL before setup) */
+    int               rank, size;
+    int               is_inter;
+    st_plan_state_t   state;
+    strata_fallback_t fallback_reason;
+    st_shm_t         *shm;
+    strata_comm_stats_t stats;
+    char              name[MPI_MAX_OBJECT_NAME];
+    struct st_plan   *prev, *next;  /* list of live plans */
+} st_plan_t;
+
+#endif /* ST_COLL_H */

@@ -1,0 +1,165 @@
+/*
+ * MPI handles -> reduction engine ids, and which (type, op) pairs the MPI
+ * library itself accepts: a pair Strata implements but MPI rejects (MPI_CHAR
+ * with MPI_SUM in some libraries, for example) must reach PMPI_Allreduce so the
+ * user sees MPI's own error, never a result.
+ */
+#include "config.h"
+
+#include "st_coll.h"
+
+#include <string.h>
+
+typedef struct {
+    MPI_Datatype mpi;
+    st_type_t    type;
+} st_mpi_type_entry_t;
+
+static st_mpi_type_entry_t st_mpi_types[ST_TYPE_LAST + 8];
+static int st_mpi_ntypes;
+static MPI_Op st_mpi_ops[ST_OP_LAST];
+static unsigned char st_mpi_pair_ok[ST_TYPE_LAST][ST_OP_LAST];
+
+static void st_mpi_map_add(MPI_Datatype mpi, st_type_t type)
+{
+    MPI_Aint lb, extent;
+    int size;
+
+    if (mpi == MPI_DATATYPE_NULL) {
+        return;
+    }
+    /* the engine's C layout must be the MPI layout: contiguous, same extent */
+    if (PMPI_Type_get_extent(mpi, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_size(mpi, &size) != MPI_SUCCESS || lb != 0 ||
+        (size_t)extent != st_type_size(type)) {
+        st_debug("type %s: MPI extent %ld differs from C size %zu; not handled",
+                 st_type_name(type), (long)extent, st_type_size(type));
+        return;
+    }
+    st_mpi_types[st_mpi_ntypes].mpi  = mpi;
+    st_mpi_types[st_mpi_ntypes].type = type;
+    st_mpi_ntypes++;
+}
+
+int st_mpi_map_type(MPI_Datatype mpi)
+{
+    int i;
+
+    for (i = 0; i < st_mpi_ntypes; i++) {
+        if (st_mpi_types[i].mpi == mpi) {
+            return (int)st_mpi_types[i].type;
+        }
+    }
+    return -1;
+}
+
+int st_mpi_map_op(MPI_Op op)
+{
+    int i;
+
+    for (i = 0; i < ST_OP_LAST; i++) {
+        if (st_mpi_ops[i] == op) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+int st_mpi_map_pair_ok(st_type_t type, st_op_t op)
+{
+    return st_mpi_pair_ok[type][op];
+}
+
+/*
+ * Ask MPI_Reduce_local about every pair Strata implements, with errors returned
+ * rather than fatal on the handles it may report through (MPI_COMM_WORLD in Open
+ * MPI 4, MPI_COMM_SELF in MPI-4 libraries); the handlers are restored after.
+ */
+static void st_mpi_map_probe(void)
+{
+    MPI_Errhandler world_eh, self_eh;
+    long double a[8], b[8];  /* 128 bytes: one element of any type, aligned */
+    int t, o, i;
+
+    PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &world_eh);
+    PMPI_Comm_get_errhandler(MPI_COMM_SELF, &self_eh);
+    PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    PMPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+
+    memset(a, 0, sizeof(a));
+    memset(b, 0, sizeof(b));
+    for (i = 0; i < st_mpi_ntypes; i++) {
+        t = st_mpi_types[i].type;
+        for (o = 0; o < ST_OP_LAST; o++) {
+            if (st_reduce_kernel(t, o) == NULL) {
+                continue;
+            }
+            st_mpi_pair_ok[t][o] =
+                (PMPI_Reduce_local(a, b, 1, st_mpi_types[i].mpi, st_mpi_ops[o]) == MPI_SUCCESS);
+        }
+    }
+
+    PMPI_Comm_set_errhandler(MPI_COMM_WORLD, world_eh);
+    PMPI_Comm_set_errhandler(MPI_COMM_SELF, self_eh);
+    PMPI_Errhandler_free(&world_eh);
+    PMPI_Errhandler_free(&self_eh);
+}
+
+st_status_t st_mpi_map_init(void)
+{
+    st_mpi_ntypes = 0;
+    /* most frequent first: the lookup is a linear scan */
+    st_mpi_map_add(MPI_DOUBLE, ST_TYPE_DOUBLE);
+    st_mpi_map_add(MPI_FLOAT, ST_TYPE_FLOAT);
+    st_mpi_map_add(MPI_INT, ST_TYPE_INT);
+    st_mpi_map_add(MPI_LONG, ST_TYPE_LONG);
+    st_mpi_map_add(MPI_UNSIGNED_LONG, ST_TYPE_ULONG);
+    st_mpi_map_add(MPI_LONG_LONG_INT, ST_TYPE_LLONG);
+    st_mpi_map_add(MPI_UNSIGNED_LONG_LONG, ST_TYPE_ULLONG);
+    st_mpi_map_add(MPI_UNSIGNED, ST_TYPE_UINT);
+    st_mpi_map_add(MPI_INT64_T, ST_TYPE_INT64);
+    st_mpi_map_add(MPI_UINT64_T, ST_TYPE_UINT64);
+    st_mpi_map_add(MPI_INT32_T, ST_TYPE_INT32);
+    st_mpi_map_add(MPI_UINT32_T, ST_TYPE_UINT32);
+    st_mpi_map_add(MPI_C_BOOL, ST_TYPE_BOOL);
+    st_mpi_map_add(MPI_CHAR, ST_TYPE_CHAR);
+    st_mpi_map_add(MPI_SIGNED_CHAR, ST_TYPE_SCHAR);
+    st_mpi_map_add(MPI_UNSIGNED_CHAR, ST_TYPE_UCHAR);
+    st_mpi_map_add(MPI_SHORT, ST_TYPE_SHORT);
+    st_mpi_map_add(MPI_UNSIGNED_SHORT, ST_TYPE_USHORT);
+    st_mpi_map_add(MPI_INT8_T, ST_TYPE_INT8);
+    st_mpi_map_add(MPI_INT16_T, ST_TYPE_INT16);
+    st_mpi_map_add(MPI_UINT8_T, ST_TYPE_UINT8);
+    st_mpi_map_add(MPI_UINT16_T, ST_TYPE_UINT16);
+    st_mpi_map_add(MPI_AINT, ST_TYPE_AINT);
+    st_mpi_map_add(MPI_OFFSET, ST_TYPE_OFFSET);
+    st_mpi_map_add(MPI_COUNT, ST_TYPE_COUNT);
+    st_mpi_map_add(MPI_LONG_DOUBLE, ST_TYPE_LDOUBLE);
+    st_mpi_map_add(MPI_C_FLOAT_COMPLEX, ST_TYPE_CFLOAT);
+    st_mpi_map_add(MPI_C_DOUBLE_COMPLEX, ST_TYPE_CDOUBLE);
+    st_mpi_map_add(MPI_C_LONG_DOUBLE_COMPLEX, ST_TYPE_CLDOUBLE);
+    st_mpi_map_add(MPI_BYTE, ST_TYPE_BYTE);
+    st_mpi_map_add(MPI_DOUBLE_INT, ST_TYPE_DOUBLE_INT);
+    st_mpi_map_add(MPI_FLOAT_INT, ST_TYPE_FLOAT_INT);
+    st_mpi_map_add(MPI_LONG_INT, ST_TYPE_LONG_INT);
+    st_mpi_map_add(MPI_2INT, ST_TYPE_TWO_INT);
+    st_mpi_map_add(MPI_SHORT_INT, ST_TYPE_SHORT_INT);
+    st_mpi_map_add(MPI_LONG_DOUBLE_INT, ST_TYPE_LDOUBLE_INT);
+
+    st_mpi_ops[ST_OP_SUM]    = MPI_SUM;
+    st_mpi_ops[ST_OP_PROD]   = MPI_PROD;
+    st_mpi_ops[ST_OP_MIN]    = MPI_MIN;
+    st_mpi_ops[ST_OP_MAX]    = MPI_MAX;
+    st_mpi_ops[ST_OP_LAND]   = MPI_LAND;
+    st_mpi_ops[ST_OP_LOR]    = MPI_LOR;
+    st_mpi_ops[ST_OP_LXOR]   = MPI_LXOR;
+    st_mpi_ops[ST_OP_BAND]   = MPI_BAND;
+    st_mpi_ops[ST_OP_BOR]    = MPI_BOR;
+    st_mpi_ops[ST_OP_BXOR]   = MPI_BXOR;
+    st_mpi_ops[ST_OP_MAXLOC] = MPI_MAXLOC;
+    st_mpi_ops[ST_OP_MINLOC] = MPI_MINLOC;
+
+    memset(st_mpi_pair_ok, 0, sizeof(st_mpi_pair_ok));
+    st_mpi_map_probe();
+    return ST_OK;
+}

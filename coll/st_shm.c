@@ -1,0 +1,416 @@
+/*
+ * The shared-memory node algorithm: one segment per node communicator.
+ *
+ * Segment layout (n ranks, C = chunk bytes):
+ *
+ *   [ ctrl, per rank 4 cache lines: inline[0] | inline[1] | ready | reduced ]
+ *   [ buffer 0: slot 0 | slot 1 | ... | slot n-1 | result ]    each C bytes
+ *   [ buffer 1: slot 0 | slot 1 | ... | slot n-1 | result ]
+ *
+ * Step s (1, 2, ... counted alike by every rank) uses buffer (and inline line)
+ * s % 2. Flags hold step numbers and are written only by their owner; a rank
+ * waits for "flag[j] >= s" on every j.
+ *
+ * Tiny messages (<= 56 bytes): each rank writes its vector and the step number
+ * into its inline line, waits for every line to show s, and folds all lines
+ * itself: one cache-line transfer per peer.
+ * Small messages: the same through the slots, with the ready flag.
+ * Large messages, pipelined in steps of E elements (E * size <= C):
+ *   copy my E elements into my slot; ready = s
+ *   wait ready[*] >= s; fold my sub-range over slots 0..n-1 in rank order into
+ *   the result area; reduced = s
+ *   copy in the next step's elements and post ready = s + 1 (overlaps the
+ *   slower ranks' folds)
+ *   wait reduced[*] >= s; copy the result area out
+ *
+ * Why no "buffer free" flag is needed: a rank posts arrival at step s+1 only
+ * after its fold of step s, and at step s+2 only after its copy-out of step s.
+ * A rank writes buffer s % 2 at step s+2 only after it saw every rank arrive at
+ * s+1 (slots: their folds of step s are done) and at s+2 (result area: their
+ * copy-outs of step s are done).
+ *
+ * Each element of the result is computed exactly once per step by a fold over
+ * rank order (large), or identically by every rank (tiny, small): all ranks get
+ * the same bits, and the same layout gives the same bits every run.
+ */
+#include "config.h"
+
+#include "st_coll.h"
+#include "st_config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define ST_SHM_INLINE_BYTES (ST_CACHE_LINE - sizeof(uint64_t))
+
+/* data first: it starts on the cache line, aligned for any type */
+typedef struct {
+    char             data[ST_SHM_INLINE_BYTES];
+    _Atomic uint64_t value;
+} st_shm_flag_t;
+
+typedef struct {
+    st_shm_flag_t inl[2];
+    st_shm_flag_t ready;
+    st_shm_flag_t reduced;
+} st_shm_ctrl_t;
+
+struct st_shm {
+    int            rank, size;
+    void          *base;
+    size_t         seg_size;
+    st_shm_ctrl_t *ctrl;
+    char          *data;
+    size_t         chunk;       /* bytes of one slot */
+    size_t         buf_stride;  /* (size + 1) * chunk */
+    size_t         small_msg;
+    uint64_t       seq;
+    int            spin;
+};
+
+#define ST_SHM_PAGE          4096
+#define ST_SHM_CHUNK_MIN     (16 * 1024)
+#define ST_SHM_CHUNK_MAX     (1024 * 1024)
+#define ST_SHM_SPIN_DEFAULT  1000
+#define ST_SHM_PROGRESS_MASK 15
+
+static inline char *st_shm_slot(st_shm_t *shm, unsigned buf, int rank)
+{
+    return shm->data + buf * shm->buf_stride + (size_t)rank * shm->chunk;
+}
+
+static inline char *st_shm_result(st_shm_t *shm, unsigned buf)
+{
+    return st_shm_slot(shm, buf, shm->size);
+}
+
+static inline void st_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+static inline void st_shm_post(st_shm_flag_t *flag, uint64_t s)
+{
+    atomic_store_explicit(&flag->value, s, memory_order_release);
+}
+
+/* Wait until flag @a which of every rank reached @a s; spin, then yield the core,
+ * and keep MPI progressing for the rest of the process's traffic. */
+static void st_shm_wait_all(st_shm_t *shm, size_t which, uint64_t s, MPI_Comm progress_comm)
+{
+    st_shm_flag_t *flag;
+    unsigned long polls;
+    MPI_Status status;
+    int j, found;
+
+    for (j = 0; j < shm->size; j++) {
+        flag = (st_shm_flag_t*)((char*)&shm->ctrl[j] + which);
+        for (polls = 0; atomic_load_explicit(&flag->value, memory_order_acquire) < s; polls++) {
+            if (polls < (unsigned long)shm->spin) {
+                st_cpu_relax();
+                continue;
+            }
+            sched_yield();
+            if ((polls & ST_SHM_PROGRESS_MASK) == 0 && progress_comm != MPI_COMM_NULL) {
+                PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, progress_comm, &found, &status);
+            }
+        }
+    }
+}
+
+#define ST_SHM_WAIT(_shm, _field, _s, _comm) \
+    st_shm_wait_all((_shm), offsetof(st_shm_ctrl_t, _field), (_s), (_comm))
+
+static void st_shm_tiny(st_shm_t *shm, const void *in, void *out, size_t count, size_t esize,
+                        const st_reduce_kernel_t *kernel, MPI_Comm pcomm)
+{
+    const void *src[shm->size];
+    uint64_t s   = ++shm->seq;
+    unsigned buf = (unsigned)(s & 1);
+    st_shm_flag_t *mine = &shm->ctrl[shm->rank].inl[buf];
+    int j;
+
+    memcpy(mine->data, in, count * esize);
+    st_shm_post(mine, s);
+    if (buf == 0) {
+        ST_SHM_WAIT(shm, inl[0], s, pcomm);
+    } else {
+        ST_SHM_WAIT(shm, inl[1], s, pcomm);
+    }
+    for (j = 0; j < shm->size; j++) {
+        src[j] = shm->ctrl[j].inl[buf].data;
+    }
+    st_reduce_fold(kernel, esize, out, src, shm->size, count);
+}
+
+static void st_shm_small(st_shm_t *shm, const void *in, void *out, size_t count, size_t esize,
+                         const st_reduce_kernel_t *kernel, MPI_Comm pcomm)
+{
+    const void *src[shm->size];
+    uint64_t s   = ++shm->seq;
+    unsigned buf = (unsigned)(s & 1);
+    int j;
+
+    memcpy(st_shm_slot(shm, buf, shm->rank), in, count * esize);
+    st_shm_post(&shm->ctrl[shm->rank].ready, s);
+    ST_SHM_WAIT(shm, ready, s, pcomm);
+    for (j = 0; j < shm->size; j++) {
+        src[j] = st_shm_slot(shm, buf, j);
+    }
+    st_reduce_fold(kernel, esize, out, src, shm->size, count);
+}
+
+static void st_shm_large(st_shm_t *shm, const char *in, char *out, size_t count, size_t esize,
+                         const st_reduce_kernel_t *kernel, MPI_Comm pcomm)
+{
+    const void *src[shm->size];
+    size_t step_elems = shm->chunk / esize;
+    size_t align      = ST_MAX(ST_CACHE_LINE / esize, 1);
+    size_t off, n, next, sub, lo, hi;
+    unsigned buf;
+    uint64_t s;
+    int j;
+
+    /* the first step's copy-in; later ones overlap the previous step's folds */
+    n = ST_MIN(step_elems, count);
+    s = shm->seq + 1;
+    memcpy(st_shm_slot(shm, (unsigned)(s & 1), shm->rank), in, n * esize);
+    st_shm_post(&shm->ctrl[shm->rank].ready, s);
+
+    for (off = 0; off < count; off += n) {
+        n   = ST_MIN(step_elems, count - off);
+        s   = ++shm->seq;
+        buf = (unsigned)(s & 1);
+
+        /* my sub-range of this step, cache-line aligned */
+        sub = ST_ALIGN_UP((n + shm->size - 1) / shm->size, align);
+        lo  = ST_MIN((size_t)shm->rank * sub, n);
+        hi  = ST_MIN(lo + sub, n);
+
+        ST_SHM_WAIT(shm, ready, s, pcomm);
+        if (hi > lo) {
+            for (j = 0; j < shm->size; j++) {
+                src[j] = st_shm_slot(shm, buf, j) + lo * esize;
+            }
+            st_reduce_fold(kernel, esize, st_shm_result(shm, buf) + lo * esize, src, shm->size,
+                           hi - lo);
+        }
+        st_shm_post(&shm->ctrl[shm->rank].reduced, s);
+
+        if (off + n < count) {
+            next = ST_MIN(step_elems, count - off - n);
+            memcpy(st_shm_slot(shm, buf ^ 1u, shm->rank), in + (off + n) * esize, next * esize);
+            st_shm_post(&shm->ctrl[shm->rank].ready, s + 1);
+        }
+
+        ST_SHM_WAIT(shm, reduced, s, pcomm);
+        memcpy(out + off * esize, st_shm_result(shm, buf), n * esize);
+    }
+}
+
+void st_shm_allreduce(st_shm_t *shm, const void *sbuf, void *rbuf, size_t count,
+                      st_type_t type, st_op_t op, MPI_Comm progress_comm)
+{
+    const st_reduce_kernel_t *kernel = st_reduce_kernel(type, op);
+    size_t esize                     = st_type_size(type);
+    const void *in                   = (sbuf == MPI_IN_PLACE) ? rbuf : sbuf;
+    size_t bytes                     = count * esize;
+
+    if (bytes <= ST_SHM_INLINE_BYTES) {
+        st_shm_tiny(shm, in, rbuf, count, esize, kernel, progress_comm);
+    } else if (bytes <= shm->small_msg) {
+        st_shm_small(shm, in, rbuf, count, esize, kernel, progress_comm);
+    } else {
+        st_shm_large(shm, in, rbuf, count, esize, kernel, progress_comm);
+    }
+}
+
+/* ---- segment setup ---- */
+
+typedef struct {
+    int  ok;
+    int  pid;
+    int  fd;
+    char name[64];
+} st_shm_info_t;
+
+static void *st_shm_map_fd(int fd, size_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+    return (p == MAP_FAILED) ? NULL : p;
+}
+
+/* Method 1: an anonymous memfd, opened by the others through /proc: it has no
+ * name anywhere, so nothing can outlive the job. */
+static int st_shm_attach_memfd(MPI_Comm comm, int rank, size_t size, void **base_p)
+{
+    st_shm_info_t info;
+    char path[64];
+    int fd = -1, ok;
+    void *base = NULL;
+
+    memset(&info, 0, sizeof(info));
+#if HAVE_MEMFD_CREATE
+    if (rank == 0) {
+        fd = memfd_create("strata-shm", MFD_CLOEXEC);
+        if (fd >= 0 && ftruncate(fd, (off_t)size) == 0) {
+            info.ok  = 1;
+            info.pid = (int)getpid();
+            info.fd  = fd;
+        }
+    }
+#endif
+    PMPI_Bcast(&info, sizeof(info), MPI_BYTE, 0, comm);
+    if (info.ok && rank != 0) {
+        snprintf(path, sizeof(path), "/proc/%d/fd/%d", info.pid, info.fd);
+        fd = open(path, O_RDWR | O_CLOEXEC);
+        if (fd < 0) {
+            st_debug("open(%s) failed: %s", path, strerror(errno));
+        }
+    }
+    if (info.ok && fd >= 0) {
+        base = st_shm_map_fd(fd, size);
+    }
+    ok = (base != NULL);
+    /* rank 0 keeps its descriptor open until every rank has attached */
+    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+    if (fd >= 0) {
+        close(fd);
+    }
+    if (!ok) {
+        if (base != NULL) {
+            munmap(base, size);
+        }
+        return 0;
+    }
+    *base_p = base;
+    return 1;
+}
+
+/* Method 2: a named POSIX segment, unlinked as soon as every rank has attached. */
+static int st_shm_attach_posix(MPI_Comm comm, int rank, size_t size, void **base_p)
+{
+    static _Atomic unsigned counter;
+    st_shm_info_t info;
+    int fd = -1, ok;
+    void *base = NULL;
+
+    memset(&info, 0, sizeof(info));
+    if (rank == 0) {
+        snprintf(info.name, sizeof(info.name), "/strata-%d-%u-%lx", (int)getpid(),
+                 atomic_fetch_add(&counter, 1), (unsigned long)random());
+        fd = shm_open(info.name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        if (fd >= 0 && ftruncate(fd, (off_t)size) == 0) {
+            info.ok = 1;
+        }
+    }
+    PMPI_Bcast(&info, sizeof(info), MPI_BYTE, 0, comm);
+    if (info.ok && rank != 0) {
+        fd = shm_open(info.name, O_RDWR, 0600);
+    }
+    if (info.ok && fd >= 0) {
+        base = st_shm_map_fd(fd, size);
+    }
+    if (fd >= 0) {
+        close(fd);
+    }
+    ok = (base != NULL);
+    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+    if (rank == 0 && info.name[0] != '\0') {
+        shm_unlink(info.name);
+    }
+    if (!ok) {
+        if (base != NULL) {
+            munmap(base, size);
+        }
+        return 0;
+    }
+    *base_p = base;
+    return 1;
+}
+
+static size_t st_shm_chunk_size(int nranks)
+{
+    size_t chunk;
+
+    if (st_config.shm_chunk != 0) {
+        return ST_ALIGN_UP(st_config.shm_chunk, ST_SHM_PAGE);
+    }
+    chunk = st_config.shm_size / (2 * ((size_t)nranks + 1));
+    chunk = chunk / ST_SHM_PAGE * ST_SHM_PAGE;
+    return ST_MAX(ST_MIN(chunk, (size_t)ST_SHM_CHUNK_MAX), (size_t)ST_SHM_CHUNK_MIN);
+}
+
+static int st_shm_spin_count(int nranks)
+{
+    if (st_config.spin_count >= 0) {
+        return st_config.spin_count;
+    }
+    /* oversubscribed: a spinning rank only delays the one it waits for */
+    if (nranks > (int)sysconf(_SC_NPROCESSORS_ONLN)) {
+        return 0;
+    }
+    return ST_SHM_SPIN_DEFAULT;
+}
+
+st_status_t st_shm_create(MPI_Comm comm, st_shm_t **shm_p)
+{
+    size_t chunk, ctrl_bytes, seg_size;
+    void *base = NULL;
+    st_shm_t *shm;
+    int rank, size;
+
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
+    chunk      = st_shm_chunk_size(size);
+    ctrl_bytes = ST_ALIGN_UP((size_t)size * sizeof(st_shm_ctrl_t), ST_SHM_PAGE);
+    seg_size   = ctrl_bytes + 2 * (size_t)(size + 1) * chunk;
+
+    if (!(st_config.shm_method != ST_SHM_METHOD_POSIX &&
+          st_shm_attach_memfd(comm, rank, seg_size, &base)) &&
+        !(st_config.shm_method != ST_SHM_METHOD_MEMFD &&
+          st_shm_attach_posix(comm, rank, seg_size, &base))) {
+        st_debug("no shared-memory segment of %zu bytes", seg_size);
+        return ST_ERR_NO_RESOURCE;
+    }
+    shm = calloc(1, sizeof(*shm));
+    if (shm == NULL) {
+        munmap(base, seg_size);
+        return ST_ERR_NO_MEMORY;
+    }
+    shm->rank       = rank;
+    shm->size       = size;
+    shm->base       = base;
+    shm->seg_size   = seg_size;
+    shm->ctrl       = (st_shm_ctrl_t*)base;
+    shm->data       = (char*)base + ctrl_bytes;
+    shm->chunk      = chunk;
+    shm->buf_stride = (size_t)(size + 1) * chunk;
+    shm->small_msg  = ST_MIN(st_config.small_msg, chunk);
+    shm->spin       = st_shm_spin_count(size);
+    st_debug("segment %zu bytes, %d ranks, chunk %zu, small <= %zu, spin %d", seg_size, size,
+             chunk, shm->small_msg, shm->spin);
+    *shm_p = shm;
+    return ST_OK;
+}
+
+void st_shm_destroy(st_shm_t *shm)
+{
+    if (shm == NULL) {
+        return;
+    }
+    munmap(shm->base, shm->seg_size);
+    free(shm);
+}

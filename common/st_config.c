@@ -1,0 +1,339 @@
+/*
+ * The configuration table and its parser.
+ */
+#include "config.h"
+
+#include "st_config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define ST_CONFIG_PREFIX "STRATA_"
+
+static const char *const st_config_log_levels[] = {
+    "error", "warn", "info", "debug", "trace", NULL
+};
+
+static const char *const st_config_shm_methods[] = {
+    "auto", "memfd", "posix", NULL
+};
+
+#define ST_FIELD(_name, _dflt, _desc, _type, _member, _min, _max, _auto, _enums) \
+    {_name, _dflt, _desc, _type, offsetof(st_config_t, _member), _min, _max, _auto, _enums}
+
+static const st_config_field_t st_config_table[] = {
+    ST_FIELD("ENABLE", "y",
+             "Use Strata's algorithms; n sends every MPI_Allreduce to PMPI_Allreduce.",
+             ST_CONFIG_BOOL, enable, 0, 1, 0, NULL),
+    ST_FIELD("LOG_LEVEL", "warn",
+             "Log messages up to this level on stderr (a healthy run prints nothing at warn).",
+             ST_CONFIG_ENUM, log_level, 0, 0, 0, st_config_log_levels),
+    ST_FIELD("STATS", "0",
+             "Print statistics at MPI_Finalize: 1 job summary on rank 0, 2 every rank.",
+             ST_CONFIG_INT, stats, 0, 2, 0, NULL),
+    ST_FIELD("SHM_SIZE", "8M",
+             "Budget of the shared-memory segment of one node communicator.",
+             ST_CONFIG_SIZE, shm_size, 64 * 1024, 1LL << 32, 0, NULL),
+    ST_FIELD("SHM_CHUNK", "auto",
+             "Bytes each rank moves per pipeline step (auto: from SHM_SIZE and ranks).",
+             ST_CONFIG_SIZE, shm_chunk, 4096, 1LL << 30, 1, NULL),
+    ST_FIELD("SMALL_MSG", "16K",
+             "Messages up to this size take the latency path (every rank reduces all).",
+             ST_CONFIG_SIZE, small_msg, 0, 1LL << 30, 0, NULL),
+    ST_FIELD("SPIN_COUNT", "auto",
+             "Polls of a shared flag before yielding the core (auto: 0 when oversubscribed).",
+             ST_CONFIG_INT, spin_count, 0, INT_MAX, 1, NULL),
+    ST_FIELD("CHECK_ARGS", "n",
+             "Check with one extra collective that all ranks took the same path (debugging).",
+             ST_CONFIG_BOOL, check_args, 0, 1, 0, NULL),
+    ST_FIELD("SHM_METHOD", "auto",
+             "Shared segment: memfd (no name, opened through /proc), posix (shm_open, "
+             "unlinked once attached) or auto (memfd, else posix).",
+             ST_CONFIG_ENUM, shm_method, 0, 0, 0, st_config_shm_methods),
+};
+
+/* Variables read by the tools, not the library: not reported as unknown. */
+static const char *const st_config_tool_vars[] = {
+    "LIBRARY", NULL
+};
+
+st_config_t st_config;
+
+static pthread_once_t st_config_once = PTHREAD_ONCE_INIT;
+static char st_config_errors[2048];
+
+const st_config_field_t *st_config_fields(int *count_p)
+{
+    *count_p = (int)ST_ARRAY_SIZE(st_config_table);
+    return st_config_table;
+}
+
+static st_status_t st_config_parse_number(const char *str, int is_size, long long *value_p,
+                                          char *err, size_t errlen)
+{
+    const char *p = str;
+    char *end;
+    unsigned long long v, mult = 1;
+
+    while (isspace((unsigned char)*p)) {
+        p++;
+    }
+    if (*p == '-' || *p == '+' || !isdigit((unsigned char)*p)) {
+        snprintf(err, errlen, "'%s' is not a non-negative number", str);
+        return ST_ERR_INVALID_PARAM;
+    }
+    errno = 0;
+    v = strtoull(p, &end, 10);
+    if (errno == ERANGE || v > (unsigned long long)LLONG_MAX) {
+        snprintf(err, errlen, "'%s' is out of range", str);
+        return ST_ERR_INVALID_PARAM;
+    }
+    if (is_size && *end != '\0' && !isspace((unsigned char)*end)) {
+        switch (toupper((unsigned char)*end)) {
+        case 'K': mult = 1ULL << 10; break;
+        case 'M': mult = 1ULL << 20; break;
+        case 'G': mult = 1ULL << 30; break;
+        default:
+            snprintf(err, errlen, "'%s': unknown size suffix (use K, M or G)", str);
+            return ST_ERR_INVALID_PARAM;
+        }
+        end++;
+        if (toupper((unsigned char)*end) == 'B') {
+            end++;
+        }
+    }
+    while (isspace((unsigned char)*end)) {
+        end++;
+    }
+    if (*end != '\0') {
+        snprintf(err, errlen, "'%s' has trailing characters", str);
+        return ST_ERR_INVALID_PARAM;
+    }
+    if (v > (unsigned long long)LLONG_MAX / mult) {
+        snprintf(err, errlen, "'%s' is out of range", str);
+        return ST_ERR_INVALID_PARAM;
+    }
+    *value_p = (long long)(v * mult);
+    return ST_OK;
+}
+
+st_status_t st_config_parse(const st_config_field_t *field, const char *str, void *dst,
+                            char *err, size_t errlen)
+{
+    static const char *const yes[] = {"y", "yes", "1", "on", "true", NULL};
+    static const char *const no[]  = {"n", "no", "0", "off", "false", NULL};
+    long long v;
+    int i;
+
+    switch (field->type) {
+    case ST_CONFIG_BOOL:
+        for (i = 0; yes[i] != NULL; i++) {
+            if (!strcasecmp(str, yes[i])) {
+                *(int*)dst = 1;
+                return ST_OK;
+            }
+            if (!strcasecmp(str, no[i])) {
+                *(int*)dst = 0;
+                return ST_OK;
+            }
+        }
+        snprintf(err, errlen, "'%s' is not a boolean (use y or n)", str);
+        return ST_ERR_INVALID_PARAM;
+    case ST_CONFIG_ENUM:
+        for (i = 0; field->enum_names[i] != NULL; i++) {
+            if (!strcasecmp(str, field->enum_names[i])) {
+                *(int*)dst = i;
+                return ST_OK;
+            }
+        }
+        snprintf(err, errlen, "'%s' is not one of the allowed values", str);
+        return ST_ERR_INVALID_PARAM;
+    case ST_CONFIG_INT:
+    case ST_CONFIG_SIZE:
+        if (field->allow_auto && !strcasecmp(str, "auto")) {
+            if (field->type == ST_CONFIG_INT) {
+                *(int*)dst = -1;
+            } else {
+                *(size_t*)dst = 0;
+            }
+            return ST_OK;
+        }
+        if (st_config_parse_number(str, field->type == ST_CONFIG_SIZE, &v, err, errlen) != ST_OK) {
+            return ST_ERR_INVALID_PARAM;
+        }
+        if (v < field->min || v > field->max) {
+            snprintf(err, errlen, "'%s' is outside [%lld, %lld]", str, field->min, field->max);
+            return ST_ERR_INVALID_PARAM;
+        }
+        if (field->type == ST_CONFIG_INT) {
+            *(int*)dst = (int)v;
+        } else {
+            *(size_t*)dst = (size_t)v;
+        }
+        return ST_OK;
+    }
+    snprintf(err, errlen, "bad field type");
+    return ST_ERR_INVALID_PARAM;
+}
+
+void st_config_format(const st_config_field_t *field, const void *src, char *buf, size_t len)
+{
+    size_t s;
+
+    switch (field->type) {
+    case ST_CONFIG_BOOL:
+        snprintf(buf, len, "%s", *(const int*)src ? "y" : "n");
+        break;
+    case ST_CONFIG_ENUM:
+        snprintf(buf, len, "%s", field->enum_names[*(const int*)src]);
+        break;
+    case ST_CONFIG_INT:
+        if (field->allow_auto && *(const int*)src == -1) {
+            snprintf(buf, len, "auto");
+        } else {
+            snprintf(buf, len, "%d", *(const int*)src);
+        }
+        break;
+    case ST_CONFIG_SIZE:
+        s = *(const size_t*)src;
+        if (field->allow_auto && s == 0) {
+            snprintf(buf, len, "auto");
+        } else if (s != 0 && s % (1u << 30) == 0) {
+            snprintf(buf, len, "%zuG", s >> 30);
+        } else if (s != 0 && s % (1u << 20) == 0) {
+            snprintf(buf, len, "%zuM", s >> 20);
+        } else if (s != 0 && s % (1u << 10) == 0) {
+            snprintf(buf, len, "%zuK", s >> 10);
+        } else {
+            snprintf(buf, len, "%zu", s);
+        }
+        break;
+    }
+}
+
+static void st_config_error_add(const char *fmt, const char *a, const char *b)
+{
+    size_t used = strlen(st_config_errors);
+
+    snprintf(st_config_errors + used, sizeof(st_config_errors) - used, fmt, a, b);
+}
+
+static void st_config_do_init(void)
+{
+    extern char **environ;
+    const st_config_field_t *f;
+    char name[128], err[256];
+    const char *str;
+    size_t i, k;
+    char **env;
+    int known;
+
+    for (i = 0; i < ST_ARRAY_SIZE(st_config_table); i++) {
+        f = &st_config_table[i];
+        st_config_parse(f, f->default_str, (char*)&st_config + f->offset, err, sizeof(err));
+        snprintf(name, sizeof(name), ST_CONFIG_PREFIX "%s", f->name);
+        str = getenv(name);
+        if (str != NULL &&
+            st_config_parse(f, str, (char*)&st_config + f->offset, err, sizeof(err)) != ST_OK) {
+            st_config_error_add("invalid %s: %s; using the default\n", name, err);
+        }
+    }
+
+    for (env = environ; env != NULL && *env != NULL; env++) {
+        if (strncmp(*env, ST_CONFIG_PREFIX, strlen(ST_CONFIG_PREFIX)) != 0) {
+            continue;
+        }
+        str   = *env + strlen(ST_CONFIG_PREFIX);
+        known = 0;
+        for (i = 0; i < ST_ARRAY_SIZE(st_config_table) && !known; i++) {
+            k     = strlen(st_config_table[i].name);
+            known = !strncmp(str, st_config_table[i].name, k) && str[k] == '=';
+        }
+        for (i = 0; st_config_tool_vars[i] != NULL && !known; i++) {
+            k     = strlen(st_config_tool_vars[i]);
+            known = !strncmp(str, st_config_tool_vars[i], k) && str[k] == '=';
+        }
+        if (!known) {
+            snprintf(name, sizeof(name), "%.*s", (int)strcspn(*env, "="), *env);
+            st_config_error_add("unknown variable %s%s (strata-info -c lists them all)\n",
+                                name, "");
+        }
+    }
+
+    st_log_level = st_config.log_level;
+}
+
+void st_config_init(void)
+{
+    pthread_once(&st_config_once, st_config_do_init);
+}
+
+void st_config_report(void)
+{
+    char *line, *save = NULL;
+    char copy[sizeof(st_config_errors)];
+
+    st_config_init();
+    memcpy(copy, st_config_errors, sizeof(copy));
+    for (line = strtok_r(copy, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+        st_warn("%s", line);
+    }
+}
+
+ST_EXPORT int strata_config_count(void)
+{
+    return (int)ST_ARRAY_SIZE(st_config_table);
+}
+
+ST_EXPORT strata_status_t strata_config_get(int index, strata_config_entry_t *entry_p)
+{
+    /* formatted strings live as long as the process: one slot per knob */
+    static char names[ST_ARRAY_SIZE(st_config_table)][64];
+    static char values[ST_ARRAY_SIZE(st_config_table)][64];
+    static char types[ST_ARRAY_SIZE(st_config_table)][128];
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    const st_config_field_t *f;
+    size_t used;
+    int i;
+
+    if (index < 0 || index >= (int)ST_ARRAY_SIZE(st_config_table) || entry_p == NULL) {
+        return STRATA_ERR_INVALID_PARAM;
+    }
+    st_config_init();
+    f = &st_config_table[index];
+
+    pthread_mutex_lock(&lock);
+    snprintf(names[index], sizeof(names[index]), ST_CONFIG_PREFIX "%s", f->name);
+    st_config_format(f, (const char*)&st_config + f->offset, values[index],
+                     sizeof(values[index]));
+    switch (f->type) {
+    case ST_CONFIG_BOOL: snprintf(types[index], sizeof(types[index]), "bool"); break;
+    case ST_CONFIG_INT:  snprintf(types[index], sizeof(types[index]), "int"); break;
+    case ST_CONFIG_SIZE: snprintf(types[index], sizeof(types[index]), "size"); break;
+    case ST_CONFIG_ENUM:
+        used = (size_t)snprintf(types[index], sizeof(types[index]), "enum(");
+        for (i = 0; f->enum_names[i] != NULL && used < sizeof(types[index]); i++) {
+            used += (size_t)snprintf(types[index] + used, sizeof(types[index]) - used, "%s%s",
+                                     i ? "|" : "", f->enum_names[i]);
+        }
+        if (used < sizeof(types[index])) {
+            snprintf(types[index] + used, sizeof(types[index]) - used, ")");
+        }
+        break;
+    }
+    pthread_mutex_unlock(&lock);
+
+    entry_p->name        = names[index];
+    entry_p->value       = values[index];
+    entry_p->default_str = f->default_str;
+    entry_p->type        = types[index];
+    entry_p->description = f->description;
+    entry_p->is_set      = getenv(names[index]) != NULL;
+    return STRATA_OK;
+}

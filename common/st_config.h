@@ -1,0 +1,70 @@
+/*
+ * The configuration table: every STRATA_* knob, parsed once from the environment
+ * (UCX's ucs_config_field_t in miniature). getenv() appears nowhere else.
+ */
+#ifndef ST_CONFIG_H
+#define ST_CONFIG_H
+
+#include "st_common.h"
+
+#include <stddef.h>
+
+typedef enum {
+    ST_CONFIG_BOOL,   /* y/n, yes/no, 1/0, on/off, true/false */
+    ST_CONFIG_INT,    /* decimal integer within [min, max]; "auto" -> -1 when allowed */
+    ST_CONFIG_SIZE,   /* bytes with optional K/M/G suffix (powers of 1024); "auto" -> 0 */
+    ST_CONFIG_ENUM    /* one of the names in enum_names; stored as its index */
+} st_config_type_t;
+
+typedef enum {
+    ST_SHM_METHOD_AUTO = 0,  /* memfd, else a named POSIX segment */
+    ST_SHM_METHOD_MEMFD,
+    ST_SHM_METHOD_POSIX
+} st_config_shm_method_t;
+
+typedef struct {
+    int    enable;      /* master switch */
+    int    log_level;   /* st_log_level_t */
+    int    stats;       /* 0 off, 1 job summary at finalize, 2 every rank */
+    size_t shm_size;    /* budget of one node segment */
+    size_t shm_chunk;   /* bytes per rank per pipeline step; 0 = auto */
+    size_t small_msg;   /* latency path up to this many bytes */
+    int    spin_count;  /* polls before yielding the core; -1 = auto */
+    int    check_args;  /* agree on the fast-path decision with an extra collective */
+    int    shm_method;  /* st_config_shm_method_t */
+} st_config_t;
+
+typedef struct {
+    const char        *name;        /* without the STRATA_ prefix */
+    const char        *default_str;
+    const char        *description;
+    st_config_type_t   type;
+    size_t             offset;      /* into st_config_t */
+    long long          min, max;    /* INT and SIZE bounds */
+    int                allow_auto;
+    const char *const *enum_names;  /* NULL-terminated, ENUM only */
+} st_config_field_t;
+
+extern st_config_t st_config;
+
+/* Parse the environment (once; later calls return at once). Thread safe. */
+void st_config_init(void);
+
+/* Warn about invalid or unknown STRATA_* variables (call on one rank only). */
+void st_config_report(void);
+
+/* The table, for strata-info and the tests. */
+const st_config_field_t *st_config_fields(int *count_p);
+
+/*
+ * Parse @a str as a value of @a field into @a dst (which points to a field of the
+ * type the field describes). On failure @a dst is untouched and @a err (of @a errlen
+ * bytes) says why.
+ */
+st_status_t st_config_parse(const st_config_field_t *field, const char *str, void *dst,
+                            char *err, size_t errlen);
+
+/* Format the value at @a src as it could be set. */
+void st_config_format(const st_config_field_t *field, const void *src, char *buf, size_t len);
+
+#endif /* ST_CONFIG_H */

@@ -1,0 +1,13 @@
+# Shared by the test scripts: how to launch MPI jobs quietly on this machine.
+top_builddir=${top_builddir:-$(pwd)}
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+MPIRUN=${MPIRUN:-mpirun}
+# root in containers and CI; more ranks than cores; yield when idle
+OMPI_ALLOW_RUN_AS_ROOT=1
+OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+OMPI_MCA_rmaps_base_oversubscribe=1
+OMPI_MCA_mpi_yield_when_idle=1
+export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
+export OMPI_MCA_rmaps_base_oversubscribe OMPI_MCA_mpi_yield_when_idle
+ST_MPIRUN="$MPIRUN --bind-to none"
+cd "$top_builddir" || exit 99

@@ -1,0 +1,57 @@
+#!/bin/sh
+#
+# An unmodified MPI program (examples/allreduce_demo, built without Strata) gets
+# Strata's MPI_Allreduce through strata-run, in both launch forms; it computes
+# the same answer; a healthy run prints nothing on stderr; STRATA_STATS reports.
+#
+. "${top_srcdir}/tests/common.sh"
+fail=0
+out=$(mktemp) err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
+demo="examples/allreduce_demo 200000 5"
+strip() { sed 's/allreduce time.*//' "$1"; }
+
+check() { # name condition...
+    name=$1; shift
+    if ! "$@"; then
+        echo "FAIL: $name"
+        echo "--- stdout"; cat "$out"; echo "--- stderr"; cat "$err"
+        fail=1
+    fi
+}
+
+# reference: Open MPI alone
+$ST_MPIRUN -np 2 $demo >"$out" 2>"$err"
+check "plain run succeeds" test $? -eq 0
+ref=$(strip "$out")
+
+# 1. strata-run mpirun ...: every rank preloaded, STRATA_* forwarded
+STRATA_STATS=1 tools/strata-run $ST_MPIRUN -np 2 $demo >"$out" 2>"$err"
+check "strata-run mpirun succeeds" test $? -eq 0
+check "same answer as Open MPI" test "$(strip "$out")" = "$ref"
+check "stats: 10 fast calls over the job" grep -q '\[strata job\].* fast 10 calls' "$err"
+check "stats: no fallback" grep -q 'fallback none' "$err"
+
+# 2. mpirun ... strata-run prog
+STRATA_STATS=1 $ST_MPIRUN -np 2 -x STRATA_STATS tools/strata-run $demo >"$out" 2>"$err"
+check "mpirun strata-run succeeds" test $? -eq 0
+check "same answer (inner form)" test "$(strip "$out")" = "$ref"
+check "stats (inner form)" grep -q '\[strata job\].* fast 10 calls' "$err"
+
+# 3. silent by default
+tools/strata-run $ST_MPIRUN -np 3 $demo >"$out" 2>"$err"
+check "healthy 3-rank run succeeds" test $? -eq 0
+check "healthy run: empty stderr" test ! -s "$err"
+
+# 4. STRATA_ENABLE=n: pass-through, nothing reported
+STRATA_ENABLE=n STRATA_STATS=1 tools/strata-run $ST_MPIRUN -np 2 $demo >"$out" 2>"$err"
+check "disabled run succeeds" test $? -eq 0
+check "disabled: no statistics" test ! -s "$err"
+
+# 5. a malformed value is named, the default used, the job unharmed
+STRATA_SMALL_MSG=lots tools/strata-run $ST_MPIRUN -np 2 $demo >"$out" 2>"$err"
+check "bad value: job succeeds" test $? -eq 0
+check "bad value: warning names the variable" grep -q 'STRATA_SMALL_MSG' "$err"
+check "bad value: one warning, from rank 0 only" test "$(grep -c 'STRATA_SMALL_MSG' "$err")" -eq 1
+
+exit $fail

@@ -1,0 +1,48 @@
+#!/bin/sh
+#
+# The command-line tools answer --help, reject bad options with exit code 2 and
+# a message, and strata-info lists every knob.
+#
+. "${top_srcdir}/tests/common.sh"
+fail=0
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+expect() { # expected-rc name command...
+    want=$1 name=$2; shift 2
+    "$@" >"$out" 2>&1
+    rc=$?
+    if [ $rc -ne "$want" ]; then
+        echo "FAIL: $name: exit $rc, expected $want"; cat "$out"; fail=1
+    fi
+}
+contains() { # name pattern
+    if ! grep -q -- "$2" "$out"; then
+        echo "FAIL: $1: output lacks '$2'"; cat "$out"; fail=1
+    fi
+}
+
+expect 0 "strata-info" tools/strata-info
+contains "strata-info version" "strata: *[0-9]"
+expect 0 "strata-info -c" tools/strata-info -c
+for knob in ENABLE LOG_LEVEL STATS SHM_SIZE SHM_CHUNK SMALL_MSG SPIN_COUNT CHECK_ARGS SHM_METHOD; do
+    contains "strata-info -c lists $knob" "^STRATA_$knob="
+done
+STRATA_SMALL_MSG=32K expect 0 "strata-info -c with a value" tools/strata-info -c
+contains "strata-info shows the value in effect" "^STRATA_SMALL_MSG=32K"
+expect 2 "strata-info bad option" tools/strata-info --bogus
+contains "strata-info names the bad option" "bogus"
+
+expect 0 "strata-run --help" tools/strata-run --help
+expect 0 "strata-run --lib" tools/strata-run --lib
+contains "strata-run --lib" "libstrata.so"
+expect 2 "strata-run bad option" tools/strata-run --bogus
+expect 2 "strata-run without a command" tools/strata-run
+STRATA_LIBRARY=/nonexistent/libstrata.so expect 2 "strata-run missing library" tools/strata-run true
+contains "strata-run names the missing library" "/nonexistent/libstrata.so"
+expect 0 "strata-run runs a plain command" tools/strata-run sh -c 'case "$LD_PRELOAD" in *libstrata.so*) exit 0;; esac; exit 1'
+
+expect 0 "strata-bench --help" tools/strata-bench --help
+expect 2 "strata-bench bad option" $ST_MPIRUN -np 1 tools/strata-bench --bogus
+expect 2 "strata-bench bad size" $ST_MPIRUN -np 1 tools/strata-bench -e 12X
+exit $fail
