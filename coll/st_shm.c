@@ -16,7 +16,8 @@
  * itself: one cache-line transfer per peer.
  * Small messages: the same through the slots, with the ready flag.
  * Large messages, pipelined in steps of E elements (E * size <= C):
- *   copy my E elements into my slot; ready = s
+ *   copy my E elements into my slot, except my own sub-range, which only I
+ *   read and which I fold straight from the user's buffer; ready = s
  *   wait ready[*] >= s; fold my sub-range over slots 0..n-1 in rank order into
  *   the result area; reduced = s
  *   copy in the next step's elements and post ready = s + 1 (overlaps the
@@ -171,37 +172,54 @@ static void st_shm_small(st_shm_t *shm, const void *in, void *out, size_t count,
     st_reduce_fold(kernel, esize, out, src, shm->size, count);
 }
 
+/* My sub-range [lo, hi) of a step of @a n elements: balanced, cache-line aligned. */
+static inline void st_shm_subrange(const st_shm_t *shm, size_t n, size_t esize, size_t *lo_p,
+                                   size_t *hi_p)
+{
+    size_t align = ST_MAX(ST_CACHE_LINE / esize, 1);
+    size_t sub   = ST_ALIGN_UP((n + shm->size - 1) / shm->size, align);
+
+    *lo_p = ST_MIN((size_t)shm->rank * sub, n);
+    *hi_p = ST_MIN(*lo_p + sub, n);
+}
+
+/* Publish the @a n elements at @a in for step @a s. My own sub-range stays in my
+ * buffer: only I fold it, so copying it in would be wasted traffic. */
+static void st_shm_copy_in(st_shm_t *shm, uint64_t s, const char *in, size_t n, size_t esize)
+{
+    char *slot = st_shm_slot(shm, (unsigned)(s & 1), shm->rank);
+    size_t lo, hi;
+
+    st_shm_subrange(shm, n, esize, &lo, &hi);
+    memcpy(slot, in, lo * esize);
+    memcpy(slot + hi * esize, in + hi * esize, (n - hi) * esize);
+    st_shm_post(&shm->ctrl[shm->rank].ready, s);
+}
+
 static void st_shm_large(st_shm_t *shm, const char *in, char *out, size_t count, size_t esize,
                          const st_reduce_kernel_t *kernel, MPI_Comm pcomm)
 {
     const void *src[shm->size];
     size_t step_elems = shm->chunk / esize;
-    size_t align      = ST_MAX(ST_CACHE_LINE / esize, 1);
-    size_t off, n, next, sub, lo, hi;
+    size_t off, n, lo, hi;
     unsigned buf;
     uint64_t s;
     int j;
 
     /* the first step's copy-in; later ones overlap the previous step's folds */
-    n = ST_MIN(step_elems, count);
-    s = shm->seq + 1;
-    memcpy(st_shm_slot(shm, (unsigned)(s & 1), shm->rank), in, n * esize);
-    st_shm_post(&shm->ctrl[shm->rank].ready, s);
+    st_shm_copy_in(shm, shm->seq + 1, in, ST_MIN(step_elems, count), esize);
 
     for (off = 0; off < count; off += n) {
         n   = ST_MIN(step_elems, count - off);
         s   = ++shm->seq;
         buf = (unsigned)(s & 1);
-
-        /* my sub-range of this step, cache-line aligned */
-        sub = ST_ALIGN_UP((n + shm->size - 1) / shm->size, align);
-        lo  = ST_MIN((size_t)shm->rank * sub, n);
-        hi  = ST_MIN(lo + sub, n);
+        st_shm_subrange(shm, n, esize, &lo, &hi);
 
         ST_SHM_WAIT(shm, ready, s, pcomm);
         if (hi > lo) {
             for (j = 0; j < shm->size; j++) {
-                src[j] = st_shm_slot(shm, buf, j) + lo * esize;
+                src[j] = (j == shm->rank) ? in + (off + lo) * esize
+                                          : st_shm_slot(shm, buf, j) + lo * esize;
             }
             st_reduce_fold(kernel, esize, st_shm_result(shm, buf) + lo * esize, src, shm->size,
                            hi - lo);
@@ -209,11 +227,11 @@ static void st_shm_large(st_shm_t *shm, const char *in, char *out, size_t count,
         st_shm_post(&shm->ctrl[shm->rank].reduced, s);
 
         if (off + n < count) {
-            next = ST_MIN(step_elems, count - off - n);
-            memcpy(st_shm_slot(shm, buf ^ 1u, shm->rank), in + (off + n) * esize, next * esize);
-            st_shm_post(&shm->ctrl[shm->rank].ready, s + 1);
+            st_shm_copy_in(shm, s + 1, in + (off + n) * esize,
+                           ST_MIN(step_elems, count - off - n), esize);
         }
 
+        /* in place, this overwrites only this step's input, already folded */
         ST_SHM_WAIT(shm, reduced, s, pcomm);
         memcpy(out + off * esize, st_shm_result(shm, buf), n * esize);
     }
