@@ -436,6 +436,9 @@ typedef struct {
     FILE               *csv;
     int                 failed;
     bench_allreduce_fn_t fn[BENCH_IMPL_LAST];
+    double              copy_gbps;      /* memcpy bandwidth per rank, all ranks at once */
+    size_t              last_bytes;     /* the largest size run so far ... */
+    double              last_strata_s;  /* ... and Strata's median time on it */
 } bench_t;
 
 /* What one (type, size) is being run with. */
@@ -703,6 +706,10 @@ static void bench_print_row(bench_t *b, bench_case_t *c, bench_result_t *res, in
     if (nimpl > 1 && med[BENCH_IMPL_STRATA] > 0) {
         ratio = med[BENCH_IMPL_PMPI] / med[BENCH_IMPL_STRATA];
     }
+    if (c->bytes >= b->last_bytes) {
+        b->last_bytes    = c->bytes;
+        b->last_strata_s = med[BENCH_IMPL_STRATA];
+    }
     if (b->rank != 0) {
         return;
     }
@@ -793,6 +800,37 @@ static int bench_count_hosts(bench_t *b)
     return nhosts;
 }
 
+/*
+ * The memory-copy bound: memcpy bandwidth of the largest message, measured on
+ * every rank at once (ranks share the memory system as they do in the
+ * allreduce). Any allreduce must at least read its input and write its output,
+ * one memcpy's worth of traffic: bytes / copy_gbps is a lower bound on its time.
+ */
+static void bench_copy_bound(bench_t *b)
+{
+    size_t bytes = b->opts->max_bytes;
+    char *src    = b->sbuf ? b->sbuf : b->rbuf + bytes / 2;
+    double t, best = 0;
+    int rep;
+
+    if (b->sbuf == NULL) {
+        bytes /= 2;  /* in place: copy one half of the buffer onto the other */
+    }
+    if (bytes == 0) {
+        return;
+    }
+    for (rep = 0; rep < 5; rep++) {
+        PMPI_Barrier(b->comm);
+        t = MPI_Wtime();
+        memcpy(b->rbuf, src, bytes);
+        t = bench_max_over_ranks(b, MPI_Wtime() - t);
+        if (rep == 0 || t < best) {
+            best = t;
+        }
+    }
+    b->copy_gbps = (best > 0) ? bytes / best / 1e9 : 0;
+}
+
 static void bench_print_header(bench_t *b, int active)
 {
     const bench_opts_t *o = b->opts;
@@ -819,6 +857,8 @@ static void bench_print_header(bench_t *b, int active)
         printf("# WARNING: Strata is not active (not linked first, or STRATA_ENABLE=n): "
                "the 'strata' numbers are PMPI_Allreduce's\n");
     }
+    printf("# copy bound: memcpy %.2f GB/s per rank, all %d ranks copying at once "
+           "(a lower bound on any allreduce: bytes / this)\n", b->copy_gbps, b->nranks);
     printf("# time: us per call, median over reps of the slowest rank's average; "
            "busbw GB/s = bytes/time * 2(n-1)/n%s\n",
            o->compare ? "; ratio = pmpi_us/strata_us (> 1: Strata faster)" : "");
@@ -854,6 +894,11 @@ static void bench_print_footer(bench_t *b, int active)
         }
     }
     printf("%s\n", nfb ? " (those 'strata' times are PMPI's)" : "");
+    if (b->copy_gbps > 0 && b->last_strata_s > 0) {
+        printf("# largest message, %zu bytes: Strata %.2f GB/s per rank = %.0f%% of the copy "
+               "bound\n", b->last_bytes, b->last_bytes / b->last_strata_s / 1e9,
+               100.0 * b->last_bytes / b->last_strata_s / 1e9 / b->copy_gbps);
+    }
 }
 
 static void *bench_alloc(size_t bytes)
@@ -896,6 +941,7 @@ static int bench_run(bench_t *b)
     }
 
     b->nhosts = bench_count_hosts(b);
+    bench_copy_bound(b);
     active    = strata_active();
     PMPI_Allreduce(MPI_IN_PLACE, &active, 1, MPI_INT, MPI_MIN, b->comm);
     if (b->rank == 0) {
