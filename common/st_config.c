@@ -20,6 +20,10 @@ static const char *const st_config_log_levels[] = {
     "error", "warn", "info", "debug", "trace", NULL
 };
 
+static const char *const st_config_nt_modes[] = {
+    "auto", "y", "n", NULL
+};
+
 static const char *const st_config_shm_methods[] = {
     "auto", "memfd", "posix", NULL
 };
@@ -56,6 +60,10 @@ static const st_config_field_t st_config_table[] = {
              "Shared segment: memfd (no name, opened through /proc), posix (shm_open, "
              "unlinked once attached) or auto (memfd, else posix).",
              ST_CONFIG_ENUM, shm_method, 0, 0, 0, st_config_shm_methods),
+    ST_FIELD("SHM_NT", "auto",
+             "Copy large messages into the segment with non-temporal stores: y, n, or auto "
+             "(try both now and then, keep the faster per message size).",
+             ST_CONFIG_ENUM, shm_nt, 0, 0, 0, st_config_nt_modes),
 };
 
 /* Variables read by the tools, not the library: not reported as unknown. */

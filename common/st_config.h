@@ -22,6 +22,12 @@ typedef enum {
     ST_SHM_METHOD_POSIX
 } st_config_shm_method_t;
 
+typedef enum {
+    ST_NT_AUTO = 0,  /* measured per message size, per communicator */
+    ST_NT_YES,
+    ST_NT_NO
+} st_config_nt_t;
+
 typedef struct {
     int    enable;      /* master switch */
     int    log_level;   /* st_log_level_t */
@@ -32,6 +38,7 @@ typedef struct {
     int    spin_count;  /* polls before yielding the core; -1 = auto */
     int    check_args;  /* agree on the fast-path decision with an extra collective */
     int    shm_method;  /* st_config_shm_method_t */
+    int    shm_nt;      /* st_config_nt_t: non-temporal copy-in */
 } st_config_t;
 
 typedef struct {

@@ -25,7 +25,7 @@ contains() { # name pattern
 expect 0 "strata-info" tools/strata-info
 contains "strata-info version" "strata: *[0-9]"
 expect 0 "strata-info -c" tools/strata-info -c
-for knob in ENABLE LOG_LEVEL STATS SHM_SIZE SHM_CHUNK SMALL_MSG SPIN_COUNT CHECK_ARGS SHM_METHOD; do
+for knob in ENABLE LOG_LEVEL STATS SHM_SIZE SHM_CHUNK SMALL_MSG SPIN_COUNT CHECK_ARGS SHM_METHOD SHM_NT; do
     contains "strata-info -c lists $knob" "^STRATA_$knob="
 done
 STRATA_SMALL_MSG=32K expect 0 "strata-info -c with a value" tools/strata-info -c
