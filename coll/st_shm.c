@@ -105,7 +105,7 @@ struct st_shm {
 
 #define ST_SHM_PAGE          4096
 #define ST_SHM_CHUNK_MIN     (16 * 1024)
-#define ST_SHM_CHUNK_MAX     (1024 * 1024)
+#define ST_SHM_CHUNK_MAX     (512 * 1024)
 #define ST_SHM_SPIN_DEFAULT  1000
 #define ST_SHM_PROGRESS_MASK 15
 

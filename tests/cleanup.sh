@@ -45,7 +45,7 @@ for STRATA_SHM_METHOD in memfd posix; do
     tools/strata-run $ST_MPIRUN -np 3 examples/$long >/dev/null 2>"$err" &
     job=$!
     sleep 3
-    victim=$(pgrep -f "examples/.*$long" | tail -n 1)
+    victim=$(pgrep -f "^examples/$long" | tail -n 1)
     if [ -n "$victim" ]; then
         kill -KILL "$victim"
         t0=$(date +%s)

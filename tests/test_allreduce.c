@@ -463,7 +463,8 @@ static size_t small_msg_bytes(void)
     return env_size("STRATA_SMALL_MSG", 16 * 1024);
 }
 
-/* bytes per rank and pipeline step: min(1M, 8M / (2 (n + 1))), page multiple */
+/* bytes per rank and pipeline step: min(512K, 8M / (2 (n + 1))), page multiple, as
+ * coll/st_shm.c computes it (the sweep aims at its boundaries) */
 static size_t chunk_bytes(int nranks)
 {
     size_t chunk = env_size("STRATA_SHM_CHUNK", 0);
@@ -472,7 +473,7 @@ static size_t chunk_bytes(int nranks)
         return (chunk + 4095) / 4096 * 4096;
     }
     chunk = env_size("STRATA_SHM_SIZE", 8 << 20) / (2 * ((size_t)nranks + 1)) / 4096 * 4096;
-    chunk = chunk < (1 << 20) ? chunk : (1 << 20);
+    chunk = chunk < (512 << 10) ? chunk : (512 << 10);
     return chunk > (16 << 10) ? chunk : (16 << 10);
 }
 
