@@ -23,6 +23,7 @@
 #include <string.h>
 
 static __thread int st_coll_in_lib;       /* re-entry guard */
+static __thread MPI_Comm st_coll_freeing = MPI_COMM_NULL; /* in MPI_Comm_free/disconnect */
 static _Atomic int  st_coll_active;       /* between init and finalize, enabled */
 static pthread_once_t st_coll_once = PTHREAD_ONCE_INIT;
 static int st_coll_keyval = MPI_KEYVAL_INVALID;
@@ -143,16 +144,23 @@ static void st_plan_setup(st_plan_t *plan)
     plan->fallback_reason = STRATA_FALLBACK_SHM;
     if (PMPI_Comm_dup(plan->user_comm, &plan->comm) != MPI_SUCCESS) {
         plan->comm = MPI_COMM_NULL;
+    } else {
+        PMPI_Comm_set_name(plan->comm, "strata-private");
+        if (PMPI_Comm_split_type(plan->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+            MPI_SUCCESS) {
+            PMPI_Comm_size(node, &node_size);
+            PMPI_Comm_free(&node);
+        }
+    }
+    /* a step that failed on some ranks only must not split them onto different
+     * paths: agree (on the user's comm, the one every rank surely has) */
+    ok = (plan->comm != MPI_COMM_NULL && node_size > 0);
+    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, plan->user_comm);
+    if (!ok) {
+        st_debug("private communicator setup failed: falling back");
         return;
     }
-    PMPI_Comm_set_name(plan->comm, "strata-private");
-
     /* every rank of a multi-node communicator sees node_size < size: all agree */
-    if (PMPI_Comm_split_type(plan->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
-        MPI_SUCCESS) {
-        PMPI_Comm_size(node, &node_size);
-        PMPI_Comm_free(&node);
-    }
     if (node_size != plan->size) {
         plan->fallback_reason = STRATA_FALLBACK_MULTINODE;
         st_debug("communicator spans several nodes: falling back");
@@ -343,8 +351,11 @@ static int st_coll_finalize(void)
             if (plan == NULL) {
                 break;
             }
-            /* the delete callback unlinks and frees the plan */
-            PMPI_Comm_delete_attr(plan->user_comm, st_coll_keyval);
+            /* the delete callback unlinks and frees the plan; if MPI cannot run it
+             * (a handle gone behind our back), free the plan here */
+            if (PMPI_Comm_delete_attr(plan->user_comm, st_coll_keyval) != MPI_SUCCESS) {
+                st_plan_destroy(plan);
+            }
         }
         PMPI_Comm_free_keyval(&st_coll_keyval);
         st_coll_in_lib = 0;
@@ -361,7 +372,10 @@ static int st_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Dataty
     int reason, type = 0, op = 0, rc;
     double t0;
 
-    if (ST_UNLIKELY(st_coll_in_lib || !st_coll_ensure_init() || comm == MPI_COMM_NULL)) {
+    /* a comm being freed has lost its plan already: a user attribute callback
+     * calling MPI_Allreduce on it must not build a new one */
+    if (ST_UNLIKELY(st_coll_in_lib || !st_coll_ensure_init() || comm == MPI_COMM_NULL ||
+                    comm == st_coll_freeing)) {
         return PMPI_Allreduce(sbuf, rbuf, count, dtype, mop, comm);
     }
     st_coll_in_lib = 1;
@@ -409,12 +423,17 @@ static int st_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Dataty
 ST_EXPORT strata_status_t strata_comm_stats(MPI_Comm comm, strata_comm_stats_t *stats_p)
 {
     st_plan_t *plan;
-    int found;
+    int found, finalized;
 
     if (stats_p == NULL || comm == MPI_COMM_NULL) {
         return STRATA_ERR_INVALID_PARAM;
     }
     if (!st_coll_ensure_init()) {
+        return STRATA_ERR_NOT_INITIALIZED;
+    }
+    PMPI_Finalized(&finalized);
+    if (finalized) {
+        /* MPI finalized without our MPI_Finalize (a Fortran main program) */
         return STRATA_ERR_NOT_INITIALIZED;
     }
     memset(stats_p, 0, sizeof(*stats_p));
@@ -474,4 +493,26 @@ ST_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provid
 ST_EXPORT int MPI_Finalize(void)
 {
     return st_coll_finalize();
+}
+
+ST_EXPORT int MPI_Comm_free(MPI_Comm *comm)
+{
+    MPI_Comm saved = st_coll_freeing;
+    int rc;
+
+    st_coll_freeing = (comm != NULL) ? *comm : MPI_COMM_NULL;
+    rc              = PMPI_Comm_free(comm);
+    st_coll_freeing = saved;
+    return rc;
+}
+
+ST_EXPORT int MPI_Comm_disconnect(MPI_Comm *comm)
+{
+    MPI_Comm saved = st_coll_freeing;
+    int rc;
+
+    st_coll_freeing = (comm != NULL) ? *comm : MPI_COMM_NULL;
+    rc              = PMPI_Comm_disconnect(comm);
+    st_coll_freeing = saved;
+    return rc;
 }

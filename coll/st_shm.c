@@ -368,11 +368,22 @@ void st_shm_allreduce(st_shm_t *shm, const void *sbuf, void *rbuf, size_t count,
 /* ---- segment setup ---- */
 
 typedef struct {
-    int  ok;
-    int  pid;
-    int  fd;
-    char name[64];
+    int      ok;
+    int      pid;
+    int      fd;
+    uint64_t dev, ino;   /* identity of rank 0's file, checked by the others */
+    char     name[64];
 } st_shm_info_t;
+
+/* Is @a fd the file rank 0 described (not whatever /proc/<pid>/fd/<fd> names in
+ * another PID namespace)? */
+static int st_shm_same_file(int fd, const st_shm_info_t *info)
+{
+    struct stat st;
+
+    return fstat(fd, &st) == 0 && (uint64_t)st.st_dev == info->dev &&
+           (uint64_t)st.st_ino == info->ino;
+}
 
 static void *st_shm_map_fd(int fd, size_t size)
 {
@@ -393,11 +404,15 @@ static int st_shm_attach_memfd(MPI_Comm comm, int rank, size_t size, void **base
     memset(&info, 0, sizeof(info));
 #if HAVE_MEMFD_CREATE
     if (rank == 0) {
+        struct stat st;
+
         fd = memfd_create("strata-shm", MFD_CLOEXEC);
-        if (fd >= 0 && ftruncate(fd, (off_t)size) == 0) {
+        if (fd >= 0 && ftruncate(fd, (off_t)size) == 0 && fstat(fd, &st) == 0) {
             info.ok  = 1;
             info.pid = (int)getpid();
             info.fd  = fd;
+            info.dev = (uint64_t)st.st_dev;
+            info.ino = (uint64_t)st.st_ino;
         }
     }
 #endif
@@ -407,6 +422,10 @@ static int st_shm_attach_memfd(MPI_Comm comm, int rank, size_t size, void **base
         fd = open(path, O_RDWR | O_CLOEXEC);
         if (fd < 0) {
             st_debug("open(%s) failed: %s", path, strerror(errno));
+        } else if (!st_shm_same_file(fd, &info)) {
+            st_debug("%s is not rank 0's segment (another PID namespace?)", path);
+            close(fd);
+            fd = -1;
         }
     }
     if (info.ok && fd >= 0) {
@@ -433,14 +452,19 @@ static int st_shm_attach_posix(MPI_Comm comm, int rank, size_t size, void **base
 {
     static _Atomic unsigned counter;
     st_shm_info_t info;
-    int fd = -1, ok;
+    struct timespec now;
+    int fd = -1, ok, created = 0;
     void *base = NULL;
 
     memset(&info, 0, sizeof(info));
     if (rank == 0) {
+        /* pid alone repeats across containers sharing /dev/shm: add the time */
+        clock_gettime(CLOCK_REALTIME, &now);
         snprintf(info.name, sizeof(info.name), "/strata-%d-%u-%lx", (int)getpid(),
-                 atomic_fetch_add(&counter, 1), (unsigned long)random());
+                 atomic_fetch_add(&counter, 1),
+                 (unsigned long)(now.tv_sec * 1000000000L + now.tv_nsec));
         fd = shm_open(info.name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        created = (fd >= 0);
         if (fd >= 0 && ftruncate(fd, (off_t)size) == 0) {
             info.ok = 1;
         }
@@ -457,8 +481,8 @@ static int st_shm_attach_posix(MPI_Comm comm, int rank, size_t size, void **base
     }
     ok = (base != NULL);
     PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
-    if (rank == 0 && info.name[0] != '\0') {
-        shm_unlink(info.name);
+    if (created) {
+        shm_unlink(info.name);  /* only a name this process made */
     }
     if (!ok) {
         if (base != NULL) {

@@ -595,6 +595,47 @@ static void test_lifecycle(void)
     check_valid("left for MPI_Finalize", f, 100, 130);
 }
 
+/*
+ * A user's attribute delete callback may still use the communicator being freed.
+ * Strata's own plan is gone by then (its keyval is older, so its callback runs
+ * first): the call must go to PMPI, not build a new plan on a dying comm (that
+ * leaked a segment and aborted the job at MPI_Finalize).
+ */
+static int delete_cb_calls;
+
+static int user_delete_cb(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    long v = 1, sum = 0;
+    int size;
+
+    MPI_Comm_size(comm, &size);
+    if (MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, comm) != MPI_SUCCESS || sum != size) {
+        return MPI_ERR_OTHER;
+    }
+    delete_cb_calls++;
+    return MPI_SUCCESS;
+}
+
+static void test_delete_callback(void)
+{
+    strata_comm_stats_t st;
+    MPI_Comm c;
+    int k, keyval;
+
+    ST_TEST_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, user_delete_cb, &keyval, NULL));
+    for (k = 0; k < 3; k++) {
+        ST_TEST_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+        ST_TEST_MPI(MPI_Comm_set_attr(c, keyval, NULL));
+        check_valid("comm with a user delete callback", c, 1000, 150 + (uint64_t)k);
+        ST_TEST_MPI(MPI_Comm_free(&c));
+    }
+    CHECKF(delete_cb_calls == 3, "user delete callback ran %d times, expected 3",
+           delete_cb_calls);
+    ST_TEST_MPI(MPI_Comm_free_keyval(&keyval));
+    /* the stats of world still answer, and no plan was left on a freed handle */
+    CHECK(strata_comm_stats(MPI_COMM_WORLD, &st) == STRATA_OK);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Comm dup;
@@ -615,6 +656,7 @@ int main(int argc, char **argv)
     ST_TEST_MPI(MPI_Comm_free(&dup));
     test_errors(MPI_COMM_SELF, "self");
     test_lifecycle();
+    test_delete_callback();
     check_valid("world at the end", MPI_COMM_WORLD, 100000, 140);
 
     return st_test_finish("test_fallback");
