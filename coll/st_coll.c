@@ -495,24 +495,25 @@ ST_EXPORT int MPI_Finalize(void)
     return st_coll_finalize();
 }
 
-ST_EXPORT int MPI_Comm_free(MPI_Comm *comm)
+/* Free @a comm with @a pmpi_free, marking it for this thread meanwhile (see
+ * st_coll_allreduce: attribute callbacks may still call MPI_Allreduce on it). */
+static int st_coll_comm_release(int (*pmpi_free)(MPI_Comm*), MPI_Comm *comm)
 {
     MPI_Comm saved = st_coll_freeing;
     int rc;
 
     st_coll_freeing = (comm != NULL) ? *comm : MPI_COMM_NULL;
-    rc              = PMPI_Comm_free(comm);
+    rc              = pmpi_free(comm);
     st_coll_freeing = saved;
     return rc;
 }
 
+ST_EXPORT int MPI_Comm_free(MPI_Comm *comm)
+{
+    return st_coll_comm_release(PMPI_Comm_free, comm);
+}
+
 ST_EXPORT int MPI_Comm_disconnect(MPI_Comm *comm)
 {
-    MPI_Comm saved = st_coll_freeing;
-    int rc;
-
-    st_coll_freeing = (comm != NULL) ? *comm : MPI_COMM_NULL;
-    rc              = PMPI_Comm_disconnect(comm);
-    st_coll_freeing = saved;
-    return rc;
+    return st_coll_comm_release(PMPI_Comm_disconnect, comm);
 }
