@@ -189,6 +189,8 @@ static void st_plan_setup(st_plan_t *plan)
 static int st_coll_decide(st_plan_t *plan, const void *sbuf, void *rbuf, int count,
                           MPI_Datatype dtype, MPI_Op mop, int *type_p, int *op_p)
 {
+    unsigned ops;
+
     if (plan->is_inter) {
         return STRATA_FALLBACK_INTERCOMM;
     }
@@ -199,11 +201,11 @@ static int st_coll_decide(st_plan_t *plan, const void *sbuf, void *rbuf, int cou
     if (*op_p < 0) {
         return STRATA_FALLBACK_USER_OP;
     }
-    *type_p = st_mpi_map_type(dtype);
+    *type_p = st_mpi_map_type(dtype, &ops);
     if (*type_p < 0) {
         return STRATA_FALLBACK_DATATYPE;
     }
-    if (!st_mpi_map_pair_ok(*type_p, *op_p)) {
+    if (!(ops & (1u << *op_p))) {
         return STRATA_FALLBACK_OP_TYPE;
     }
     /* let MPI report these */
@@ -334,7 +336,7 @@ static void st_coll_stats_report(void)
     }
 }
 
-static int st_coll_finalize(void)
+int st_coll_finalize(void)
 {
     st_plan_t *plan;
 
@@ -445,9 +447,6 @@ ST_EXPORT strata_status_t strata_comm_stats(MPI_Comm comm, strata_comm_stats_t *
     }
     return STRATA_OK;
 }
-
-int st_coll_mpi_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dtype,
-                          MPI_Op op, MPI_Comm comm);
 
 ST_EXPORT int strata_active(void)
 {

@@ -20,11 +20,9 @@ st_status_t st_mpi_map_init(void);
 /* ST_OP_* or -1 for a user-defined or unknown op. */
 int st_mpi_map_op(MPI_Op op);
 
-/* ST_TYPE_* or -1 for a derived, non-contiguous or unknown type. */
-int st_mpi_map_type(MPI_Datatype type);
-
-/* 1 when Strata implements (type, op) and the MPI library accepts it. */
-int st_mpi_map_pair_ok(st_type_t type, st_op_t op);
+/* ST_TYPE_* or -1 for a derived, non-contiguous or unknown type; @a ops_p gets
+ * the ops (bit ST_OP_*) Strata implements on it and the MPI library accepts. */
+int st_mpi_map_type(MPI_Datatype type, unsigned *ops_p);
 
 /* ---- the shared-memory node algorithm (st_shm.c) ---- */
 
@@ -41,6 +39,15 @@ void st_shm_destroy(st_shm_t *shm);
  */
 void st_shm_allreduce(st_shm_t *shm, const void *sbuf, void *rbuf, size_t count,
                       st_type_t type, st_op_t op, MPI_Comm progress_comm);
+
+/* ---- entry points shared with the Fortran bindings (st_coll.c) ---- */
+
+/* MPI_Allreduce as libstrata implements it (the C MPI_Allreduce is its alias). */
+int st_coll_mpi_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dtype,
+                          MPI_Op op, MPI_Comm comm);
+
+/* MPI_Finalize: statistics, plans freed, then PMPI_Finalize. */
+int st_coll_finalize(void);
 
 /* ---- plans (st_coll.c) ---- */
 

@@ -13,19 +13,19 @@
 typedef struct {
     MPI_Datatype mpi;
     st_type_t    type;
+    unsigned     ops;   /* bit o: Strata implements op o on it and MPI accepts the pair */
 } st_mpi_type_entry_t;
 
-static st_mpi_type_entry_t st_mpi_types[ST_TYPE_LAST + 8];
+static st_mpi_type_entry_t st_mpi_types[ST_TYPE_LAST + 16];
 static int st_mpi_ntypes;
 static MPI_Op st_mpi_ops[ST_OP_LAST];
-static unsigned char st_mpi_pair_ok[ST_TYPE_LAST][ST_OP_LAST];
 
 static void st_mpi_map_add(MPI_Datatype mpi, st_type_t type)
 {
     MPI_Aint lb, extent;
     int size;
 
-    if (mpi == MPI_DATATYPE_NULL) {
+    if (mpi == MPI_DATATYPE_NULL || st_mpi_ntypes == (int)ST_ARRAY_SIZE(st_mpi_types)) {
         return;
     }
     /* the engine's C layout must be the MPI layout: contiguous, same extent */
@@ -38,15 +38,33 @@ static void st_mpi_map_add(MPI_Datatype mpi, st_type_t type)
     }
     st_mpi_types[st_mpi_ntypes].mpi  = mpi;
     st_mpi_types[st_mpi_ntypes].type = type;
+    st_mpi_types[st_mpi_ntypes].ops  = 0;  /* set by the probe */
     st_mpi_ntypes++;
 }
 
-int st_mpi_map_type(MPI_Datatype mpi)
+/* A Fortran type: the engine type of its size in @a by_size (indexed by log2 of
+ * the size, 1 to 16 bytes), if any; Fortran's sizes depend on compiler flags. */
+static void st_mpi_map_add_sized(MPI_Datatype mpi, const int by_size[5])
+{
+    int size, lg;
+
+    if (mpi == MPI_DATATYPE_NULL || PMPI_Type_size(mpi, &size) != MPI_SUCCESS) {
+        return;
+    }
+    for (lg = 0; lg < 5; lg++) {
+        if (size == (1 << lg) && by_size[lg] >= 0) {
+            st_mpi_map_add(mpi, (st_type_t)by_size[lg]);
+        }
+    }
+}
+
+int st_mpi_map_type(MPI_Datatype mpi, unsigned *ops_p)
 {
     int i;
 
     for (i = 0; i < st_mpi_ntypes; i++) {
         if (st_mpi_types[i].mpi == mpi) {
+            *ops_p = st_mpi_types[i].ops;
             return (int)st_mpi_types[i].type;
         }
     }
@@ -63,11 +81,6 @@ int st_mpi_map_op(MPI_Op op)
         }
     }
     return -1;
-}
-
-int st_mpi_map_pair_ok(st_type_t type, st_op_t op)
-{
-    return st_mpi_pair_ok[type][op];
 }
 
 /*
@@ -94,8 +107,9 @@ static void st_mpi_map_probe(void)
             if (st_reduce_kernel(t, o) == NULL) {
                 continue;
             }
-            st_mpi_pair_ok[t][o] =
-                (PMPI_Reduce_local(a, b, 1, st_mpi_types[i].mpi, st_mpi_ops[o]) == MPI_SUCCESS);
+            if (PMPI_Reduce_local(a, b, 1, st_mpi_types[i].mpi, st_mpi_ops[o]) == MPI_SUCCESS) {
+                st_mpi_types[i].ops |= 1u << o;
+            }
         }
     }
 
@@ -146,6 +160,27 @@ st_status_t st_mpi_map_init(void)
     st_mpi_map_add(MPI_SHORT_INT, ST_TYPE_SHORT_INT);
     st_mpi_map_add(MPI_LONG_DOUBLE_INT, ST_TYPE_LDOUBLE_INT);
 
+    /* Fortran types callers use from C and Fortran alike (REAL*16 is not a long
+     * double, LOGICAL's truth is the compiler's: both left to MPI) */
+    {
+        static const int f_int[5]  = {ST_TYPE_INT8, ST_TYPE_INT16, ST_TYPE_INT32,
+                                      ST_TYPE_INT64, -1};
+        static const int f_real[5] = {-1, -1, ST_TYPE_FLOAT, ST_TYPE_DOUBLE, -1};
+        static const int f_cplx[5] = {-1, -1, -1, ST_TYPE_CFLOAT, ST_TYPE_CDOUBLE};
+
+        st_mpi_map_add_sized(MPI_INTEGER, f_int);
+        st_mpi_map_add_sized(MPI_INTEGER1, f_int);
+        st_mpi_map_add_sized(MPI_INTEGER2, f_int);
+        st_mpi_map_add_sized(MPI_INTEGER4, f_int);
+        st_mpi_map_add_sized(MPI_INTEGER8, f_int);
+        st_mpi_map_add_sized(MPI_REAL, f_real);
+        st_mpi_map_add_sized(MPI_DOUBLE_PRECISION, f_real);
+        st_mpi_map_add_sized(MPI_REAL4, f_real);
+        st_mpi_map_add_sized(MPI_REAL8, f_real);
+        st_mpi_map_add_sized(MPI_COMPLEX, f_cplx);
+        st_mpi_map_add_sized(MPI_DOUBLE_COMPLEX, f_cplx);
+    }
+
     st_mpi_ops[ST_OP_SUM]    = MPI_SUM;
     st_mpi_ops[ST_OP_PROD]   = MPI_PROD;
     st_mpi_ops[ST_OP_MIN]    = MPI_MIN;
@@ -159,7 +194,6 @@ st_status_t st_mpi_map_init(void)
     st_mpi_ops[ST_OP_MAXLOC] = MPI_MAXLOC;
     st_mpi_ops[ST_OP_MINLOC] = MPI_MINLOC;
 
-    memset(st_mpi_pair_ok, 0, sizeof(st_mpi_pair_ok));
     st_mpi_map_probe();
     return ST_OK;
 }

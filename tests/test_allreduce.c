@@ -68,6 +68,8 @@ static MPI_Op op_handle(op_t op)
 #define OPS_BOOL (OPB(LAND) | OPB(LOR) | OPB(LXOR))
 #define OPS_BITS (OPB(BAND) | OPB(BOR) | OPB(BXOR))
 #define OPS_PAIR (OPB(MAXLOC) | OPB(MINLOC))
+/* Fortran integers: no logical ops in the standard */
+#define OPS_FINT (OPB(SUM) | OPB(PROD) | OPB(MIN) | OPB(MAX) | OPB(BAND) | OPB(BOR) | OPB(BXOR))
 
 /* the C layouts of MPI's pair types */
 typedef struct { float v; int i; }       pair_float_int_t;
@@ -121,7 +123,13 @@ typedef struct { long double v; int i; } pair_ldouble_int_t;
     _(long_int,    pair_long_int_t,      MPI_LONG_INT,              PAIR, OPS_PAIR, 0) \
     _(2int,        pair_2int_t,          MPI_2INT,                  PAIR, OPS_PAIR, 1) \
     _(short_int,   pair_short_int_t,     MPI_SHORT_INT,             PAIR, OPS_PAIR, 0) \
-    _(ldouble_int, pair_ldouble_int_t,   MPI_LONG_DOUBLE_INT,       PAIR, OPS_PAIR, 1)
+    _(ldouble_int, pair_ldouble_int_t,   MPI_LONG_DOUBLE_INT,       PAIR, OPS_PAIR, 1) \
+    _(f_integer,   int32_t,              MPI_INTEGER,               INT,  OPS_FINT, 0) \
+    _(f_integer8,  int64_t,              MPI_INTEGER8,              INT,  OPS_FINT, 0) \
+    _(f_real,      float,                MPI_REAL,                  FLT,  OPS_FLT,  0) \
+    _(f_dprec,     double,               MPI_DOUBLE_PRECISION,      FLT,  OPS_FLT,  1) \
+    _(f_complex,   float _Complex,       MPI_COMPLEX,               CPX,  OPS_CPX,  0) \
+    _(f_dcomplex,  double _Complex,      MPI_DOUBLE_COMPLEX,        CPX,  OPS_CPX,  0)
 
 /* ---- integers (and MPI_BYTE): wrap-around arithmetic, computed modulo 2^64 ---- */
 
