@@ -150,7 +150,9 @@ static void st_shm_wait_all(st_shm_t *shm, size_t which, uint64_t s, MPI_Comm pr
                 continue;
             }
             sched_yield();
-            if ((polls & ST_SHM_PROGRESS_MASK) == 0 && progress_comm != MPI_COMM_NULL) {
+            /* not on the first yield: a progress call costs more than most waits */
+            if ((polls & ST_SHM_PROGRESS_MASK) == ST_SHM_PROGRESS_MASK &&
+                progress_comm != MPI_COMM_NULL) {
                 PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, progress_comm, &found, &status);
             }
         }
