@@ -83,6 +83,7 @@ typedef struct {
 #define ST_SHM_NT_BUCKETS  16
 #define ST_SHM_NT_EXPLORE  16
 #define ST_SHM_NT_MIN_LOG2 15     /* buckets start at 32 KB */
+#define ST_SHM_NT_BLOCK    16384  /* a fold block kept in L1 before it is streamed out */
 
 typedef struct {
     double   cost[2];   /* seconds per byte, moving average, [0] cached, [1] NT; 0 unknown */
@@ -101,6 +102,7 @@ struct st_shm {
     uint64_t       seq;
     int            spin;
     st_shm_nt_stats_t nt[ST_SHM_NT_BUCKETS];  /* copy-in mode choice, by message size */
+    char          *scratch;     /* ST_SHM_NT_BLOCK bytes: folds bound for streamed stores */
 };
 
 #define ST_SHM_PAGE          4096
@@ -258,6 +260,33 @@ static void st_shm_copy_in(st_shm_t *shm, uint64_t s, const char *in, size_t n, 
     st_shm_post(&shm->ctrl[shm->rank].ready, s);
 }
 
+/*
+ * The fold of my sub-range into the result area. In non-temporal mode the
+ * result, which the other ranks read next, is streamed to memory too: each block
+ * is folded in a private L1-sized buffer, then copied out with streaming stores.
+ */
+static void st_shm_fold(st_shm_t *shm, const st_reduce_kernel_t *kernel, size_t esize,
+                        char *dst, const void **src, size_t count, int nt)
+{
+    const void *blk[shm->size];
+    size_t block = ST_SHM_NT_BLOCK / esize;
+    size_t off, n;
+    int j;
+
+    if (!nt) {
+        st_reduce_fold(kernel, esize, dst, src, shm->size, count);
+        return;
+    }
+    for (off = 0; off < count; off += n) {
+        n = ST_MIN(block, count - off);
+        for (j = 0; j < shm->size; j++) {
+            blk[j] = (const char*)src[j] + off * esize;
+        }
+        st_reduce_fold(kernel, esize, shm->scratch, blk, shm->size, n);
+        st_shm_copy(dst + off * esize, shm->scratch, n * esize, 1);
+    }
+}
+
 static void st_shm_large(st_shm_t *shm, const char *in, char *out, size_t count, size_t esize,
                          const st_reduce_kernel_t *kernel, int nt, MPI_Comm pcomm)
 {
@@ -283,8 +312,8 @@ static void st_shm_large(st_shm_t *shm, const char *in, char *out, size_t count,
                 src[j] = (j == shm->rank) ? in + (off + lo) * esize
                                           : st_shm_slot(shm, buf, j) + lo * esize;
             }
-            st_reduce_fold(kernel, esize, st_shm_result(shm, buf) + lo * esize, src, shm->size,
-                           hi - lo);
+            st_shm_fold(shm, kernel, esize, st_shm_result(shm, buf) + lo * esize, src,
+                        hi - lo, nt);
         }
         st_shm_post(&shm->ctrl[shm->rank].reduced, s);
 
@@ -541,7 +570,8 @@ st_status_t st_shm_create(MPI_Comm comm, st_shm_t **shm_p)
         return ST_ERR_NO_RESOURCE;
     }
     shm = calloc(1, sizeof(*shm));
-    if (shm == NULL) {
+    if (shm == NULL || posix_memalign((void**)&shm->scratch, ST_CACHE_LINE, ST_SHM_NT_BLOCK)) {
+        free(shm);
         munmap(base, seg_size);
         return ST_ERR_NO_MEMORY;
     }
@@ -567,5 +597,6 @@ void st_shm_destroy(st_shm_t *shm)
         return;
     }
     munmap(shm->base, shm->seg_size);
+    free(shm->scratch);
     free(shm);
 }
