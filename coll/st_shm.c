@@ -68,12 +68,13 @@ typedef struct {
 } st_shm_ctrl_t;
 
 /*
- * Non-temporal copy-in. When the ranks share a last-level cache, data a rank
- * has just written is cheapest for its peers to read straight from that cache.
- * When they do not (another die or socket, or a VM whose vCPUs move there),
- * reading dirty lines from a remote cache costs several times a DRAM read, and
- * streaming the copy-in to memory wins (measured: 256 KB 2x faster, 16 MB 1.5x
- * faster there, 15-30% slower with a shared cache). The guest cannot always see
+ * Non-temporal mode: the copy-in and the fold's result (everything a rank writes
+ * for its peers to read) go to the segment with streaming stores. When the ranks
+ * share a last-level cache, data a rank has just written is cheapest for its
+ * peers to read straight from that cache. When they do not (another die or
+ * socket, or a VM whose vCPUs move there), reading dirty lines from a remote
+ * cache costs several times a DRAM read, and streaming wins (measured on such a
+ * VM: 256 KB 2.9x, 16 MB 2.3x faster; 1.5-1.8x slower with a shared cache). The guest cannot always see
  * which case holds, so with STRATA_SHM_NT=auto every communicator keeps, per
  * power-of-two message size, a moving average of the time per byte in each mode,
  * uses the faster, and tries the other one call in ST_SHM_NT_EXPLORE so it

@@ -61,8 +61,8 @@ static const st_config_field_t st_config_table[] = {
              "unlinked once attached) or auto (memfd, else posix).",
              ST_CONFIG_ENUM, shm_method, 0, 0, 0, st_config_shm_methods),
     ST_FIELD("SHM_NT", "auto",
-             "Copy large messages into the segment with non-temporal stores: y, n, or auto "
-             "(try both now and then, keep the faster per message size).",
+             "Write large messages' chunks and partial results to the segment with "
+             "non-temporal stores: y, n, or auto (try both, keep the faster per size).",
              ST_CONFIG_ENUM, shm_nt, 0, 0, 0, st_config_nt_modes),
 };
 
