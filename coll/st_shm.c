@@ -74,11 +74,11 @@ typedef struct {
  * peers to read straight from that cache. When they do not (another die or
  * socket, or a VM whose vCPUs move there), reading dirty lines from a remote
  * cache costs several times a DRAM read, and streaming wins (measured on such a
- * VM: 256 KB 2.9x, 16 MB 2.3x faster; 1.5-1.8x slower with a shared cache). The guest cannot always see
- * which case holds, so with STRATA_SHM_NT=auto every communicator keeps, per
- * power-of-two message size, a moving average of the time per byte in each mode,
- * uses the faster, and tries the other one call in ST_SHM_NT_EXPLORE so it
- * follows a machine that changes under it. The mode only changes how bytes
+ * VM: 256 KB 2.9x, 16 MB 2.3x faster; 1.5-1.6x slower with a shared cache).
+ * The guest cannot always see which case holds, so with STRATA_SHM_NT=auto every
+ * communicator keeps, per power-of-two message size, a moving average of the
+ * time per byte in each mode, uses the faster, and tries the other one call in
+ * ST_SHM_NT_EXPLORE so it follows a machine that changes under it. The mode only changes how bytes
  * reach the segment, never the result.
  */
 #define ST_SHM_NT_BUCKETS  16
