@@ -25,10 +25,12 @@
 static __thread int st_coll_in_lib;       /* re-entry guard */
 static __thread MPI_Comm st_coll_freeing = MPI_COMM_NULL; /* in MPI_Comm_free/disconnect */
 static _Atomic int  st_coll_active;       /* between init and finalize, enabled */
+static _Atomic int  st_coll_finalizing;   /* MPI_Finalize has begun */
 static pthread_once_t st_coll_once = PTHREAD_ONCE_INIT;
 static int st_coll_keyval = MPI_KEYVAL_INVALID;
 static int st_coll_world_rank;
 static int st_coll_world_size;
+static st_topo_proc_t st_coll_proc = {0, -1, 0};
 
 /* live plans, and the statistics of plans already freed */
 static pthread_mutex_t st_coll_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -62,6 +64,7 @@ static void st_stats_add(strata_comm_stats_t *dst, const strata_comm_stats_t *sr
     dst->fast_calls   += src->fast_calls;
     dst->fast_bytes   += src->fast_bytes;
     dst->fast_seconds += src->fast_seconds;
+    dst->cross_socket_bytes += src->cross_socket_bytes;
     for (i = 0; i < STRATA_FALLBACK_LAST; i++) {
         dst->fallback_calls[i] += src->fallback_calls[i];
     }
@@ -71,6 +74,8 @@ static void st_stats_add(strata_comm_stats_t *dst, const strata_comm_stats_t *sr
 
 static void st_plan_destroy(st_plan_t *plan)
 {
+    int l;
+
     pthread_mutex_lock(&st_coll_lock);
     if (plan->prev != NULL) {
         plan->prev->next = plan->next;
@@ -85,6 +90,15 @@ static void st_plan_destroy(st_plan_t *plan)
     pthread_mutex_unlock(&st_coll_lock);
 
     st_shm_destroy(plan->shm);
+    st_topo_destroy(plan->topo);
+    for (l = 0; l < STRATA_LEVEL_LAST; l++) {
+        if ((plan->comms_made & (1u << l)) && plan->level_comm[l] != MPI_COMM_NULL) {
+            PMPI_Comm_free(&plan->level_comm[l]);
+        }
+        if ((plan->comms_made & (1u << (8 + l))) && plan->leader_comm[l] != MPI_COMM_NULL) {
+            PMPI_Comm_free(&plan->leader_comm[l]);
+        }
+    }
     if (plan->comm != MPI_COMM_NULL) {
         PMPI_Comm_free(&plan->comm);
     }
@@ -133,11 +147,14 @@ static st_plan_t *st_plan_get(MPI_Comm comm)
     return plan;
 }
 
-/* Collective over the plan's communicator: called by every rank on the same call. */
+/*
+ * Collective over the plan's communicator: called by every rank on the same call.
+ * Builds the layout (topo/), then, on one node, the shared-memory segment.
+ */
 static void st_plan_setup(st_plan_t *plan)
 {
-    MPI_Comm node = MPI_COMM_NULL;
-    int node_size = 0, ok;
+    int *group = NULL, *pkg = NULL;
+    int ok, r;
     st_status_t status;
 
     plan->state           = ST_PLAN_FALLBACK;
@@ -146,29 +163,56 @@ static void st_plan_setup(st_plan_t *plan)
         plan->comm = MPI_COMM_NULL;
     } else {
         PMPI_Comm_set_name(plan->comm, "strata-private");
-        if (PMPI_Comm_split_type(plan->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
-            MPI_SUCCESS) {
-            PMPI_Comm_size(node, &node_size);
-            PMPI_Comm_free(&node);
-        }
     }
     /* a step that failed on some ranks only must not split them onto different
      * paths: agree (on the user's comm, the one every rank surely has) */
-    ok = (plan->comm != MPI_COMM_NULL && node_size > 0);
+    ok = (plan->comm != MPI_COMM_NULL);
     PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, plan->user_comm);
     if (!ok) {
         st_debug("private communicator setup failed: falling back");
         return;
     }
-    /* every rank of a multi-node communicator sees node_size < size: all agree */
-    if (node_size != plan->size) {
+    st_coll_proc.world_rank = st_coll_world_rank;
+    status = st_topo_build(plan->comm, &st_coll_proc, &plan->topo);
+    ok     = (status == ST_OK);
+    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, plan->comm);
+    if (!ok) {
+        st_topo_destroy(plan->topo);
+        plan->topo = NULL;
+        st_debug("layout failed (%s): falling back", strata_status_string(status));
+        return;
+    }
+    /* from here on, every rank decides from the same table */
+    if (!st_config.enable) {
+        plan->fallback_reason = STRATA_FALLBACK_DISABLED;
+        return;
+    }
+    if (plan->size == 1) {
+        plan->fallback_reason = STRATA_FALLBACK_COMM_SIZE;
+        return;
+    }
+    if (plan->topo->nnodes > 1) {
         plan->fallback_reason = STRATA_FALLBACK_MULTINODE;
-        st_debug("communicator spans several nodes: falling back");
+        st_debug("communicator spans %d nodes: falling back", plan->topo->nnodes);
         return;
     }
 
-    status = st_shm_create(plan->comm, &plan->shm);
-    ok     = (status == ST_OK);
+    group = malloc((size_t)plan->size * sizeof(int));
+    pkg   = malloc((size_t)plan->size * sizeof(int));
+    if (group != NULL && pkg != NULL) {
+        for (r = 0; r < plan->size; r++) {
+            group[r] = plan->topo->places[r].socket;
+            pkg[r]   = plan->topo->places[r].package;
+        }
+    }
+    ok = (group != NULL && pkg != NULL);
+    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, plan->comm);
+    status = ok ? st_shm_create(plan->comm, plan->topo->socket_level ? group : NULL, pkg,
+                                &plan->shm)
+                : ST_ERR_NO_MEMORY;
+    free(group);
+    free(pkg);
+    ok = (status == ST_OK);
     PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, plan->comm);
     if (!ok) {
         st_shm_destroy(plan->shm);
@@ -244,13 +288,18 @@ static void st_coll_init_once(void)
     if (st_coll_world_rank == 0) {
         st_config_report();
     }
+    /* plans (and the layout API) work even when the allreduce is disabled */
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, st_plan_delete_cb, &st_coll_keyval,
+                                NULL) != MPI_SUCCESS) {
+        st_coll_keyval = MPI_KEYVAL_INVALID;
+        st_warn("initialization failed; every MPI_Allreduce goes to PMPI_Allreduce");
+        return;
+    }
     if (!st_config.enable) {
         st_debug("disabled by STRATA_ENABLE");
         return;
     }
-    if (st_mpi_map_init() != ST_OK ||
-        PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, st_plan_delete_cb, &st_coll_keyval,
-                                NULL) != MPI_SUCCESS) {
+    if (st_mpi_map_init() != ST_OK) {
         st_warn("initialization failed; every MPI_Allreduce goes to PMPI_Allreduce");
         return;
     }
@@ -267,11 +316,21 @@ static int st_coll_ensure_init(void)
     }
     PMPI_Initialized(&initialized);
     PMPI_Finalized(&finalized);
-    if (!initialized || finalized) {
+    if (!initialized || finalized || st_coll_finalizing) {
         return 0;
     }
     pthread_once(&st_coll_once, st_coll_init_once);
     return st_coll_active;
+}
+
+/* For the layout API: MPI is up and plans can be cached (enabled or not). */
+static int st_coll_ensure_plans(void)
+{
+    int finalized = 1;
+
+    st_coll_ensure_init();
+    PMPI_Finalized(&finalized);
+    return !finalized && !st_coll_finalizing && st_coll_keyval != MPI_KEYVAL_INVALID;
 }
 
 static void st_coll_stats_line(const char *who, const char *name, int size,
@@ -340,12 +399,13 @@ int st_coll_finalize(void)
 {
     st_plan_t *plan;
 
-    if (st_coll_active) {
+    if (st_coll_keyval != MPI_KEYVAL_INVALID && !st_coll_finalizing) {
         st_coll_in_lib = 1;
-        if (st_config.stats) {
+        if (st_coll_active && st_config.stats) {
             st_coll_stats_report();
         }
-        st_coll_active = 0;
+        st_coll_finalizing = 1;
+        st_coll_active     = 0;
         for (;;) {
             pthread_mutex_lock(&st_coll_lock);
             plan = st_coll_plans;
@@ -416,6 +476,7 @@ static int st_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Dataty
     plan->stats.fast_calls++;
     plan->stats.fast_bytes   += (uint64_t)count * st_type_size((st_type_t)type);
     plan->stats.fast_seconds += PMPI_Wtime() - t0;
+    plan->stats.cross_socket_bytes = st_shm_cross_bytes(plan->shm);
     st_coll_in_lib = 0;
     return MPI_SUCCESS;
 }
@@ -448,6 +509,140 @@ ST_EXPORT strata_status_t strata_comm_stats(MPI_Comm comm, strata_comm_stats_t *
     return STRATA_OK;
 }
 
+/* ---- the layout API ---- */
+
+/* The plan of @a comm with its layout, set up now if it is new (collective). */
+static strata_status_t st_coll_plan_layout(MPI_Comm comm, st_plan_t **plan_p)
+{
+    st_plan_t *plan;
+
+    if (comm == MPI_COMM_NULL) {
+        return STRATA_ERR_INVALID_PARAM;
+    }
+    if (!st_coll_ensure_plans()) {
+        return STRATA_ERR_NOT_INITIALIZED;
+    }
+    plan = st_plan_get(comm);
+    if (plan == NULL) {
+        return STRATA_ERR_MPI;
+    }
+    if (plan->is_inter) {
+        return STRATA_ERR_UNSUPPORTED;
+    }
+    if (plan->state == ST_PLAN_NEW) {
+        st_plan_setup(plan);
+    }
+    if (plan->topo == NULL) {
+        return STRATA_ERR_MPI;
+    }
+    *plan_p = plan;
+    return STRATA_OK;
+}
+
+ST_EXPORT strata_status_t strata_comm_layout(MPI_Comm comm, strata_layout_t *layout_p,
+                                             strata_place_t *places)
+{
+    const st_topo_t *topo;
+    strata_status_t status;
+    st_plan_t *plan;
+
+    if (layout_p == NULL) {
+        return STRATA_ERR_INVALID_PARAM;
+    }
+    st_coll_in_lib++;
+    status = st_coll_plan_layout(comm, &plan);
+    st_coll_in_lib--;
+    if (status != STRATA_OK) {
+        return status;
+    }
+    topo = plan->topo;
+    memset(layout_p, 0, sizeof(*layout_p));
+    layout_p->size            = topo->size;
+    layout_p->nhosts          = topo->nhosts;
+    layout_p->nnodes          = topo->nnodes;
+    layout_p->socket_level    = topo->socket_level;
+    layout_p->nsockets        = topo->nsockets;
+    layout_p->fast_path       = (plan->state == ST_PLAN_READY);
+    layout_p->fallback_reason = layout_p->fast_path ? STRATA_FALLBACK_LAST
+                                                    : plan->fallback_reason;
+    layout_p->shm_chunk       = (plan->shm != NULL) ? st_shm_chunk(plan->shm) : 0;
+    layout_p->small_msg       = (plan->shm != NULL) ? st_shm_small_msg(plan->shm) : 0;
+    snprintf(layout_p->why, sizeof(layout_p->why), "%s", topo->socket_level ? "" : topo->why);
+    if (places != NULL) {
+        memcpy(places, topo->places, (size_t)topo->size * sizeof(*places));
+    }
+    return STRATA_OK;
+}
+
+static const char *const st_level_names[STRATA_LEVEL_LAST] = {
+    [STRATA_LEVEL_SOCKET] = "socket", [STRATA_LEVEL_NODE] = "node",
+    [STRATA_LEVEL_CLUSTER] = "cluster"
+};
+
+/* strata_comm_level (leaders = 0) and strata_comm_leaders (leaders = 1). */
+static strata_status_t st_coll_level_comm(MPI_Comm comm, strata_level_t level, int leaders,
+                                          MPI_Comm *comm_p)
+{
+    unsigned bit = 1u << ((leaders ? 8 : 0) + (int)level);
+    MPI_Comm *slot, made = MPI_COMM_NULL;
+    strata_status_t status;
+    char name[MPI_MAX_OBJECT_NAME];
+    st_plan_t *plan;
+    int color;
+
+    if ((unsigned)level >= STRATA_LEVEL_LAST || comm_p == NULL ||
+        (leaders && level == STRATA_LEVEL_CLUSTER)) {
+        return STRATA_ERR_INVALID_PARAM;
+    }
+    st_coll_in_lib++;
+    status = st_coll_plan_layout(comm, &plan);
+    if (status != STRATA_OK || (!leaders && level == STRATA_LEVEL_CLUSTER)) {
+        st_coll_in_lib--;
+        if (status == STRATA_OK) {
+            *comm_p = comm;
+        }
+        return status;
+    }
+    slot = leaders ? &plan->leader_comm[level] : &plan->level_comm[level];
+    if (!(plan->comms_made & bit)) {
+        if (!leaders) {
+            color = st_topo_group_color(plan->topo, level);
+        } else if (!st_topo_is_leader(plan->topo, level)) {
+            color = MPI_UNDEFINED;
+        } else {
+            /* socket leaders of one node; node leaders of the whole comm */
+            color = (level == STRATA_LEVEL_SOCKET)
+                            ? st_topo_group_color(plan->topo, STRATA_LEVEL_NODE) : 0;
+        }
+        if (PMPI_Comm_split(plan->comm, color, plan->rank, &made) != MPI_SUCCESS) {
+            st_coll_in_lib--;
+            return STRATA_ERR_MPI;
+        }
+        if (made != MPI_COMM_NULL) {
+            snprintf(name, sizeof(name), "strata-%s%s", st_level_names[level],
+                     leaders ? "-leaders" : "");
+            PMPI_Comm_set_name(made, name);
+        }
+        *slot             = made;
+        plan->comms_made |= bit;
+    }
+    st_coll_in_lib--;
+    *comm_p = *slot;
+    return STRATA_OK;
+}
+
+ST_EXPORT strata_status_t strata_comm_level(MPI_Comm comm, strata_level_t level,
+                                            MPI_Comm *subcomm_p)
+{
+    return st_coll_level_comm(comm, level, 0, subcomm_p);
+}
+
+ST_EXPORT strata_status_t strata_comm_leaders(MPI_Comm comm, strata_level_t level,
+                                              MPI_Comm *leaders_p)
+{
+    return st_coll_level_comm(comm, level, 1, leaders_p);
+}
+
 ST_EXPORT int strata_active(void)
 {
     /* is the MPI_Allreduce the process resolves ours? */
@@ -469,12 +664,31 @@ ST_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatyp
                             MPI_Op op, MPI_Comm comm)
     __attribute__((alias("st_coll_mpi_allreduce")));
 
+/*
+ * After PMPI_Init, where every rank of MPI_COMM_WORLD is: with virtual nodes, find
+ * this process's rank on its host once, so it is on the same virtual node in
+ * every communicator (a collective, so never done lazily).
+ */
+static void st_coll_init_world(void)
+{
+    MPI_Comm host;
+
+    pthread_once(&st_coll_once, st_coll_init_once);
+    if (st_config.vnodes > 1 &&
+        PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, st_coll_world_rank,
+                             MPI_INFO_NULL, &host) == MPI_SUCCESS) {
+        PMPI_Comm_rank(host, &st_coll_proc.host_rank);
+        PMPI_Comm_size(host, &st_coll_proc.host_size);
+        PMPI_Comm_free(&host);
+    }
+}
+
 ST_EXPORT int MPI_Init(int *argc, char ***argv)
 {
     int rc = PMPI_Init(argc, argv);
 
     if (rc == MPI_SUCCESS) {
-        pthread_once(&st_coll_once, st_coll_init_once);
+        st_coll_init_world();
     }
     return rc;
 }
@@ -484,7 +698,7 @@ ST_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provid
     int rc = PMPI_Init_thread(argc, argv, required, provided);
 
     if (rc == MPI_SUCCESS) {
-        pthread_once(&st_coll_once, st_coll_init_once);
+        st_coll_init_world();
     }
     return rc;
 }

@@ -7,6 +7,7 @@
 
 #include "st_common.h"
 #include "st_reduce.h"
+#include "st_topo.h"
 
 #include <mpi.h>
 #include <stdatomic.h>
@@ -28,8 +29,13 @@ int st_mpi_map_type(MPI_Datatype type, unsigned *ops_p);
 
 typedef struct st_shm st_shm_t;
 
-/* Collective over @a comm (all ranks on one node): create and attach the segment. */
-st_status_t st_shm_create(MPI_Comm comm, st_shm_t **shm_p);
+/*
+ * Collective over @a comm (all ranks on one node): create and attach the segment.
+ * @a group (NULL: flat) gives each rank's socket group (0 ..): with two groups or
+ * more, large messages reduce inside each group first. @a pkg (NULL: unknown)
+ * gives each rank's package, for counting the bytes read across packages.
+ */
+st_status_t st_shm_create(MPI_Comm comm, const int *group, const int *pkg, st_shm_t **shm_p);
 void st_shm_destroy(st_shm_t *shm);
 
 /*
@@ -39,6 +45,13 @@ void st_shm_destroy(st_shm_t *shm);
  */
 void st_shm_allreduce(st_shm_t *shm, const void *sbuf, void *rbuf, size_t count,
                       st_type_t type, st_op_t op, MPI_Comm progress_comm);
+
+/* The segment's pipeline chunk and latency threshold (bytes). */
+size_t st_shm_chunk(const st_shm_t *shm);
+size_t st_shm_small_msg(const st_shm_t *shm);
+
+/* Bytes this rank read from areas written by ranks of another package. */
+uint64_t st_shm_cross_bytes(const st_shm_t *shm);
 
 /* ---- entry points shared with the Fortran bindings (st_coll.c) ---- */
 
@@ -65,6 +78,10 @@ typedef struct st_plan {
     st_plan_state_t   state;
     strata_fallback_t fallback_reason;
     st_shm_t         *shm;
+    st_topo_t        *topo;       /* layout (NULL before setup, or when it failed) */
+    MPI_Comm          level_comm[STRATA_LEVEL_LAST];   /* strata_comm_level, made on demand */
+    MPI_Comm          leader_comm[STRATA_LEVEL_LAST];  /* strata_comm_leaders */
+    unsigned          comms_made;   /* bit l: level_comm[l]; bit 8 + l: leader_comm[l] */
     strata_comm_stats_t stats;
     char              name[MPI_MAX_OBJECT_NAME];
     struct st_plan   *prev, *next;  /* list of live plans */

@@ -3,9 +3,13 @@
  *
  * Segment layout (n ranks, C = chunk bytes):
  *
- *   [ ctrl, per rank 4 cache lines: inline[0] | inline[1] | ready | reduced ]
+ *   [ ctrl, per rank 6 cache lines: inline[0] | inline[1] | ready | partial |
+ *     reduced | gathered ]
  *   [ buffer 0: slot 0 | slot 1 | ... | slot n-1 | result ]    each C bytes
  *   [ buffer 1: slot 0 | slot 1 | ... | slot n-1 | result ]
+ *
+ * With socket groups (P >= 2 packages in the node, see st_shm_large_socket) a
+ * buffer holds P partial areas and P result areas after the slots instead.
  *
  * Step s (1, 2, ... counted alike by every rank) uses buffer (and inline line)
  * s % 2. Flags hold step numbers and are written only by their owner; a rank
@@ -64,7 +68,9 @@ typedef struct {
 typedef struct {
     st_shm_flag_t inl[2];
     st_shm_flag_t ready;
+    st_shm_flag_t partial;   /* socket mode: my part of my group's partial sum is written */
     st_shm_flag_t reduced;
+    st_shm_flag_t gathered;  /* socket mode: my part of the other groups' slices is copied */
 } st_shm_ctrl_t;
 
 /*
@@ -93,6 +99,12 @@ typedef struct {
 
 struct st_shm {
     int            rank, size;
+    /* socket mode (ngroups >= 2): my group, its members (node ranks, ascending), my
+     * index among them; flat mode: one group of every rank */
+    int            ngroups, group, gsize, gindex;
+    int           *gmembers;
+    int           *pkg;         /* package of each rank (-1 unknown): cross-socket count */
+    uint64_t       cross_bytes; /* read from areas written on another package */
     void          *base;
     size_t         seg_size;
     st_shm_ctrl_t *ctrl;
@@ -117,9 +129,27 @@ static inline char *st_shm_slot(st_shm_t *shm, unsigned buf, int rank)
     return shm->data + buf * shm->buf_stride + (size_t)rank * shm->chunk;
 }
 
+/* Socket mode: group @a g's partial sums; both modes: group @a g's results. Areas
+ * of a buffer: n slots, then (socket mode) ngroups partials, then the results. */
+static inline char *st_shm_partial(st_shm_t *shm, unsigned buf, int g)
+{
+    return st_shm_slot(shm, buf, shm->size + g);
+}
+
+static inline char *st_shm_result_of(st_shm_t *shm, unsigned buf, int g)
+{
+    return st_shm_slot(shm, buf, shm->size + (shm->ngroups > 1 ? shm->ngroups : 0) + g);
+}
+
 static inline char *st_shm_result(st_shm_t *shm, unsigned buf)
 {
-    return st_shm_slot(shm, buf, shm->size);
+    return st_shm_result_of(shm, buf, shm->group);
+}
+
+/* Did a rank of another package write what rank @a j's areas hold? */
+static inline int st_shm_cross(const st_shm_t *shm, int j)
+{
+    return shm->pkg[j] >= 0 && shm->pkg[shm->rank] >= 0 && shm->pkg[j] != shm->pkg[shm->rank];
 }
 
 static inline void st_cpu_relax(void)
@@ -136,17 +166,19 @@ static inline void st_shm_post(st_shm_flag_t *flag, uint64_t s)
     atomic_store_explicit(&flag->value, s, memory_order_release);
 }
 
-/* Wait until flag @a which of every rank reached @a s; spin, then yield the core,
- * and keep MPI progressing for the rest of the process's traffic. */
-static void st_shm_wait_all(st_shm_t *shm, size_t which, uint64_t s, MPI_Comm progress_comm)
+/* Wait until flag @a which of every rank in @a ranks (NULL: all n ranks) reached
+ * @a s; spin, then yield the core, and keep MPI progressing for the rest of the
+ * process's traffic. */
+static void st_shm_wait(st_shm_t *shm, size_t which, uint64_t s, const int *ranks, int n,
+                        MPI_Comm progress_comm)
 {
     st_shm_flag_t *flag;
     unsigned long polls;
     MPI_Status status;
     int j, found;
 
-    for (j = 0; j < shm->size; j++) {
-        flag = (st_shm_flag_t*)((char*)&shm->ctrl[j] + which);
+    for (j = 0; j < n; j++) {
+        flag = (st_shm_flag_t*)((char*)&shm->ctrl[(ranks != NULL) ? ranks[j] : j] + which);
         for (polls = 0; atomic_load_explicit(&flag->value, memory_order_acquire) < s; polls++) {
             if (polls < (unsigned long)shm->spin) {
                 st_cpu_relax();
@@ -163,7 +195,11 @@ static void st_shm_wait_all(st_shm_t *shm, size_t which, uint64_t s, MPI_Comm pr
 }
 
 #define ST_SHM_WAIT(_shm, _field, _s, _comm) \
-    st_shm_wait_all((_shm), offsetof(st_shm_ctrl_t, _field), (_s), (_comm))
+    st_shm_wait((_shm), offsetof(st_shm_ctrl_t, _field), (_s), NULL, (_shm)->size, (_comm))
+/* the members of my socket group (every rank in flat mode) */
+#define ST_SHM_WAIT_GROUP(_shm, _field, _s, _comm) \
+    st_shm_wait((_shm), offsetof(st_shm_ctrl_t, _field), (_s), (_shm)->gmembers, \
+                (_shm)->gsize, (_comm))
 
 static void st_shm_tiny(st_shm_t *shm, const void *in, void *out, size_t count, size_t esize,
                         const st_reduce_kernel_t *kernel, MPI_Comm pcomm)
@@ -183,6 +219,7 @@ static void st_shm_tiny(st_shm_t *shm, const void *in, void *out, size_t count, 
     }
     for (j = 0; j < shm->size; j++) {
         src[j] = shm->ctrl[j].inl[buf].data;
+        shm->cross_bytes += st_shm_cross(shm, j) ? count * esize : 0;
     }
     st_reduce_fold(kernel, esize, out, src, shm->size, count);
 }
@@ -200,6 +237,7 @@ static void st_shm_small(st_shm_t *shm, const void *in, void *out, size_t count,
     ST_SHM_WAIT(shm, ready, s, pcomm);
     for (j = 0; j < shm->size; j++) {
         src[j] = st_shm_slot(shm, buf, j);
+        shm->cross_bytes += st_shm_cross(shm, j) ? count * esize : 0;
     }
     st_reduce_fold(kernel, esize, out, src, shm->size, count);
 }
@@ -236,15 +274,23 @@ static void st_shm_copy(void *dst, const void *src, size_t len, int nt)
 #endif
 }
 
-/* My sub-range [lo, hi) of a step of @a n elements: balanced, cache-line aligned. */
+/* Sub-range [lo, hi) of member @a index of @a parts in a step of @a n elements:
+ * balanced, cache-line aligned. */
+static inline void st_shm_range(size_t n, size_t esize, int parts, int index, size_t *lo_p,
+                                size_t *hi_p)
+{
+    size_t align = ST_MAX(ST_CACHE_LINE / esize, 1);
+    size_t sub   = ST_ALIGN_UP((n + (size_t)parts - 1) / (size_t)parts, align);
+
+    *lo_p = ST_MIN((size_t)index * sub, n);
+    *hi_p = ST_MIN(*lo_p + sub, n);
+}
+
+/* My sub-range: I fold it over my group's slots (every rank's in flat mode). */
 static inline void st_shm_subrange(const st_shm_t *shm, size_t n, size_t esize, size_t *lo_p,
                                    size_t *hi_p)
 {
-    size_t align = ST_MAX(ST_CACHE_LINE / esize, 1);
-    size_t sub   = ST_ALIGN_UP((n + shm->size - 1) / shm->size, align);
-
-    *lo_p = ST_MIN((size_t)shm->rank * sub, n);
-    *hi_p = ST_MIN(*lo_p + sub, n);
+    st_shm_range(n, esize, shm->gsize, shm->gindex, lo_p, hi_p);
 }
 
 /* Publish the @a n elements at @a in for step @a s. My own sub-range stays in my
@@ -267,25 +313,41 @@ static void st_shm_copy_in(st_shm_t *shm, uint64_t s, const char *in, size_t n, 
  * is folded in a private L1-sized buffer, then copied out with streaming stores.
  */
 static void st_shm_fold(st_shm_t *shm, const st_reduce_kernel_t *kernel, size_t esize,
-                        char *dst, const void **src, size_t count, int nt)
+                        char *dst, const void **src, int nsrc, size_t count, int nt)
 {
-    const void *blk[shm->size];
+    const void *blk[nsrc];
     size_t block = ST_SHM_NT_BLOCK / esize;
     size_t off, n;
     int j;
 
     if (!nt) {
-        st_reduce_fold(kernel, esize, dst, src, shm->size, count);
+        st_reduce_fold(kernel, esize, dst, src, nsrc, count);
         return;
     }
     for (off = 0; off < count; off += n) {
         n = ST_MIN(block, count - off);
-        for (j = 0; j < shm->size; j++) {
+        for (j = 0; j < nsrc; j++) {
             blk[j] = (const char*)src[j] + off * esize;
         }
-        st_reduce_fold(kernel, esize, shm->scratch, blk, shm->size, n);
+        st_reduce_fold(kernel, esize, shm->scratch, blk, nsrc, n);
         st_shm_copy(dst + off * esize, shm->scratch, n * esize, 1);
     }
+}
+
+/* Bytes of a step of @a n elements that I copy out and ranks of other packages
+ * folded (flat mode: each rank folds its sub-range of the whole step). */
+static size_t st_shm_cross_result(const st_shm_t *shm, size_t n, size_t esize)
+{
+    size_t lo, hi, bytes = 0;
+    int j;
+
+    for (j = 0; j < shm->size; j++) {
+        if (st_shm_cross(shm, j)) {
+            st_shm_range(n, esize, shm->size, j, &lo, &hi);
+            bytes += (hi - lo) * esize;
+        }
+    }
+    return bytes;
 }
 
 static void st_shm_large(st_shm_t *shm, const char *in, char *out, size_t count, size_t esize,
@@ -312,9 +374,10 @@ static void st_shm_large(st_shm_t *shm, const char *in, char *out, size_t count,
             for (j = 0; j < shm->size; j++) {
                 src[j] = (j == shm->rank) ? in + (off + lo) * esize
                                           : st_shm_slot(shm, buf, j) + lo * esize;
+                shm->cross_bytes += st_shm_cross(shm, j) ? (hi - lo) * esize : 0;
             }
             st_shm_fold(shm, kernel, esize, st_shm_result(shm, buf) + lo * esize, src,
-                        hi - lo, nt);
+                        shm->size, hi - lo, nt);
         }
         st_shm_post(&shm->ctrl[shm->rank].reduced, s);
 
@@ -326,6 +389,108 @@ static void st_shm_large(st_shm_t *shm, const char *in, char *out, size_t count,
         /* in place, this overwrites only this step's input, already folded */
         ST_SHM_WAIT(shm, reduced, s, pcomm);
         memcpy(out + off * esize, st_shm_result(shm, buf), n * esize);
+        shm->cross_bytes += st_shm_cross_result(shm, n, esize);
+    }
+}
+
+/*
+ * Socket mode: the same pipeline with the step's reduction in stages, so that
+ * only partial sums and finished results cross between packages, each byte of
+ * them once (2 (P - 1) x the message in all for P groups; flat costs each rank's
+ * reads from ranks of other packages, 2 (P - 1) x the ranks per package x the
+ * message). The step is cut into P slices; group g owns slice g.
+ *
+ *   copy-in   my elements into my slot (my stage-1 sub-range stays in my buffer)
+ *   stage 1   wait ready[my group]; fold my sub-range of the group's split of the
+ *             whole step over my group's slots, in group order, into the group's
+ *             partial area; partial = s
+ *   stage 2   wait partial[all]; fold my sub-range of slice g over every group's
+ *             partial area, in group order, into my group's result area;
+ *             reduced = s
+ *   stage 3   wait reduced[all]; copy my sub-range of every other slice t from
+ *             group t's result area into mine; gathered = s
+ *   copy-in of the next step, ready = s + 1
+ *   copy-out  wait gathered[my group]; copy my group's result area out
+ *
+ * Each element is computed once, by the group that owns its slice, and copied:
+ * every rank gets the same bits. Reusing a buffer two steps later is safe for
+ * the reason given above the flat pipeline: every rank posts partial for step
+ * s+2 only after it finished all of step s (stage 2 of s+2 waits for it before
+ * writing result areas), posts partial s+1 only after it read step s's partials
+ * (stage 1 of s+2 comes after that wait), and posts ready s+1 only after its
+ * stage 1 of step s read the slots.
+ */
+static void st_shm_large_socket(st_shm_t *shm, const char *in, char *out, size_t count,
+                                size_t esize, const st_reduce_kernel_t *kernel, int nt,
+                                MPI_Comm pcomm)
+{
+    const void *src[ST_MAX(shm->gsize, shm->ngroups)];
+    size_t step_elems = shm->chunk / esize;
+    size_t off, n, lo, hi, slo, shi, a, b;
+    char *mine;
+    unsigned buf;
+    uint64_t s;
+    int j, m, t;
+
+    st_shm_copy_in(shm, shm->seq + 1, in, ST_MIN(step_elems, count), esize, nt);
+
+    for (off = 0; off < count; off += n) {
+        n    = ST_MIN(step_elems, count - off);
+        s    = ++shm->seq;
+        buf  = (unsigned)(s & 1);
+        mine = st_shm_result(shm, buf);
+
+        /* stage 1: my group's partial sum of the whole step */
+        st_shm_subrange(shm, n, esize, &lo, &hi);
+        ST_SHM_WAIT_GROUP(shm, ready, s, pcomm);
+        if (hi > lo) {
+            for (j = 0; j < shm->gsize; j++) {
+                m      = shm->gmembers[j];
+                src[j] = (m == shm->rank) ? in + (off + lo) * esize
+                                          : st_shm_slot(shm, buf, m) + lo * esize;
+            }
+            st_shm_fold(shm, kernel, esize, st_shm_partial(shm, buf, shm->group) + lo * esize,
+                        src, shm->gsize, hi - lo, nt);
+        }
+        st_shm_post(&shm->ctrl[shm->rank].partial, s);
+
+        /* stage 2: my part of my group's slice, over every group's partial sum */
+        st_shm_range(n, esize, shm->ngroups, shm->group, &slo, &shi);
+        st_shm_range(shi - slo, esize, shm->gsize, shm->gindex, &a, &b);
+        ST_SHM_WAIT(shm, partial, s, pcomm);
+        if (b > a) {
+            for (t = 0; t < shm->ngroups; t++) {
+                src[t] = st_shm_partial(shm, buf, t) + (slo + a) * esize;
+            }
+            shm->cross_bytes += (uint64_t)(shm->ngroups - 1) * (b - a) * esize;
+            st_shm_fold(shm, kernel, esize, mine + (slo + a) * esize, src, shm->ngroups, b - a,
+                        nt);
+        }
+        st_shm_post(&shm->ctrl[shm->rank].reduced, s);
+
+        /* stage 3: my part of every other group's slice, copied into my group's area */
+        ST_SHM_WAIT(shm, reduced, s, pcomm);
+        for (t = 0; t < shm->ngroups; t++) {
+            if (t == shm->group) {
+                continue;
+            }
+            st_shm_range(n, esize, shm->ngroups, t, &slo, &shi);
+            st_shm_range(shi - slo, esize, shm->gsize, shm->gindex, &a, &b);
+            if (b > a) {
+                memcpy(mine + (slo + a) * esize,
+                       st_shm_result_of(shm, buf, t) + (slo + a) * esize, (b - a) * esize);
+                shm->cross_bytes += (b - a) * esize;
+            }
+        }
+        st_shm_post(&shm->ctrl[shm->rank].gathered, s);
+
+        if (off + n < count) {
+            st_shm_copy_in(shm, s + 1, in + (off + n) * esize,
+                           ST_MIN(step_elems, count - off - n), esize, nt);
+        }
+
+        ST_SHM_WAIT_GROUP(shm, gathered, s, pcomm);
+        memcpy(out + off * esize, mine, n * esize);
     }
 }
 
@@ -390,7 +555,11 @@ void st_shm_allreduce(st_shm_t *shm, const void *sbuf, void *rbuf, size_t count,
     } else {
         nt_stats = st_shm_nt_choose(shm, bytes, &nt);
         t0       = (nt_stats != NULL) ? st_shm_now() : 0;
-        st_shm_large(shm, in, rbuf, count, esize, kernel, nt, progress_comm);
+        if (shm->ngroups > 1) {
+            st_shm_large_socket(shm, in, rbuf, count, esize, kernel, nt, progress_comm);
+        } else {
+            st_shm_large(shm, in, rbuf, count, esize, kernel, nt, progress_comm);
+        }
         if (nt_stats != NULL) {
             st_shm_nt_learn(nt_stats, nt, bytes, st_shm_now() - t0);
         }
@@ -526,14 +695,15 @@ static int st_shm_attach_posix(MPI_Comm comm, int rank, size_t size, void **base
     return 1;
 }
 
-static size_t st_shm_chunk_size(int nranks)
+/* Bytes of one area; a buffer holds @a nareas areas, the segment two buffers. */
+static size_t st_shm_chunk_size(int nareas)
 {
     size_t chunk;
 
     if (st_config.shm_chunk != 0) {
         return ST_ALIGN_UP(st_config.shm_chunk, ST_SHM_PAGE);
     }
-    chunk = st_config.shm_size / (2 * ((size_t)nranks + 1));
+    chunk = st_config.shm_size / (2 * (size_t)nareas);
     chunk = chunk / ST_SHM_PAGE * ST_SHM_PAGE;
     return ST_MAX(ST_MIN(chunk, (size_t)ST_SHM_CHUNK_MAX), (size_t)ST_SHM_CHUNK_MIN);
 }
@@ -550,18 +720,22 @@ static int st_shm_spin_count(int nranks)
     return ST_SHM_SPIN_DEFAULT;
 }
 
-st_status_t st_shm_create(MPI_Comm comm, st_shm_t **shm_p)
+st_status_t st_shm_create(MPI_Comm comm, const int *group, const int *pkg, st_shm_t **shm_p)
 {
     size_t chunk, ctrl_bytes, seg_size;
     void *base = NULL;
     st_shm_t *shm;
-    int rank, size;
+    int rank, size, ngroups = 1, nareas, j;
 
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
-    chunk      = st_shm_chunk_size(size);
+    for (j = 0; group != NULL && j < size; j++) {
+        ngroups = ST_MAX(ngroups, group[j] + 1);
+    }
+    nareas     = size + ((ngroups > 1) ? 2 * ngroups : 1);
+    chunk      = st_shm_chunk_size(nareas);
     ctrl_bytes = ST_ALIGN_UP((size_t)size * sizeof(st_shm_ctrl_t), ST_SHM_PAGE);
-    seg_size   = ctrl_bytes + 2 * (size_t)(size + 1) * chunk;
+    seg_size   = ctrl_bytes + 2 * (size_t)nareas * chunk;
 
     if (!(st_config.shm_method != ST_SHM_METHOD_POSIX &&
           st_shm_attach_memfd(comm, rank, seg_size, &base)) &&
@@ -571,10 +745,27 @@ st_status_t st_shm_create(MPI_Comm comm, st_shm_t **shm_p)
         return ST_ERR_NO_RESOURCE;
     }
     shm = calloc(1, sizeof(*shm));
-    if (shm == NULL || posix_memalign((void**)&shm->scratch, ST_CACHE_LINE, ST_SHM_NT_BLOCK)) {
+    if (shm == NULL || posix_memalign((void**)&shm->scratch, ST_CACHE_LINE, ST_SHM_NT_BLOCK) ||
+        (shm->gmembers = malloc((size_t)size * sizeof(int))) == NULL ||
+        (shm->pkg = malloc((size_t)size * sizeof(int))) == NULL) {
+        if (shm != NULL) {
+            free(shm->gmembers);
+            free(shm->scratch);
+        }
         free(shm);
         munmap(base, seg_size);
         return ST_ERR_NO_MEMORY;
+    }
+    shm->ngroups = ngroups;
+    shm->group   = (ngroups > 1) ? group[rank] : 0;
+    for (j = 0; j < size; j++) {
+        shm->pkg[j] = (pkg != NULL) ? pkg[j] : -1;
+        if (ngroups == 1 || group[j] == shm->group) {
+            if (j == rank) {
+                shm->gindex = shm->gsize;
+            }
+            shm->gmembers[shm->gsize++] = j;
+        }
     }
     shm->rank       = rank;
     shm->size       = size;
@@ -583,11 +774,11 @@ st_status_t st_shm_create(MPI_Comm comm, st_shm_t **shm_p)
     shm->ctrl       = (st_shm_ctrl_t*)base;
     shm->data       = (char*)base + ctrl_bytes;
     shm->chunk      = chunk;
-    shm->buf_stride = (size_t)(size + 1) * chunk;
+    shm->buf_stride = (size_t)nareas * chunk;
     shm->small_msg  = ST_MIN(st_config.small_msg, chunk);
     shm->spin       = st_shm_spin_count(size);
-    st_debug("segment %zu bytes, %d ranks, chunk %zu, small <= %zu, spin %d", seg_size, size,
-             chunk, shm->small_msg, shm->spin);
+    st_debug("segment %zu bytes, %d ranks, %d socket groups, chunk %zu, small <= %zu, spin %d",
+             seg_size, size, ngroups, chunk, shm->small_msg, shm->spin);
     *shm_p = shm;
     return ST_OK;
 }
@@ -599,5 +790,22 @@ void st_shm_destroy(st_shm_t *shm)
     }
     munmap(shm->base, shm->seg_size);
     free(shm->scratch);
+    free(shm->gmembers);
+    free(shm->pkg);
     free(shm);
+}
+
+size_t st_shm_chunk(const st_shm_t *shm)
+{
+    return shm->chunk;
+}
+
+size_t st_shm_small_msg(const st_shm_t *shm)
+{
+    return shm->small_msg;
+}
+
+uint64_t st_shm_cross_bytes(const st_shm_t *shm)
+{
+    return shm->cross_bytes;
 }

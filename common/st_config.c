@@ -28,8 +28,63 @@ static const char *const st_config_shm_methods[] = {
     "auto", "memfd", "posix", NULL
 };
 
+static const char *const st_config_levels[] = {
+    "auto", "flat", "node", "socket", NULL
+};
+
+static const char *const st_config_vnode_maps[] = {
+    "contiguous", "round-robin", NULL
+};
+
+/* STRATA_TOPO_BIND: a keyword, or comma-separated items "a" or "a-b" (a <= b). */
+static st_status_t st_config_check_bind(const char *str, char *err, size_t errlen)
+{
+    static const char *const words[] = {"os", "none", "core", "socket", NULL};
+    const char *p = str;
+    unsigned long a, b;
+    char *end;
+    int i;
+
+    for (i = 0; words[i] != NULL; i++) {
+        if (!strcasecmp(str, words[i])) {
+            return ST_OK;
+        }
+    }
+    for (;;) {
+        if (!isdigit((unsigned char)*p)) {
+            break;
+        }
+        a = b = strtoul(p, &end, 10);
+        p     = end;
+        if (*p == '-') {
+            if (!isdigit((unsigned char)p[1])) {
+                break;
+            }
+            b = strtoul(p + 1, &end, 10);
+            p = end;
+        }
+        if (a > b || b > 1000000) {
+            snprintf(err, errlen, "'%s': bad PU range %lu-%lu", str, a, b);
+            return ST_ERR_INVALID_PARAM;
+        }
+        if (*p == '\0') {
+            return ST_OK;
+        }
+        if (*p != ',') {
+            break;
+        }
+        p++;
+    }
+    snprintf(err, errlen, "'%s' is not os, none, core, socket or a list like 0,1,2-3", str);
+    return ST_ERR_INVALID_PARAM;
+}
+
 #define ST_FIELD(_name, _dflt, _desc, _type, _member, _min, _max, _auto, _enums) \
-    {_name, _dflt, _desc, _type, offsetof(st_config_t, _member), _min, _max, _auto, _enums}
+    {_name, _dflt, _desc, _type, offsetof(st_config_t, _member), _min, _max, _auto, _enums, \
+     NULL}
+#define ST_FIELD_STRING(_name, _dflt, _desc, _member, _check) \
+    {_name, _dflt, _desc, ST_CONFIG_STRING, offsetof(st_config_t, _member), 0, 0, 0, NULL, \
+     _check}
 
 static const st_config_field_t st_config_table[] = {
     ST_FIELD("ENABLE", "y",
@@ -64,6 +119,29 @@ static const st_config_field_t st_config_table[] = {
              "Write large messages' chunks and partial results to the segment with "
              "non-temporal stores: y, n, or auto (try both, keep the faster per size).",
              ST_CONFIG_ENUM, shm_nt, 0, 0, 0, st_config_nt_modes),
+    ST_FIELD("LEVELS", "auto",
+             "Levels of the hierarchy: auto (socket level where ranks are bound within "
+             "packages and a node spans several), socket, node (no socket level) or flat.",
+             ST_CONFIG_ENUM, levels, 0, 0, 0, st_config_levels),
+    ST_FIELD("VIRTUAL_NODES", "1",
+             "Split the ranks of each host into this many nodes (tests the multi-node "
+             "levels on one machine).",
+             ST_CONFIG_INT, vnodes, 1, 65536, 0, NULL),
+    ST_FIELD("VIRTUAL_NODES_MAP", "contiguous",
+             "How virtual nodes take a host's ranks: contiguous blocks or round-robin.",
+             ST_CONFIG_ENUM, vnode_map, 0, 0, 0, st_config_vnode_maps),
+    ST_FIELD_STRING("TOPO_BIND", "os",
+                    "Binding Strata assumes for each rank: os (ask the OS), none, core "
+                    "(rank r on core r), socket (ranks round-robin over packages), or a "
+                    "list of PU sets, one per rank (r takes item r mod count): 0,1,2-3.",
+                    topo_bind, st_config_check_bind),
+    ST_FIELD_STRING("TOPO_SYNTHETIC", "",
+                    "Use this hwloc synthetic topology (\"pack:2 core:4 pu:1\") instead of "
+                    "the machine's; for tests (hwloc's HWLOC_SYNTHETIC also works).",
+                    topo_synthetic, NULL),
+    ST_FIELD_STRING("TOPO_XML", "",
+                    "Use the topology in this hwloc XML file instead of the machine's.",
+                    topo_xml, NULL),
 };
 
 /* Variables read by the tools, not the library: not reported as unknown. */
@@ -185,6 +263,16 @@ st_status_t st_config_parse(const st_config_field_t *field, const char *str, voi
             *(size_t*)dst = (size_t)v;
         }
         return ST_OK;
+    case ST_CONFIG_STRING:
+        if (strlen(str) >= ST_CONFIG_STRLEN) {
+            snprintf(err, errlen, "longer than %d characters", ST_CONFIG_STRLEN - 1);
+            return ST_ERR_INVALID_PARAM;
+        }
+        if (field->check != NULL && field->check(str, err, errlen) != ST_OK) {
+            return ST_ERR_INVALID_PARAM;
+        }
+        snprintf((char*)dst, ST_CONFIG_STRLEN, "%s", str);
+        return ST_OK;
     }
     snprintf(err, errlen, "bad field type");
     return ST_ERR_INVALID_PARAM;
@@ -221,6 +309,9 @@ void st_config_format(const st_config_field_t *field, const void *src, char *buf
         } else {
             snprintf(buf, len, "%zu", s);
         }
+        break;
+    case ST_CONFIG_STRING:
+        snprintf(buf, len, "%s", (const char*)src);
         break;
     }
 }
@@ -303,7 +394,7 @@ ST_EXPORT strata_status_t strata_config_get(int index, strata_config_entry_t *en
 {
     /* formatted strings live as long as the process: one slot per knob */
     static char names[ST_ARRAY_SIZE(st_config_table)][64];
-    static char values[ST_ARRAY_SIZE(st_config_table)][64];
+    static char values[ST_ARRAY_SIZE(st_config_table)][ST_CONFIG_STRLEN];
     static char types[ST_ARRAY_SIZE(st_config_table)][128];
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     const st_config_field_t *f;
@@ -324,6 +415,7 @@ ST_EXPORT strata_status_t strata_config_get(int index, strata_config_entry_t *en
     case ST_CONFIG_BOOL: snprintf(types[index], sizeof(types[index]), "bool"); break;
     case ST_CONFIG_INT:  snprintf(types[index], sizeof(types[index]), "int"); break;
     case ST_CONFIG_SIZE: snprintf(types[index], sizeof(types[index]), "size"); break;
+    case ST_CONFIG_STRING: snprintf(types[index], sizeof(types[index]), "string"); break;
     case ST_CONFIG_ENUM:
         used = (size_t)snprintf(types[index], sizeof(types[index]), "enum(");
         for (i = 0; f->enum_names[i] != NULL && used < sizeof(types[index]); i++) {

@@ -13,8 +13,11 @@ typedef enum {
     ST_CONFIG_BOOL,   /* y/n, yes/no, 1/0, on/off, true/false */
     ST_CONFIG_INT,    /* decimal integer within [min, max]; "auto" -> -1 when allowed */
     ST_CONFIG_SIZE,   /* bytes with optional K/M/G suffix (powers of 1024); "auto" -> 0 */
-    ST_CONFIG_ENUM    /* one of the names in enum_names; stored as its index */
+    ST_CONFIG_ENUM,   /* one of the names in enum_names; stored as its index */
+    ST_CONFIG_STRING  /* text checked by the field's check function; char[ST_CONFIG_STRLEN] */
 } st_config_type_t;
+
+#define ST_CONFIG_STRLEN 256
 
 typedef enum {
     ST_SHM_METHOD_AUTO = 0,  /* memfd, else a named POSIX segment */
@@ -28,6 +31,18 @@ typedef enum {
     ST_NT_NO
 } st_config_nt_t;
 
+typedef enum {
+    ST_VNODE_CONTIGUOUS = 0,  /* virtual node v holds the host's ranks v*m/k ... */
+    ST_VNODE_ROUND_ROBIN      /* local rank i goes to virtual node i % k */
+} st_config_vnode_map_t;
+
+typedef enum {
+    ST_LEVELS_AUTO = 0,  /* socket level where the binding allows and it helps */
+    ST_LEVELS_FLAT,      /* one level: no socket groups, no node hierarchy */
+    ST_LEVELS_NODE,      /* node level only */
+    ST_LEVELS_SOCKET     /* socket level wherever the binding allows */
+} st_config_levels_t;
+
 typedef struct {
     int    enable;      /* master switch */
     int    log_level;   /* st_log_level_t */
@@ -39,6 +54,12 @@ typedef struct {
     int    check_args;  /* agree on the fast-path decision with an extra collective */
     int    shm_method;  /* st_config_shm_method_t */
     int    shm_nt;      /* st_config_nt_t: non-temporal copy-in */
+    int    levels;      /* st_config_levels_t */
+    int    vnodes;      /* virtual nodes per host */
+    int    vnode_map;   /* st_config_vnode_map_t */
+    char   topo_bind[ST_CONFIG_STRLEN];      /* "os", "none", "core", "socket" or PU list */
+    char   topo_synthetic[ST_CONFIG_STRLEN]; /* hwloc synthetic description, "" = off */
+    char   topo_xml[ST_CONFIG_STRLEN];       /* hwloc XML file, "" = off */
 } st_config_t;
 
 typedef struct {
@@ -50,6 +71,8 @@ typedef struct {
     long long          min, max;    /* INT and SIZE bounds */
     int                allow_auto;
     const char *const *enum_names;  /* NULL-terminated, ENUM only */
+    /* STRING only, may be NULL: ST_OK, or an error with a message in err */
+    st_status_t      (*check)(const char *str, char *err, size_t errlen);
 } st_config_field_t;
 
 extern st_config_t st_config;

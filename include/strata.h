@@ -100,6 +100,10 @@ typedef struct {
     uint64_t fast_calls;    /**< calls served by Strata's algorithm */
     uint64_t fast_bytes;    /**< bytes reduced by those calls (count x type size) */
     double   fast_seconds;  /**< time spent in those calls */
+    /** bytes this rank's fast-path calls read from shared memory that ranks of
+     *  another socket group wrote (counted by the algorithm from the layout; 0
+     *  when the node has one socket group) */
+    uint64_t cross_socket_bytes;
     uint64_t fallback_calls[STRATA_FALLBACK_LAST]; /**< calls handed to PMPI, by reason */
 } strata_comm_stats_t;
 
@@ -111,6 +115,94 @@ typedef struct {
  *         STRATA_ERR_NOT_INITIALIZED outside MPI_Init ... MPI_Finalize.
  */
 strata_status_t strata_comm_stats(MPI_Comm comm, strata_comm_stats_t *stats_p);
+
+/**
+ * The levels of Strata's hierarchy. Every rank belongs to one group at each
+ * level; each group is led by its lowest rank (in the communicator's order).
+ */
+typedef enum {
+    STRATA_LEVEL_SOCKET = 0, /**< ranks of my node bound within my package (the whole
+                                  node when the socket level is off, see
+                                  strata_layout_t.socket_level) */
+    STRATA_LEVEL_NODE,       /**< ranks of my node: one host, or one virtual node of it
+                                  (STRATA_VIRTUAL_NODES) */
+    STRATA_LEVEL_CLUSTER,    /**< every rank of the communicator */
+    STRATA_LEVEL_LAST
+} strata_level_t;
+
+/** Where one rank of a communicator sits, as Strata's plan for it sees it. */
+typedef struct {
+    int  host;      /**< host (shared-memory domain) index, hosts numbered by lowest rank */
+    int  node;      /**< node index (equals host unless STRATA_VIRTUAL_NODES splits hosts) */
+    int  socket;    /**< socket group within the node, numbered by lowest rank; 0 for
+                         every rank when the socket level is off */
+    int  package;   /**< hwloc package (logical index) the rank is bound within;
+                         -1 when its binding spans packages or it is unbound */
+    int  numa;      /**< NUMA node (logical index) likewise, -1 when it spans several */
+    int  bound;     /**< 1 when bound to part of the machine, 0 when unbound */
+    char cpus[48];  /**< bound PUs as logical indexes in hwloc's list syntax ("0-3,8") */
+} strata_place_t;
+
+/** The layout of a communicator: the levels Strata uses for it. */
+typedef struct {
+    int    size;          /**< ranks in the communicator */
+    int    nhosts;        /**< hosts it spans */
+    int    nnodes;        /**< nodes it spans (virtual nodes count as nodes) */
+    int    socket_level;  /**< 1 when the socket level is in use */
+    int    nsockets;      /**< socket groups in all, over all nodes (nnodes when off) */
+    char   why[96];       /**< when socket_level is 0: why ("ranks are not bound ...") */
+    int    fast_path;     /**< 1 when eligible MPI_Allreduce calls take Strata's path */
+    strata_fallback_t fallback_reason; /**< otherwise, why not */
+    size_t shm_chunk;     /**< bytes per rank per pipeline step of large messages (0: no
+                               shared-memory path) */
+    size_t small_msg;     /**< messages up to this size take the latency path */
+} strata_layout_t;
+
+/**
+ * The layout of @a comm and, optionally, the place of each of its ranks.
+ *
+ * Collective over @a comm the first time Strata sees @a comm (in this call or in
+ * MPI_Allreduce): it builds the communicator's plan then, as MPI_Allreduce would.
+ * Later calls are local.
+ *
+ * @param [out] layout_p  filled on success.
+ * @param [out] places    NULL, or an array of size(comm) entries filled by rank.
+ * @return STRATA_OK; STRATA_ERR_INVALID_PARAM for MPI_COMM_NULL or NULL @a layout_p;
+ *         STRATA_ERR_UNSUPPORTED for an intercommunicator;
+ *         STRATA_ERR_NOT_INITIALIZED outside MPI_Init ... MPI_Finalize;
+ *         STRATA_ERR_MPI when building the plan failed.
+ */
+strata_status_t strata_comm_layout(MPI_Comm comm, strata_layout_t *layout_p,
+                                   strata_place_t *places);
+
+/**
+ * The communicator of the calling rank's group at @a level of @a comm's hierarchy:
+ * for STRATA_LEVEL_NODE, the ranks of @a comm on my node, ordered as in @a comm.
+ *
+ * Collective over @a comm, like MPI_Comm_split: every rank of @a comm calls it
+ * with the same @a level (the first call per level creates the communicator;
+ * later calls return the same one and are local). Use it as any communicator:
+ * MPI_Allreduce on it takes Strata's path. It belongs to Strata: do not free it;
+ * it stays valid until @a comm is freed (or MPI_Finalize). STRATA_LEVEL_CLUSTER
+ * returns @a comm itself.
+ *
+ * @param [out] subcomm_p  set on success.
+ * @return as strata_comm_layout(), and STRATA_ERR_INVALID_PARAM for a bad level.
+ */
+strata_status_t strata_comm_level(MPI_Comm comm, strata_level_t level, MPI_Comm *subcomm_p);
+
+/**
+ * The communicator that joins the leaders of the groups at @a level inside one
+ * group of the level above: STRATA_LEVEL_SOCKET, the socket leaders of my node;
+ * STRATA_LEVEL_NODE, the node leaders of the whole communicator (one rank per
+ * node). Ranks that lead no group get MPI_COMM_NULL. Collective and owned as for
+ * strata_comm_level().
+ *
+ * @param [out] leaders_p  set on success (MPI_COMM_NULL on non-leaders).
+ * @return as strata_comm_level(); STRATA_ERR_INVALID_PARAM for STRATA_LEVEL_CLUSTER.
+ */
+strata_status_t strata_comm_leaders(MPI_Comm comm, strata_level_t level,
+                                    MPI_Comm *leaders_p);
 
 /**
  * @return 1 when libstrata's MPI_Allreduce is the one the process calls (the
