@@ -33,6 +33,28 @@ contains "strata-info shows the value in effect" "^STRATA_SMALL_MSG=32K"
 expect 2 "strata-info bad option" tools/strata-info --bogus
 contains "strata-info names the bad option" "bogus"
 
+expect 0 "strata-info -c" tools/strata-info -c
+for knob in LEVELS VIRTUAL_NODES VIRTUAL_NODES_MAP TOPO_BIND TOPO_SYNTHETIC TOPO_XML; do
+    contains "strata-info -c lists $knob" "^STRATA_$knob="
+done
+
+# --topo on a synthetic 2-package machine, ranks round-robin over packages
+STRATA_TOPO_SYNTHETIC="pack:2 [numa] core:2 pu:1" STRATA_TOPO_BIND=socket \
+    expect 0 "strata-info --topo" $ST_MPIRUN -np 4 -x STRATA_TOPO_SYNTHETIC -x STRATA_TOPO_BIND \
+    tools/strata-info --topo
+contains "strata-info --topo levels" "socket (2 groups) -> node (1) -> cluster"
+contains "strata-info --topo rank 1" "^1  *[^ ]*  *0  *0  *1  *1  *1  *yes  *2  *socket"
+contains "strata-info --topo rank 3" "^3  *[^ ]*  *0  *0  *1  *1  *1  *yes  *3 *\$"
+STRATA_TOPO_SYNTHETIC="pack:2 [numa] core:2 pu:1" STRATA_TOPO_BIND=none \
+    expect 0 "strata-info --topo --json" $ST_MPIRUN -np 2 -x STRATA_TOPO_SYNTHETIC \
+    -x STRATA_TOPO_BIND tools/strata-info --topo --json
+contains "strata-info --json socket level" '"socket_level": false'
+contains "strata-info --json says why" '"socket_level_off": "rank 0 is not bound"'
+contains "strata-info --json rank 1" '{"rank": 1, .*"package": -1, .*"bound": false'
+expect 2 "strata-info --json alone" tools/strata-info --json
+expect 2 "strata-info --topo with an argument" tools/strata-info --topo extra
+contains "strata-info names the argument" "extra"
+
 expect 0 "strata-run --help" tools/strata-run --help
 expect 0 "strata-run --lib" tools/strata-run --lib
 contains "strata-run --lib" "libstrata.so"

@@ -1,12 +1,14 @@
 /*
  * strata-info: what this Strata is, how it is built, what machine it sees and
- * every configuration knob (like ucx_info and ompi_info). Runs without mpirun.
+ * every configuration knob (like ucx_info and ompi_info). Runs without mpirun;
+ * with --topo, run it under mpirun to see the hierarchy of the job's ranks.
  */
 #include "config.h"
 
 #include "strata.h"
 
 #include <hwloc.h>
+#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,10 @@ static void usage(FILE *f)
             "Usage: strata-info [OPTION]\n"
             "  (none)          version, build, machine and configuration summary\n"
             "  -c, --config    every STRATA_* variable: value, default, type, description\n"
+            "  -t, --topo      the hierarchy Strata builds for MPI_COMM_WORLD: levels, and\n"
+            "                  each rank's host, node, socket group, package, NUMA node,\n"
+            "                  PUs and the groups it leads (run it under mpirun)\n"
+            "  -j, --json      with --topo: the same as JSON\n"
             "  -v, --version   the version\n"
             "  -h, --help      this message\n");
 }
@@ -56,8 +62,174 @@ static void print_machine(void)
     hwloc_topology_destroy(topo);
 }
 
+/* ---- --topo ---- */
+
+typedef struct {
+    char name[64];
+} host_name_t;
+
+/* GPUs (and other coprocessors) hwloc sees, with the package they hang off. */
+static void print_gpus(int json)
+{
+    hwloc_topology_t topo;
+    hwloc_obj_t obj = NULL, up;
+    int n = 0;
+
+    if (hwloc_topology_init(&topo) != 0) {
+        return;
+    }
+    hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+    if (hwloc_topology_load(topo) != 0) {
+        hwloc_topology_destroy(topo);
+        return;
+    }
+    printf(json ? ",\n  \"gpus\": [" : "gpus on this host:");
+    while ((obj = hwloc_get_next_osdev(topo, obj)) != NULL) {
+        if (obj->attr->osdev.type != HWLOC_OBJ_OSDEV_GPU &&
+            obj->attr->osdev.type != HWLOC_OBJ_OSDEV_COPROC) {
+            continue;
+        }
+        for (up = hwloc_get_non_io_ancestor_obj(topo, obj);
+             up != NULL && up->type != HWLOC_OBJ_PACKAGE; up = up->parent) {
+        }
+        if (json) {
+            printf("%s{\"name\": \"%s\", \"package\": %d}", n ? ", " : "",
+                   obj->name ? obj->name : "?", up ? (int)up->logical_index : -1);
+        } else {
+            printf("\n  %-12s near package %d", obj->name ? obj->name : "?",
+                   up ? (int)up->logical_index : -1);
+        }
+        n++;
+    }
+    printf(json ? "]" : (n ? "\n" : " none found by hwloc\n"));
+    hwloc_topology_destroy(topo);
+}
+
+static void leads(const strata_place_t *p, int size, int r, char *buf, size_t len)
+{
+    int j, node = 1, sock = 1;
+
+    for (j = 0; j < r; j++) {
+        node &= (p[j].node != p[r].node);
+        sock &= !(p[j].node == p[r].node && p[j].socket == p[r].socket);
+    }
+    snprintf(buf, len, "%s%s%s", r == 0 ? "cluster " : "", node ? "node " : "",
+             sock ? "socket" : "");
+    (void)size;
+}
+
+static int print_topo(int json)
+{
+    strata_layout_t lay;
+    strata_place_t *places;
+    host_name_t me, *hosts;
+    char lead[64];
+    int rank, size, len, r, rc;
+
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    places = calloc((size_t)size, sizeof(*places));
+    hosts  = calloc((size_t)size, sizeof(*hosts));
+    memset(&me, 0, sizeof(me));
+    MPI_Get_processor_name(me.name, &len);
+    rc = strata_comm_layout(MPI_COMM_WORLD, &lay, places);
+    MPI_Gather(&me, sizeof(me), MPI_BYTE, hosts, sizeof(me), MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (rank != 0) {
+        free(places);
+        free(hosts);
+        return rc == STRATA_OK ? 0 : 1;
+    }
+    if (rc != STRATA_OK) {
+        fprintf(stderr, "strata-info: no layout for MPI_COMM_WORLD: %s\n",
+                strata_status_string(rc));
+        free(places);
+        free(hosts);
+        return 1;
+    }
+    if (json) {
+        printf("{\n  \"ranks\": %d, \"hosts\": %d, \"nodes\": %d,\n"
+               "  \"socket_level\": %s, \"socket_groups\": %d, \"socket_level_off\": \"%s\",\n"
+               "  \"allreduce\": \"%s\", \"shm_chunk\": %zu, \"small_msg\": %zu,\n"
+               "  \"places\": [\n", lay.size, lay.nhosts, lay.nnodes,
+               lay.socket_level ? "true" : "false", lay.nsockets, lay.why,
+               lay.fast_path ? "strata" : strata_fallback_string(lay.fallback_reason),
+               lay.shm_chunk, lay.small_msg);
+    } else {
+        printf("MPI_COMM_WORLD: %d ranks, %d host(s), %d node(s)\n", lay.size, lay.nhosts,
+               lay.nnodes);
+        if (lay.socket_level) {
+            printf("levels:    socket (%d groups) -> node (%d) -> cluster\n", lay.nsockets,
+                   lay.nnodes);
+        } else {
+            printf("levels:    node (%d) -> cluster; no socket level: %s\n", lay.nnodes,
+                   lay.why);
+        }
+        if (lay.fast_path) {
+            printf("allreduce: Strata shared memory, %zu KB per rank per pipeline step, "
+                   "latency path up to %zu bytes\n", lay.shm_chunk >> 10, lay.small_msg);
+        } else {
+            printf("allreduce: PMPI_Allreduce (%s)\n",
+                   strata_fallback_string(lay.fallback_reason));
+        }
+        printf("%-5s %-16s %-4s %-4s %-6s %-7s %-4s %-5s %-12s %s\n", "rank", "host", "hidx",
+               "node", "socket", "package", "numa", "bound", "cpus", "leads");
+    }
+    for (r = 0; r < size; r++) {
+        leads(places, size, r, lead, sizeof(lead));
+        if (json) {
+            printf("    {\"rank\": %d, \"host\": \"%s\", \"host_index\": %d, \"node\": %d, "
+                   "\"socket\": %d, \"package\": %d, \"numa\": %d, \"bound\": %s, "
+                   "\"cpus\": \"%s\", \"leads\": \"%s\"}%s\n", r, hosts[r].name,
+                   places[r].host, places[r].node, places[r].socket, places[r].package,
+                   places[r].numa, places[r].bound ? "true" : "false", places[r].cpus, lead,
+                   r + 1 < size ? "," : "");
+        } else {
+            printf("%-5d %-16s %-4d %-4d %-6d %-7d %-4d %-5s %-12s %s\n", r, hosts[r].name,
+                   places[r].host, places[r].node, places[r].socket, places[r].package,
+                   places[r].numa, places[r].bound ? "yes" : "no", places[r].cpus, lead);
+        }
+    }
+    if (json) {
+        printf("  ]");
+    }
+    print_gpus(json);
+    if (json) {
+        printf("\n}\n");
+    }
+    free(places);
+    free(hosts);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    int topo = 0, json = 0, i, rc;
+
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-t") || !strcmp(argv[i], "--topo")) {
+            topo = 1;
+        } else if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json")) {
+            json = 1;
+        } else {
+            break;
+        }
+    }
+    if (topo || json) {
+        if (i < argc) {
+            fprintf(stderr, "strata-info: unexpected argument '%s' with --topo\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+        if (!topo) {
+            fprintf(stderr, "strata-info: --json goes with --topo\n");
+            usage(stderr);
+            return 2;
+        }
+        MPI_Init(&argc, &argv);
+        rc = print_topo(json);
+        MPI_Finalize();
+        return rc;
+    }
     if (argc > 2) {
         fprintf(stderr, "strata-info: too many arguments\n");
         usage(stderr);
