@@ -45,6 +45,9 @@ static const st_layout_t st_layouts[] = {
      {0, 0, 0, 0, 1, 1, 1, 1}, {"0", "1", "2", "3", "4", "5", "6", "7"}},
     {"4x2-core", "pack:4 [numa] core:2 pu:1", "core", NULL, 1, 0, 1, 4,
      {0, 0, 1, 1, 2, 2, 3, 3}, {"0", "1", "2", "3", "4", "5", "6", "7"}},
+    /* one rank per package: socket-first would not cut the bytes between packages */
+    {"8x1-core", "pack:8 [numa] core:1 pu:1", "core", NULL, 1, 0, 0, 8,
+     {0, 1, 2, 3, 4, 5, 6, 7}, {"0", "1", "2", "3", "4", "5", "6", "7"}},
     /* uneven, interleaved: 3 ranks on package 0, 5 on package 1 */
     {"uneven-3+5", "pack:2 [numa] core:5 pu:1", "5,0,6,1,7,2,8,9", NULL, 1, 0, 1, 2,
      {1, 0, 1, 0, 1, 0, 1, 1}, {"5", "0", "6", "1", "7", "2", "8", "9"}},
@@ -56,6 +59,9 @@ static const st_layout_t st_layouts[] = {
     {"vnodes-2", "pack:1 [numa] core:8 pu:1", "core", NULL, 2, 0, 0, 1,
      {0, 0, 0, 0, 0, 0, 0, 0}, {"0", "1", "2", "3", "4", "5", "6", "7"}},
     {"vnodes-3-rr", "pack:1 [numa] core:8 pu:1", "core", NULL, 3, 1, 0, 1,
+     {0, 0, 0, 0, 0, 0, 0, 0}, {"0", "1", "2", "3", "4", "5", "6", "7"}},
+    /* one rank per node */
+    {"vnodes-8", "pack:1 [numa] core:8 pu:1", "core", NULL, 8, 0, 0, 1,
      {0, 0, 0, 0, 0, 0, 0, 0}, {"0", "1", "2", "3", "4", "5", "6", "7"}},
     {"vnodes-2-socket", ST_L_2X4, "socket", NULL, 2, 0, 1, 2,
      {0, 1, 0, 1, 0, 1, 0, 1}, {"0", "4", "1", "5", "2", "6", "3", "7"}},

@@ -152,8 +152,12 @@ static st_status_t t_parse(const st_config_field_t *f, const char *str, long lon
     st_status_t status;
     size_t s = T_SENTINEL_SIZE;
     int i    = T_SENTINEL_INT;
+    char text[ST_CONFIG_STRLEN];
 
-    if (f->type == ST_CONFIG_SIZE) {
+    if (f->type == ST_CONFIG_STRING) {
+        status   = st_config_parse(f, str, text, err, errlen);
+        *value_p = 0;
+    } else if (f->type == ST_CONFIG_SIZE) {
         status   = st_config_parse(f, str, &s, err, errlen);
         *value_p = (long long)s;
     } else {
@@ -245,6 +249,53 @@ static void t_check_fields(void)
             t_fail("the default '%s' of %s does not parse: %s", fields[j].default_str,
                    fields[j].name, err);
         }
+    }
+}
+
+/* STRATA_TOPO_BIND: keywords and PU lists; the text is stored as given */
+static const struct {
+    const char *str;
+    int         ok;
+} t_bind_cases[] = {
+    {"os", 1}, {"none", 1}, {"core", 1}, {"socket", 1}, {"SOCKET", 1}, {"0", 1},
+    {"7", 1}, {"0,1,2,3", 1}, {"0-3", 1}, {"0-3,8,10-11", 1}, {"5,0,6,1", 1}, {"2-2", 1},
+    {"", 0}, {"3-1", 0}, {"0,", 0}, {",0", 0}, {"1-", 0}, {"-1", 0}, {"a", 0}, {"0;1", 0},
+    {"0-1-2", 0}, {"cores", 0}, {"0, 1", 0}, {"99999999", 0},
+};
+
+static void t_string_cases(void)
+{
+    const st_config_field_t *f = t_field("TOPO_BIND");
+    char dst[ST_CONFIG_STRLEN], err[256], longstr[ST_CONFIG_STRLEN + 8];
+    st_status_t status;
+    size_t i;
+
+    if (f == NULL || f->type != ST_CONFIG_STRING) {
+        t_fail("no string field TOPO_BIND");
+        return;
+    }
+    for (i = 0; i < ST_ARRAY_SIZE(t_bind_cases); i++) {
+        strcpy(dst, "sentinel");
+        err[0] = '\0';
+        status = st_config_parse(f, t_bind_cases[i].str, dst, err, sizeof(err));
+        if (t_bind_cases[i].ok && (status != ST_OK || strcmp(dst, t_bind_cases[i].str))) {
+            t_fail("TOPO_BIND '%s': status %d, stored '%s' (err '%s')", t_bind_cases[i].str,
+                   (int)status, dst, err);
+        }
+        if (!t_bind_cases[i].ok &&
+            (status == ST_OK || strcmp(dst, "sentinel") || err[0] == '\0')) {
+            t_fail("TOPO_BIND '%s': accepted or destination changed ('%s') or no message",
+                   t_bind_cases[i].str, dst);
+        }
+    }
+    /* too long for the field: rejected, untouched */
+    memset(longstr, '1', sizeof(longstr) - 1);
+    longstr[sizeof(longstr) - 1] = '\0';
+    strcpy(dst, "sentinel");
+    f = t_field("TOPO_SYNTHETIC");
+    if (f == NULL || st_config_parse(f, longstr, dst, err, sizeof(err)) == ST_OK ||
+        strcmp(dst, "sentinel")) {
+        t_fail("TOPO_SYNTHETIC: an over-long value was accepted");
     }
 }
 
@@ -436,6 +487,7 @@ int main(void)
     for (i = 0; i < ST_ARRAY_SIZE(t_cases); i++) {
         t_parse_case(&t_cases[i]);
     }
+    t_string_cases();
     for (i = 0; i < ST_ARRAY_SIZE(t_formats); i++) {
         t_format_case(&t_formats[i]);
     }

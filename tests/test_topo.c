@@ -41,7 +41,8 @@ typedef struct {
 static void expect_layout(MPI_Comm comm, expect_t *e)
 {
     int vnode[ST_LAYOUT_MAX_RANKS];
-    int i, j, multi = 0, any_unbound = 0, pi, pj;
+    int i, j, any_unbound = 0, pi, pj, same, others, first;
+    double flat = 0, sock = 0;
 
     memset(e, 0, sizeof(*e));
     MPI_Comm_size(comm, &e->size);
@@ -54,20 +55,31 @@ static void expect_layout(MPI_Comm comm, expect_t *e)
         }
         e->node[i] = (j < i) ? e->node[j] : e->nnodes++;
     }
-    /* the socket level: every rank bound within a package, and (auto) some node
-     * whose ranks are on two packages or more */
+    /* the socket level: every rank bound within a package, and (auto) fewer bytes
+     * across packages: 2 (P - 1) per node against, flat, 2/n x the sum over the
+     * node's n ranks of the ranks on other packages */
     for (i = 0; i < e->size; i++) {
         pi = L->pkg[e->wrank[i]];
         any_unbound |= (pi < 0);
+        same = others = first = 0;
         for (j = 0; j < e->size; j++) {
             pj = L->pkg[e->wrank[j]];
-            multi |= (e->node[i] == e->node[j] && pi != pj);
+            if (e->node[i] == e->node[j]) {
+                same++;
+                others += (pi != pj);
+                first  += (j < i && pi == pj);   /* not the first of its package */
+            }
         }
+        flat += 2.0 * others / same;
+        sock += (first == 0) ? 2.0 : 0;
+        for (j = 0; j < i && e->node[j] != e->node[i]; j++) {
+        }
+        sock -= (j == i) ? 2.0 : 0;              /* the node's first rank */
     }
     if (L->levels != NULL && strcmp(L->levels, "socket") == 0) {
-        multi = 1;  /* forced: wherever the binding allows */
+        flat = sock + 1;  /* forced: wherever the binding allows */
     }
-    e->socket_on = !any_unbound && multi &&
+    e->socket_on = !any_unbound && sock < flat &&
                    !(L->levels != NULL && (!strcmp(L->levels, "node") ||
                                            !strcmp(L->levels, "flat")));
     /* socket groups: (node, package), numbered by lowest rank within the node */

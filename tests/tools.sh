@@ -51,6 +51,12 @@ STRATA_TOPO_SYNTHETIC="pack:2 [numa] core:2 pu:1" STRATA_TOPO_BIND=none \
 contains "strata-info --json socket level" '"socket_level": false'
 contains "strata-info --json says why" '"socket_level_off": "rank 0 is not bound"'
 contains "strata-info --json rank 1" '{"rank": 1, .*"package": -1, .*"bound": false'
+# the OS's binding, as mpirun sets it (two cores needed)
+if [ "$(nproc)" -ge 2 ]; then
+    expect 0 "strata-info --topo, ranks bound" $MPIRUN --bind-to core -np 2 tools/strata-info --topo
+    contains "strata-info --topo sees rank 0 bound" "^0  *[^ ]*  *0  *0  *0  *[0-9-]*  *[0-9-]*  *yes "
+    contains "strata-info --topo sees rank 1 bound" "^1  *[^ ]*  *0  *0  *0  *[0-9-]*  *[0-9-]*  *yes "
+fi
 expect 2 "strata-info --json alone" tools/strata-info --json
 expect 2 "strata-info --topo with an argument" tools/strata-info --topo extra
 contains "strata-info names the argument" "extra"

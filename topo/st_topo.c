@@ -275,30 +275,77 @@ static void st_topo_number(int size, const int *leader, const int *within, int *
     free(next);
 }
 
-static void st_topo_decide_sockets(st_topo_t *topo, const int *node_leader)
+/*
+ * The socket level: on when every rank is bound within a package and, unless
+ * STRATA_LEVELS=socket forces it, when it cuts the bytes that cross packages.
+ * Per node of n ranks over P packages, for a message of N bytes, the flat
+ * algorithm moves 2 N/n x (sum over ranks of the ranks on other packages) across
+ * packages, socket-first 2 (P - 1) N (see coll/st_shm.c); with one rank per
+ * package the two are equal and the flat algorithm, with fewer copies, wins.
+ */
+static void st_topo_decide_sockets(st_topo_t *topo, const int *node_index,
+                                   const int *node_leader)
 {
-    int r, multi = 0;
+    int *pkg = NULL, *group = NULL, *cnt = NULL;
+    double flat = 0, sock = 0;
+    int r, size = topo->size;
 
     if (st_config.levels == ST_LEVELS_FLAT || st_config.levels == ST_LEVELS_NODE) {
         snprintf(topo->why, sizeof(topo->why), "STRATA_LEVELS=%s",
                  st_config.levels == ST_LEVELS_FLAT ? "flat" : "node");
         return;
     }
-    for (r = 0; r < topo->size; r++) {
+    if (size < 1) {
+        return;
+    }
+    for (r = 0; r < size; r++) {
         if (topo->places[r].package < 0) {
             snprintf(topo->why, sizeof(topo->why), "rank %d is %s", r,
                      topo->places[r].bound ? "bound across packages" : "not bound");
             return;
         }
-        if (topo->places[r].package != topo->places[node_leader[r]].package) {
-            multi = 1;
-        }
     }
-    if (!multi && st_config.levels == ST_LEVELS_AUTO) {
-        snprintf(topo->why, sizeof(topo->why), "each node's ranks share one package");
-        return;
+    pkg   = calloc((size_t)size, sizeof(int));
+    group = calloc((size_t)size, sizeof(int));
+    cnt   = calloc((size_t)size, sizeof(int));
+    if (pkg == NULL || group == NULL || cnt == NULL) {
+        snprintf(topo->why, sizeof(topo->why), "out of memory");
+        goto out;
+    }
+    for (r = 0; r < size; r++) {
+        pkg[r] = topo->places[r].package;
+    }
+    /* ranks per (node, package), counted at each group's leader */
+    if (st_topo_group(size, node_index, pkg, group) < 0) {
+        snprintf(topo->why, sizeof(topo->why), "out of memory");
+        goto out;
+    }
+    for (r = 0; r < size; r++) {
+        cnt[group[r]]++;
+    }
+    for (r = 0; r < size; r++) {
+        pkg[r] = cnt[group[r]];              /* ranks on my package in my node */
+        sock  += (group[r] == r) ? 2.0 : 0;  /* 2 per package of each node ... */
+    }
+    memset(cnt, 0, (size_t)size * sizeof(int));
+    for (r = 0; r < size; r++) {
+        cnt[node_leader[r]]++;
+    }
+    for (r = 0; r < size; r++) {
+        flat += 2.0 * (cnt[node_leader[r]] - pkg[r]) / cnt[node_leader[r]];
+        sock -= (node_leader[r] == r) ? 2.0 : 0;  /* ... less 2 per node: 2 (P - 1) */
+    }
+    if (st_config.levels == ST_LEVELS_AUTO && !(sock < flat)) {
+        snprintf(topo->why, sizeof(topo->why), "%s", (sock == 0)
+                 ? "each node's ranks share one package"
+                 : "socket-first would not cut the bytes crossing packages");
+        goto out;
     }
     topo->socket_level = 1;
+out:
+    free(pkg);
+    free(group);
+    free(cnt);
 }
 
 st_status_t st_topo_build(MPI_Comm comm, const st_topo_proc_t *proc, st_topo_t **topo_p)
@@ -374,7 +421,7 @@ st_status_t st_topo_build(MPI_Comm comm, const st_topo_proc_t *proc, st_topo_t *
     }
 
     /* socket groups: (node, package) */
-    st_topo_decide_sockets(topo, node_leader);
+    st_topo_decide_sockets(topo, key1, node_leader);
     for (r = 0; r < topo->size; r++) {
         key2[r] = topo->socket_level ? topo->places[r].package : 0;
     }
