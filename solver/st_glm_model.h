@@ -1,0 +1,329 @@
+/**
+ * @file st_glm_model.h
+ * @brief libstrata_glm, model layer: losses, conjugates, coordinate steps, objectives,
+ *        duality gaps, and a serial reference solver.
+ *
+ * Every model minimizes, over w in R^d,
+ *
+ *     P(w) = (1/n) sum_i c_i phi(x_i.w, y_i) + lambda R_eta(w),
+ *     R_eta(w) = eta ||w||_1 + (1 - eta)/2 ||w||^2,
+ *
+ * with n examples x_i, labels y_i (+1/-1 for classification, real for regression),
+ * class weights c_i > 0 (1 when none are given) and lambda > 0. The L2 models
+ * (logistic, svm, sqsvm, ridge) have eta = 0 and are solved in the dual by SDCA /
+ * CoCoA+; the L1 models (lasso, l1-logistic: eta = 1; elastic-net: eta given) in the
+ * primal by coordinate descent. solver/MODELS.md derives every formula used here
+ * and states the conventions; read it before building a solver on this header.
+ *
+ * Scaling against LIBLINEAR / scikit-learn ("C sum_i loss_i + 1/2 ||w||^2"):
+ * lambda = 1 / (C n) for the same loss (see MODELS.md for ridge and lasso).
+ *
+ * All functions are pure (no global state, no allocation, no I/O) unless their
+ * description says otherwise, and may be called from any thread. Everything is
+ * double precision. Nothing here prints.
+ */
+#ifndef ST_GLM_MODEL_H
+#define ST_GLM_MODEL_H
+
+#include "st_common.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/** The models, as the solver and the CLI know them. */
+typedef enum {
+    ST_GLM_LOGISTIC = 0, /**< "logistic":    log(1 + exp(-y z)),     L2, dual */
+    ST_GLM_HINGE,        /**< "svm":         max(0, 1 - y z),        L2, dual */
+    ST_GLM_SQHINGE,      /**< "sqsvm":       max(0, 1 - y z)^2,      L2, dual */
+    ST_GLM_RIDGE,        /**< "ridge":       (z - y)^2 / 2,          L2, dual */
+    ST_GLM_LASSO,        /**< "lasso":       (z - y)^2 / 2,          L1, primal */
+    ST_GLM_L1_LOGISTIC,  /**< "l1-logistic": log(1 + exp(-y z)),     L1, primal */
+    ST_GLM_ELASTIC_NET,  /**< "elastic-net": (z - y)^2 / 2, eta*L1 + (1-eta)*L2/2, primal */
+    ST_GLM_MODEL_COUNT
+} st_glm_model_kind_t;
+
+/** Which problem the solver works on. */
+typedef enum {
+    ST_GLM_FORM_DUAL = 0, /**< dual coordinate ascent over alpha (examples partitioned) */
+    ST_GLM_FORM_PRIMAL    /**< primal coordinate descent over w (features partitioned) */
+} st_glm_form_t;
+
+/** In st_glm_model_t.eta: the L1 share comes from the user (elastic net). */
+#define ST_GLM_ETA_PARAM (-1.0)
+
+/** Armijo constant and step shrink factor of the primal line search (MODELS.md 4.3). */
+#define ST_GLM_ARMIJO_SIGMA  0.01
+#define ST_GLM_ARMIJO_SHRINK 0.5
+
+/**
+ * One model's operations. The loss functions take the unweighted loss phi(z, y);
+ * the solver multiplies by c_i. Labels of classification models are exactly +1 or -1.
+ */
+typedef struct st_glm_model {
+    st_glm_model_kind_t kind;
+    const char         *name;           /**< CLI name: "logistic", "svm", ... */
+    const char         *description;    /**< one line, for help texts */
+    st_glm_form_t       form;
+    int                 classification; /**< 1: labels +1/-1; 0: real labels */
+    /** L1 share of the regularizer: 0 (L2 models), 1 (lasso, l1-logistic) or
+     *  ST_GLM_ETA_PARAM (elastic net); see st_glm_model_eta(). */
+    double              eta;
+    /** sup_z phi''(z, y): 1/4 logistic, 2 squared hinge, 1 squared; INFINITY for the
+     *  hinge (its derivative jumps). */
+    double              smoothness;
+    /** 1 when phi is not quadratic, so the primal coordinate step needs the Armijo
+     *  line search of MODELS.md 4.3 (l1-logistic); 0 when the step is exact. */
+    int                 line_search;
+
+    /** phi(z, y) >= 0. Logistic: computed as max(-yz, 0) + log1p(exp(-|yz|)). */
+    double (*loss)(double z, double y);
+    /** d phi / dz. At the hinge's kink (yz = 1) the subgradient 0 is returned. */
+    double (*dloss)(double z, double y);
+    /** phi(z + dz, y) - phi(z, y), accurate when |dz| is small (the line search
+     *  compares such differences with a predicted decrease of order dz^2). */
+    double (*loss_diff)(double z, double dz, double y);
+    /** d^2 phi / dz^2 where it exists; at a kink the larger one-sided value
+     *  (squared hinge: 2 for yz <= 1), so it is a valid local curvature bound.
+     *  The hinge returns 0 (its second derivative almost everywhere). */
+    double (*d2loss)(double z, double y);
+    /**
+     * -phi_i*(-alpha) = inf_z (alpha z + c phi(z, y)): the dual loss term of example i,
+     * with phi_i = c phi(., y). -INFINITY outside the domain (see dual_bounds).
+     * With beta = alpha y: logistic c H(beta/c) (H the binary entropy in nats, 0 at the
+     * ends); hinge beta; squared hinge beta - beta^2/(4c); squared alpha y - alpha^2/(2c).
+     */
+    double (*neg_conj)(double alpha, double y, double c);
+    /** The closed domain of alpha: [*lo_p, *hi_p], possibly infinite ends. Logistic:
+     *  alpha y in [0, c] (the dual step keeps it in the open interval). */
+    void   (*dual_bounds)(double y, double c, double *lo_p, double *hi_p);
+    /**
+     * Dual coordinate step (SDCA; CoCoA+ local subproblem), MODELS.md 3: given the
+     * current *alpha_p, z = x_i.w_eff and q = sigma' ||x_i||^2 / (lambda n) >= 0, set
+     * *alpha_p to the maximizer over a of
+     *     -phi_i*(-a) - (a - alpha) z - (q/2) (a - alpha)^2
+     * and return delta = new alpha - old alpha, the amount by which the solver moves its
+     * view of w: w_eff += sigma' delta x_i / (lambda n). Store *alpha_p as returned
+     * (for logistic it is strictly inside the domain; alpha + delta may round onto a
+     * bound). NULL for primal models. Never NaN for finite arguments.
+     */
+    double (*dual_step)(double y, double c, double z, double q, double *alpha_p);
+    /** The prediction link: sigmoid(z) = P(y = +1) for the logistic models (stable for
+     *  any finite z), z itself (the score; sign(z) is the class) for the others. */
+    double (*link)(double z);
+} st_glm_model_t;
+
+/* ------------------------------------------------------------------------------------ */
+/* The table                                                                           */
+/* ------------------------------------------------------------------------------------ */
+
+/** @return the model of @a kind, or NULL when @a kind is out of range. Static storage. */
+const st_glm_model_t *st_glm_model_get(st_glm_model_kind_t kind);
+
+/**
+ * Look a model up by its CLI name (case-insensitive): logistic, svm, sqsvm, ridge,
+ * lasso, l1-logistic, elastic-net.
+ * @return the model, or NULL with a message naming the accepted names in @a err
+ *         (when @a err is not NULL and @a errlen > 0).
+ */
+const st_glm_model_t *st_glm_model_lookup(const char *name, char *err, size_t errlen);
+
+/** @return "logistic, svm, sqsvm, ridge, lasso, l1-logistic, elastic-net" (static). */
+const char *st_glm_model_names(void);
+
+/**
+ * The effective L1 share eta of the regularizer: @a eta_param for the elastic net,
+ * the model's own value (0 or 1) for the others.
+ */
+double st_glm_model_eta(const st_glm_model_t *model, double eta_param);
+
+/**
+ * Check lambda (finite, > 0) and, for the elastic net, eta (in [0, 1]).
+ * @return NULL when valid, else a static message (LIBLINEAR's check_parameter).
+ */
+const char *st_glm_model_check(const st_glm_model_t *model, double lambda, double eta_param);
+
+/** @return 1 when @a y is a valid label for @a model (+1/-1, or any finite value). */
+int st_glm_model_label_ok(const st_glm_model_t *model, double y);
+
+/* ------------------------------------------------------------------------------------ */
+/* Scalar helpers                                                                      */
+/* ------------------------------------------------------------------------------------ */
+
+/** sigmoid(z) = 1 / (1 + exp(-z)), in [0, 1], without overflow for any z. */
+double st_glm_sigmoid(double z);
+
+/** log(1 + exp(x)) without overflow or loss of precision for any x. */
+double st_glm_log1pexp(double x);
+
+/**
+ * The logistic dual step in the beta = alpha y variable (MODELS.md 3.3): the maximizer
+ * over b in (0, c) of c H(b/c) - (b - beta) m - (q/2) (b - beta)^2, m = y z, by Newton
+ * from both ends of a bracket. @a beta in [0, c], q >= 0, c > 0. The result lies in
+ * [DBL_MIN, c) (never on a bound). @a iters_p (may be NULL) gets the iterations used.
+ */
+double st_glm_logistic_dual_solve(double c, double m, double q, double beta, int *iters_p);
+
+/* ------------------------------------------------------------------------------------ */
+/* Primal coordinate step (L1 models)                                                  */
+/* ------------------------------------------------------------------------------------ */
+
+/** r_eta(w) = eta |w| + (1 - eta)/2 w^2: one coordinate of R_eta (without lambda). */
+double st_glm_reg_coord(double w, double eta);
+
+/**
+ * Proximal Newton step for feature j (MODELS.md 4.2): set *w_p to
+ *     argmin_v  g (v - w) + (h/2) (v - w)^2 + lambda r_eta(v)
+ *            =  S(h w - g, lambda eta) / (h + lambda (1 - eta)),   S soft-thresholding,
+ * and return delta = new w - old w (the solver then does z_i += delta x_ij).
+ * @param g  d/dw_j of the loss part F(w) = (1/n) sum_i c_i phi(z_i, y_i):
+ *           g = (1/n) sum_i c_i phi'(z_i, y_i) x_ij
+ * @param h  its curvature (1/n) sum_i c_i phi''(z_i, y_i) x_ij^2 >= 0 (exact for the
+ *           squared loss; for the logistic loss a Newton model: use the line search)
+ * When h + lambda (1 - eta) is 0 (an empty column under pure L1) the minimum is at 0
+ * if |g| <= lambda eta, and w is left unchanged otherwise. The result is exactly 0
+ * whenever |h w - g| <= lambda eta.
+ */
+double st_glm_prox_step(double g, double h, double lambda, double eta, double *w_p);
+
+/**
+ * The predicted decrease of the Armijo rule (MODELS.md 4.3, Tseng & Yun 2009):
+ *     Delta = g delta + lambda (r_eta(w + delta) - r_eta(w))  (< 0 for a non-zero step).
+ * A step t in {1, 1/2, 1/4, ...} along delta is accepted when
+ *     F(w + t delta e_j) - F(w) + lambda (r_eta(w_j + t delta) - r_eta(w_j))
+ *         <= ST_GLM_ARMIJO_SIGMA t Delta.
+ */
+double st_glm_prox_decrease(double g, double lambda, double eta, double w, double delta);
+
+/* ------------------------------------------------------------------------------------ */
+/* Objectives and duality gaps                                                         */
+/* ------------------------------------------------------------------------------------ */
+
+/** Primal and dual objective values and the certificate gap = primal - dual >= 0. */
+typedef struct {
+    double primal; /**< P(w) */
+    double dual;   /**< D(alpha); L1 models: the dual of the Lipschitzed problem */
+    double gap;    /**< primal - dual: bounds P(w) - min P from above */
+    double radius; /**< L1 models: the radius B of the L1 ball used; 0 for L2 models */
+} st_glm_objectives_t;
+
+/** @return sum_i c_i phi(z_i, y_i) over the n given examples (@a c NULL: all 1).
+ *  A partial sum: ranks add theirs. */
+double st_glm_loss_sum(const st_glm_model_t *model, int64_t n, const double *z,
+                       const double *y, const double *c);
+
+/** @return sum_i -phi_i*(-alpha_i) over the n given examples (-INFINITY if one alpha is
+ *  outside its domain). A partial sum. */
+double st_glm_neg_conj_sum(const st_glm_model_t *model, int64_t n, const double *alpha,
+                           const double *y, const double *c);
+
+/**
+ * @return sum_i -phi_i*(-alpha_i) at the primal-dual point alpha_i = -c_i phi'(z_i, y_i)
+ *         of the margins z: the dual loss term of the L1 models' certificate.
+ */
+double st_glm_grad_conj_sum(const st_glm_model_t *model, int64_t n, const double *z,
+                            const double *y, const double *c);
+
+/**
+ * @return sum_i [c_i phi(z_i) + phi_i*(-alpha_i) + alpha_i z_i] >= 0: the duality gap of
+ *         the L2 models split by example (MODELS.md 2.3), exact when z = X w(alpha).
+ */
+double st_glm_dual_gap_sum(const st_glm_model_t *model, int64_t n, const double *z,
+                           const double *alpha, const double *y, const double *c);
+
+/**
+ * L2 (dual) models: P(w), D(alpha) and the gap from global sums, w = w(alpha):
+ *     P = loss_sum / n + (lambda/2) w_sqnorm,  D = conj_sum / n - (lambda/2) w_sqnorm,
+ * with loss_sum = st_glm_loss_sum(z = X w), conj_sum = st_glm_neg_conj_sum(alpha),
+ * w_sqnorm = ||w(alpha)||^2.
+ */
+void st_glm_dual_objectives(double loss_sum, double conj_sum, double w_sqnorm, int64_t n,
+                            double lambda, st_glm_objectives_t *obj_p);
+
+/**
+ * The feature-side sums of the L1 models' certificate over a block of features; ranks
+ * combine theirs with st_glm_reg_sums_merge (SUM for reg and conj, MAX for vmax).
+ */
+typedef struct {
+    double reg;   /**< sum_j r_eta(w_j) */
+    double conj;  /**< sum_j max(0, |v_j| - lambda eta)^2 / (2 lambda (1 - eta));
+                       +INFINITY when eta = 1 and some |v_j| > lambda */
+    double vmax;  /**< max_j |v_j| */
+} st_glm_reg_sums_t;
+
+/**
+ * Feature-side sums over @a d features (a rank's block or all), where v = -grad and
+ *     grad_j = (1/n) sum_i c_i phi'(z_i, y_i) x_ij   (the gradient of the loss part,
+ * the same g the coordinate step takes, at the current margins z = X w).
+ * This is the vector the solver must compute: v = X^T alpha / n with the dual candidate
+ * alpha_i = -c_i phi'(z_i, y_i) (MODELS.md 4.4).
+ */
+void st_glm_reg_sums(int64_t d, const double *w, const double *grad, double lambda,
+                     double eta, st_glm_reg_sums_t *sums_p);
+
+/** Combine two blocks' sums into @a into (what an allreduce over ranks computes). */
+void st_glm_reg_sums_merge(st_glm_reg_sums_t *into, const st_glm_reg_sums_t *from);
+
+/**
+ * L1 (primal) models: P(w), the Lipschitzed dual D and the gap (Duenner et al. 2016):
+ *     P = loss_sum / n + lambda reg,
+ *     D = conj_sum / n - min(conj, B max(0, vmax - lambda eta)),
+ * with loss_sum = st_glm_loss_sum(z), conj_sum = st_glm_grad_conj_sum(z) over all
+ * examples, @a reg the merged st_glm_reg_sums. @a radius is B (> 0, at least ||w||_1
+ * and ||w*||_1 for a valid certificate), or <= 0 for the default B = P(w)/(lambda eta),
+ * always valid (MODELS.md 4.4). eta = 0 uses no ball.
+ */
+void st_glm_primal_objectives(double loss_sum, double conj_sum, const st_glm_reg_sums_t *reg,
+                              int64_t n, double lambda, double eta, double radius,
+                              st_glm_objectives_t *obj_p);
+
+/* ------------------------------------------------------------------------------------ */
+/* Serial reference solver                                                             */
+/* ------------------------------------------------------------------------------------ */
+
+/** A small problem, as plain arrays owned by the caller. */
+typedef struct {
+    int64_t         n;       /**< examples */
+    int64_t         d;       /**< features */
+    const int64_t  *indptr;  /**< CSR row pointers (n + 1), or NULL: dense */
+    const uint32_t *indices; /**< CSR column indices (indptr[n]); unused when dense */
+    const double   *values;  /**< CSR values, or the dense n x d matrix, row-major */
+    const double   *y;       /**< n labels */
+    const double   *weights; /**< n weights c_i > 0, or NULL for all 1 */
+} st_glm_serial_problem_t;
+
+typedef struct {
+    double   lambda;     /**< > 0 */
+    double   eta;        /**< elastic net's L1 share in [0, 1]; ignored by other models */
+    int      max_epochs; /**< >= 0 */
+    double   tol;        /**< stop when gap <= tol |P(w)| (0: run max_epochs) */
+    int      shuffle;    /**< SDCA order: 1 a fresh random permutation per epoch, 0 cyclic */
+    uint64_t seed;       /**< of the permutations */
+} st_glm_serial_params_t;
+
+/**
+ * Check a problem and parameters for st_glm_serial_train.
+ * @return NULL when valid, else a static message.
+ */
+const char *st_glm_serial_check(const st_glm_model_t *model,
+                                const st_glm_serial_problem_t *prob,
+                                const st_glm_serial_params_t *params);
+
+/**
+ * Train @a model on @a prob, from w = 0 (alpha = 0): SDCA epochs (sigma' = 1) for the
+ * dual models, cyclic coordinate descent over features for the primal ones (with the
+ * Armijo line search for l1-logistic). After every epoch, w(alpha) (dual) or the margins
+ * X w (primal) are recomputed from scratch and the objectives evaluated.
+ * Allocates O(n + d + nnz) scratch, freed before returning.
+ * @param w_p      d doubles: the model, on success
+ * @param alpha_p  n doubles: the dual variables (dual models) or the dual candidate
+ *                 -c_i phi'(z_i, y_i) (primal models), on success; may be NULL
+ * @param trace_p  max_epochs + 1 entries: [0] at the start, [k] after epoch k; may be NULL
+ * @param epochs_p epochs run (the last entry of the trace); may be NULL
+ * @return ST_OK; ST_ERR_INVALID_PARAM (st_glm_serial_check fails); ST_ERR_NO_MEMORY.
+ */
+st_status_t st_glm_serial_train(const st_glm_model_t *model,
+                                const st_glm_serial_problem_t *prob,
+                                const st_glm_serial_params_t *params, double *w_p,
+                                double *alpha_p, st_glm_objectives_t *trace_p, int *epochs_p);
+
+#endif /* ST_GLM_MODEL_H */

@@ -1,0 +1,475 @@
+/*
+ * Serial reference solver: the baseline the distributed solver is tested against.
+ *
+ * L2 models, SDCA (Shalev-Shwartz & Zhang, "Stochastic Dual Coordinate Ascent Methods for
+ * Regularized Loss Minimization", JMLR 2013), sigma' = 1:
+ *   max_alpha D(alpha) = (1/n) sum_i -phi_i*(-alpha_i) - (lambda/2) ||w(alpha)||^2,
+ *   w(alpha) = (1/(lambda n)) sum_i alpha_i x_i; per example i the exact maximizer of D
+ *   along alpha_i (the model's dual_step with z = x_i.w, q = ||x_i||^2 / (lambda n)).
+ * L1 models, cyclic coordinate descent (Friedman, Hastie & Tibshirani, "Regularization
+ *   Paths for Generalized Linear Models via Coordinate Descent", JSS 2010; for logistic
+ *   the Newton step with Armijo line search of CDN, Yuan, Chang, Hsieh & Lin, JMLR 2010):
+ *   min_w (1/n) sum_i c_i phi(x_i.w, y_i) + lambda (eta ||w||_1 + (1 - eta)/2 ||w||^2).
+ * After every epoch the objectives and the duality gap (MODELS.md 2.3 and 4.4) are
+ * evaluated from w(alpha) or X w recomputed from scratch, so rounding drift in the
+ * incrementally maintained vectors never enters the certificate.
+ */
+#include "config.h"
+
+#include "st_glm_model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ST_GLM_MAX_HALVINGS 40
+
+/* a CSR view of the problem (the dense input copied into CSR) and its CSC transpose */
+typedef struct {
+    int64_t         n, d;
+    const int64_t  *rp;
+    const uint32_t *ci;
+    const double   *v;
+    const double   *y;
+    const double   *c;
+    int64_t        *own_rp;   /* allocations, when the input was dense */
+    uint32_t       *own_ci;
+    double         *own_v;
+    int64_t        *cp;       /* CSC (primal models) */
+    int64_t        *ri;
+    double         *cv;
+} st_glm_serial_data_t;
+
+const char *st_glm_serial_check(const st_glm_model_t *model,
+                                const st_glm_serial_problem_t *prob,
+                                const st_glm_serial_params_t *params)
+{
+    const char *msg;
+    int64_t i, k;
+
+    if (model == NULL || prob == NULL || params == NULL) {
+        return "NULL model, problem or parameters";
+    }
+    msg = st_glm_model_check(model, params->lambda, params->eta);
+    if (msg != NULL) {
+        return msg;
+    }
+    if (params->max_epochs < 0 || !(params->tol >= 0.0)) {
+        return "max_epochs and tol must be >= 0";
+    }
+    if (prob->n <= 0 || prob->d <= 0 || prob->d > (int64_t)UINT32_MAX || prob->y == NULL ||
+        prob->values == NULL) {
+        return "the problem needs n > 0 examples, 0 < d <= 2^32 - 1 features, y and values";
+    }
+    if (prob->indptr != NULL) {
+        if (prob->indices == NULL || prob->indptr[0] != 0) {
+            return "CSR: indices missing or indptr[0] != 0";
+        }
+        for (i = 0; i < prob->n; i++) {
+            if (prob->indptr[i + 1] < prob->indptr[i]) {
+                return "CSR: indptr decreases";
+            }
+            for (k = prob->indptr[i]; k < prob->indptr[i + 1]; k++) {
+                if ((int64_t)prob->indices[k] >= prob->d) {
+                    return "CSR: a column index is >= d";
+                }
+                if (!isfinite(prob->values[k])) {
+                    return "a value is not finite";
+                }
+            }
+        }
+    } else {
+        for (k = 0; k < prob->n * prob->d; k++) {
+            if (!isfinite(prob->values[k])) {
+                return "a value is not finite";
+            }
+        }
+    }
+    for (i = 0; i < prob->n; i++) {
+        if (!st_glm_model_label_ok(model, prob->y[i])) {
+            return model->classification ? "labels must be +1 or -1" : "labels must be finite";
+        }
+        if (prob->weights != NULL && !(prob->weights[i] > 0.0 && isfinite(prob->weights[i]))) {
+            return "weights must be finite and > 0";
+        }
+    }
+    return NULL;
+}
+
+static void st_glm_serial_data_free(st_glm_serial_data_t *data)
+{
+    free(data->own_rp);
+    free(data->own_ci);
+    free(data->own_v);
+    free(data->cp);
+    free(data->ri);
+    free(data->cv);
+}
+
+static st_status_t st_glm_serial_data_init(const st_glm_serial_problem_t *prob, int csc,
+                                           st_glm_serial_data_t *data)
+{
+    int64_t n = prob->n, d = prob->d, i, j, k, nnz, p;
+
+    memset(data, 0, sizeof(*data));
+    data->n = n;
+    data->d = d;
+    data->y = prob->y;
+    data->c = prob->weights;
+    if (prob->indptr != NULL) {
+        data->rp = prob->indptr;
+        data->ci = prob->indices;
+        data->v  = prob->values;
+    } else {
+        data->own_rp = malloc((size_t)(n + 1) * sizeof(int64_t));
+        data->own_ci = malloc((size_t)(n * d) * sizeof(uint32_t));
+        data->own_v  = malloc((size_t)(n * d) * sizeof(double));
+        if (data->own_rp == NULL || data->own_ci == NULL || data->own_v == NULL) {
+            goto err_free;
+        }
+        data->own_rp[0] = 0;
+        for (i = 0, k = 0; i < n; i++) {
+            for (j = 0; j < d; j++) {
+                if (prob->values[i * d + j] != 0.0) {
+                    data->own_ci[k]  = (uint32_t)j;
+                    data->own_v[k++] = prob->values[i * d + j];
+                }
+            }
+            data->own_rp[i + 1] = k;
+        }
+        data->rp = data->own_rp;
+        data->ci = data->own_ci;
+        data->v  = data->own_v;
+    }
+    if (!csc) {
+        return ST_OK;
+    }
+
+    nnz      = data->rp[n];
+    data->cp = calloc((size_t)d + 1, sizeof(int64_t));
+    data->ri = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(int64_t));
+    data->cv = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(double));
+    if (data->cp == NULL || data->ri == NULL || data->cv == NULL) {
+        goto err_free;
+    }
+    for (k = 0; k < nnz; k++) {
+        data->cp[data->ci[k] + 1]++;
+    }
+    for (j = 0; j < d; j++) {
+        data->cp[j + 1] += data->cp[j];
+    }
+    for (i = 0; i < n; i++) {            /* rows in order: each column's rows ascend */
+        for (k = data->rp[i]; k < data->rp[i + 1]; k++) {
+            j = data->ci[k];
+            p = data->cp[j]++;
+            data->ri[p] = i;
+            data->cv[p] = data->v[k];
+        }
+    }
+    for (j = d; j > 0; j--) {
+        data->cp[j] = data->cp[j - 1];
+    }
+    data->cp[0] = 0;
+    return ST_OK;
+
+err_free:
+    st_glm_serial_data_free(data);
+    return ST_ERR_NO_MEMORY;
+}
+
+static double st_glm_serial_weight(const st_glm_serial_data_t *data, int64_t i)
+{
+    return (data->c != NULL) ? data->c[i] : 1.0;
+}
+
+static double st_glm_serial_row_dot(const st_glm_serial_data_t *data, int64_t i,
+                                    const double *w)
+{
+    double s = 0.0;
+    int64_t k;
+
+    for (k = data->rp[i]; k < data->rp[i + 1]; k++) {
+        s += data->v[k] * w[data->ci[k]];
+    }
+    return s;
+}
+
+/* z = X w */
+static void st_glm_serial_margins(const st_glm_serial_data_t *data, const double *w, double *z)
+{
+    int64_t i;
+
+    for (i = 0; i < data->n; i++) {
+        z[i] = st_glm_serial_row_dot(data, i, w);
+    }
+}
+
+/* splitmix64 */
+static uint64_t st_glm_serial_rand(uint64_t *state)
+{
+    uint64_t x = (*state += 0x9e3779b97f4a7c15ULL);
+
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+/* ---- L2 models: SDCA ---- */
+
+/* w = w(alpha) = (1/(lambda n)) sum_i alpha_i x_i, recomputed; then the objectives */
+static void st_glm_serial_dual_eval(const st_glm_model_t *model, const st_glm_serial_data_t *data,
+                                    double lambda, const double *alpha, double *w, double *z,
+                                    st_glm_objectives_t *obj)
+{
+    double scale = 1.0 / (lambda * (double)data->n), sq = 0.0;
+    int64_t i, j, k;
+
+    memset(w, 0, (size_t)data->d * sizeof(double));
+    for (i = 0; i < data->n; i++) {
+        for (k = data->rp[i]; k < data->rp[i + 1]; k++) {
+            w[data->ci[k]] += alpha[i] * data->v[k];
+        }
+    }
+    for (j = 0; j < data->d; j++) {
+        w[j] *= scale;
+        sq   += w[j] * w[j];
+    }
+    st_glm_serial_margins(data, w, z);
+    st_glm_dual_objectives(st_glm_loss_sum(model, data->n, z, data->y, data->c),
+                           st_glm_neg_conj_sum(model, data->n, alpha, data->y, data->c), sq,
+                           data->n, lambda, obj);
+}
+
+static st_status_t st_glm_serial_dual(const st_glm_model_t *model,
+                                      const st_glm_serial_data_t *data,
+                                      const st_glm_serial_params_t *params, double *w,
+                                      double *alpha, st_glm_objectives_t *trace, int *epochs)
+{
+    int64_t n = data->n, i, j, k, t;
+    double *q, *z, scale = 1.0 / (params->lambda * (double)n), delta, zi, sq;
+    int64_t *perm;
+    uint64_t rng = params->seed;
+    st_glm_objectives_t obj;
+    int epoch;
+
+    q    = malloc((size_t)n * sizeof(double));
+    z    = malloc((size_t)n * sizeof(double));
+    perm = malloc((size_t)n * sizeof(int64_t));
+    if (q == NULL || z == NULL || perm == NULL) {
+        free(q);
+        free(z);
+        free(perm);
+        return ST_ERR_NO_MEMORY;
+    }
+    for (i = 0; i < n; i++) {
+        for (sq = 0.0, k = data->rp[i]; k < data->rp[i + 1]; k++) {
+            sq += data->v[k] * data->v[k];
+        }
+        q[i]     = sq * scale;
+        perm[i]  = i;
+        alpha[i] = 0.0;
+    }
+    st_glm_serial_dual_eval(model, data, params->lambda, alpha, w, z, &obj);
+    if (trace != NULL) {
+        trace[0] = obj;
+    }
+    for (epoch = 1; epoch <= params->max_epochs; epoch++) {
+        if (obj.gap <= params->tol * fabs(obj.primal)) {
+            break;
+        }
+        if (params->shuffle) {
+            for (t = n - 1; t > 0; t--) {
+                j       = (int64_t)(st_glm_serial_rand(&rng) % (uint64_t)(t + 1));
+                i       = perm[t];
+                perm[t] = perm[j];
+                perm[j] = i;
+            }
+        }
+        for (t = 0; t < n; t++) {
+            i     = perm[t];
+            zi    = st_glm_serial_row_dot(data, i, w);
+            delta = model->dual_step(data->y[i], st_glm_serial_weight(data, i), zi, q[i],
+                                     &alpha[i]);
+            if (delta != 0.0) {
+                for (k = data->rp[i]; k < data->rp[i + 1]; k++) {
+                    w[data->ci[k]] += delta * scale * data->v[k];
+                }
+            }
+        }
+        st_glm_serial_dual_eval(model, data, params->lambda, alpha, w, z, &obj);
+        if (trace != NULL) {
+            trace[epoch] = obj;
+        }
+    }
+    *epochs = epoch - 1;
+    free(q);
+    free(z);
+    free(perm);
+    return ST_OK;
+}
+
+/* ---- L1 models: cyclic coordinate descent ---- */
+
+/* z = X w recomputed; grad = X^T (c phi'(z)) / n; the objectives */
+static void st_glm_serial_primal_eval(const st_glm_model_t *model,
+                                      const st_glm_serial_data_t *data, double lambda,
+                                      double eta, const double *w, double *z, double *grad,
+                                      st_glm_objectives_t *obj)
+{
+    st_glm_reg_sums_t sums;
+    double u;
+    int64_t i, k;
+
+    st_glm_serial_margins(data, w, z);
+    memset(grad, 0, (size_t)data->d * sizeof(double));
+    for (i = 0; i < data->n; i++) {
+        u = st_glm_serial_weight(data, i) * model->dloss(z[i], data->y[i]) / (double)data->n;
+        for (k = data->rp[i]; k < data->rp[i + 1]; k++) {
+            grad[data->ci[k]] += u * data->v[k];
+        }
+    }
+    st_glm_reg_sums(data->d, w, grad, lambda, eta, &sums);
+    st_glm_primal_objectives(st_glm_loss_sum(model, data->n, z, data->y, data->c),
+                             st_glm_grad_conj_sum(model, data->n, z, data->y, data->c),
+                             &sums, data->n, lambda, eta, 0.0, obj);
+}
+
+/* one coordinate: Newton/exact step, with the Armijo line search when the model asks */
+static void st_glm_serial_coord(const st_glm_model_t *model, const st_glm_serial_data_t *data,
+                                double lambda, double eta, int64_t j, double *w, double *z)
+{
+    double inv_n = 1.0 / (double)data->n, g = 0.0, h = 0.0, cw, x, wn, delta, pred, t, diff;
+    int64_t k, i;
+    int s;
+
+    for (k = data->cp[j]; k < data->cp[j + 1]; k++) {
+        i  = data->ri[k];
+        x  = data->cv[k];
+        cw = st_glm_serial_weight(data, i);
+        g += cw * model->dloss(z[i], data->y[i]) * x;
+        h += cw * model->d2loss(z[i], data->y[i]) * x * x;
+    }
+    g    *= inv_n;
+    h    *= inv_n;
+    wn    = w[j];
+    delta = st_glm_prox_step(g, h, lambda, eta, &wn);
+    if (delta == 0.0) {
+        return;
+    }
+    t = 1.0;
+    if (model->line_search) {
+        pred = st_glm_prox_decrease(g, lambda, eta, w[j], delta);
+        for (s = 0; s < ST_GLM_MAX_HALVINGS; s++, t *= ST_GLM_ARMIJO_SHRINK) {
+            for (diff = 0.0, k = data->cp[j]; k < data->cp[j + 1]; k++) {
+                i     = data->ri[k];
+                diff += st_glm_serial_weight(data, i) *
+                        model->loss_diff(z[i], t * delta * data->cv[k], data->y[i]);
+            }
+            diff = diff * inv_n + lambda * (st_glm_reg_coord(w[j] + t * delta, eta) -
+                                            st_glm_reg_coord(w[j], eta));
+            if (diff <= ST_GLM_ARMIJO_SIGMA * t * pred) {
+                break;
+            }
+        }
+        if (s == ST_GLM_MAX_HALVINGS) {
+            return;   /* no decrease found: leave the coordinate */
+        }
+        if (t < 1.0) {
+            wn    = w[j] + t * delta;
+            delta = wn - w[j];
+        }
+    }
+    w[j] = wn;
+    for (k = data->cp[j]; k < data->cp[j + 1]; k++) {
+        z[data->ri[k]] += delta * data->cv[k];
+    }
+}
+
+static st_status_t st_glm_serial_primal(const st_glm_model_t *model,
+                                        const st_glm_serial_data_t *data,
+                                        const st_glm_serial_params_t *params, double *w,
+                                        double *alpha, st_glm_objectives_t *trace, int *epochs)
+{
+    double eta = st_glm_model_eta(model, params->eta), *z, *grad, ci;
+    st_glm_objectives_t obj;
+    int64_t i, j;
+    int epoch;
+
+    z    = malloc((size_t)data->n * sizeof(double));
+    grad = malloc((size_t)data->d * sizeof(double));
+    if (z == NULL || grad == NULL) {
+        free(z);
+        free(grad);
+        return ST_ERR_NO_MEMORY;
+    }
+    memset(w, 0, (size_t)data->d * sizeof(double));
+    st_glm_serial_primal_eval(model, data, params->lambda, eta, w, z, grad, &obj);
+    if (trace != NULL) {
+        trace[0] = obj;
+    }
+    for (epoch = 1; epoch <= params->max_epochs; epoch++) {
+        if (obj.gap <= params->tol * fabs(obj.primal)) {
+            break;
+        }
+        for (j = 0; j < data->d; j++) {
+            st_glm_serial_coord(model, data, params->lambda, eta, j, w, z);
+        }
+        st_glm_serial_primal_eval(model, data, params->lambda, eta, w, z, grad, &obj);
+        if (trace != NULL) {
+            trace[epoch] = obj;
+        }
+    }
+    *epochs = epoch - 1;
+    for (i = 0; alpha != NULL && i < data->n; i++) {
+        ci       = st_glm_serial_weight(data, i);
+        alpha[i] = -ci * model->dloss(z[i], data->y[i]);
+    }
+    free(z);
+    free(grad);
+    return ST_OK;
+}
+
+st_status_t st_glm_serial_train(const st_glm_model_t *model,
+                                const st_glm_serial_problem_t *prob,
+                                const st_glm_serial_params_t *params, double *w_p,
+                                double *alpha_p, st_glm_objectives_t *trace_p, int *epochs_p)
+{
+    st_glm_serial_data_t data;
+    st_status_t status;
+    double *w, *alpha;
+    int epochs = 0;
+
+    if (st_glm_serial_check(model, prob, params) != NULL || w_p == NULL) {
+        return ST_ERR_INVALID_PARAM;
+    }
+    status = st_glm_serial_data_init(prob, model->form == ST_GLM_FORM_PRIMAL, &data);
+    if (status != ST_OK) {
+        return status;
+    }
+    w     = malloc((size_t)prob->d * sizeof(double));
+    alpha = malloc((size_t)prob->n * sizeof(double));
+    if (w == NULL || alpha == NULL) {
+        status = ST_ERR_NO_MEMORY;
+        goto out_free;
+    }
+    if (model->form == ST_GLM_FORM_DUAL) {
+        status = st_glm_serial_dual(model, &data, params, w, alpha, trace_p, &epochs);
+    } else {
+        status = st_glm_serial_primal(model, &data, params, w, alpha, trace_p, &epochs);
+    }
+    if (status == ST_OK) {
+        memcpy(w_p, w, (size_t)prob->d * sizeof(double));
+        if (alpha_p != NULL) {
+            memcpy(alpha_p, alpha, (size_t)prob->n * sizeof(double));
+        }
+        if (epochs_p != NULL) {
+            *epochs_p = epochs;
+        }
+    }
+
+out_free:
+    free(w);
+    free(alpha);
+    st_glm_serial_data_free(&data);
+    return status;
+}
