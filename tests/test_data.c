@@ -502,6 +502,10 @@ static void t_numbers(void)
                          t_rand_int(&st, 200) - 100);
         double mid = ((double)f + (double)nextafterf(f, INFINITY)) / 2.0;
 
+        /* 16 digits: often a decimal that is not the midpoint but whose nearest
+         * double is, so rounding that double to float would round twice */
+        snprintf(buf, sizeof(buf), "%.15e", mid);
+        t_number(buf, 32);
         snprintf(buf, sizeof(buf), "%.16e", mid);
         t_number(buf, 32);
         snprintf(buf, sizeof(buf), "%.17g", nextafter(mid, (n & 1) ? 0.0 : INFINITY));
@@ -535,7 +539,7 @@ typedef struct {
 static const t_fixture_t t_fixtures_tab[] = {
     {"basic", "+1 1:2 3:4.5\n-1 2:-1e3 7:0.25\n", 0, 0, 0, 0, 7, 2,
      {{1, 2, {1, 3}, {2.0, 4.5}}, {-1, 2, {2, 7}, {-1000.0, 0.25}}}},
-    {"crlf", "+1 1:1\r\n-1 2:2\r\n\r\n", 0, 0, 0, 0, 2, 2,
+    {"crlf", "+1 1:1\r\n-1 2:2\r\n\r\n\r", 0, 0, 0, 0, 2, 2,
      {{1, 1, {1}, {1.0}}, {-1, 1, {2}, {2.0}}}},
     {"comments", "# header\n\n+1 1:1 # trailing\n   \n\t# indented\n-1 3:3#tight\n#x 1:1\n",
      0, 0, 0, 0, 3, 2, {{1, 1, {1}, {1.0}}, {-1, 1, {3}, {3.0}}}},
@@ -794,7 +798,9 @@ static void t_errors(void)
         static const char *const bad1[] = {"+1 1:1 1:2"};
         static const char *const conflict[] = {"0 1:1", "-1 2:2", "+1 3:"};
         static const int lines_a[] = {157, 380}, lines_b[] = {399}, lines_c[] = {2, 390};
+        static const char *const late[] = {"0 1:1", "+1 1:1 1:2", "-1 2:2"};
         static const int lines_d[] = {100, 250, 260}, lines_e[] = {100, 250, 200};
+        static const int lines_f[] = {10, 200, 380};
 
         path = t_long_file("long-a.svm", 400, lines_a, bad2, 2);
         t_error_case(path, NULL, ST_ERR_INVALID_PARAM, 157, "index 0", "long file a");
@@ -808,6 +814,11 @@ static void t_errors(void)
         path = t_long_file("long-e.svm", 400, lines_e, conflict, 3);
         t_error_case(path, NULL, ST_ERR_INVALID_PARAM, 200, "truncated pair '3:'",
                      "long file e");
+        /* the labels conflict on line 380, seen by every rank, after a parse error on
+         * line 200 (the lowest line wins, not the lowest rank that saw an error) */
+        path = t_long_file("long-f.svm", 400, lines_f, late, 3);
+        t_error_case(path, NULL, ST_ERR_INVALID_PARAM, 200, "duplicate index 1",
+                     "long file f");
     }
 }
 
