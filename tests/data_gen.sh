@@ -30,7 +30,8 @@ field() { # the number after word $1 in $out
     sed -n "s/.*$1 \([-0-9a-f.x]*\).*/\1/p" "$out" | head -n 1
 }
 near() { # name value target tolerance
-    if ! awk -v v="$2" -v t="$3" -v e="$4" 'BEGIN { d = v - t; if (d < 0) d = -d; exit !(v != "" && d <= e) }'; then
+    if ! awk -v v="$2" -v t="$3" -v e="$4" \
+            'BEGIN { d = v - t; if (d < 0) d = -d; exit !(v != "" && d <= e) }'; then
         echo "FAIL: $1: $2, expected $3 +- $4"; fail=1
     fi
 }

@@ -2,7 +2,7 @@
  * Test of the solver's data layer (solver/st_glm_data*.c).
  *
  * Without arguments the test runs serially: MPI is never initialized and every
- * call gets MPI_COMM_NULL. With --mpi (tests/data.npN) it runs under mpirun on
+ * call gets MPI_COMM_NULL. With --mpi (tests/dataN.npN) it runs under mpirun on
  * MPI_COMM_WORLD and compares every parallel read with a serial one.
  *
  * 1. Numbers: st_glm_data_parse_real against strtod/strtof, bit for bit, on edge
@@ -683,7 +683,8 @@ static const t_err_case_t t_err_cases[] = {
     {"+1 3a:1\n", 0, 0, 0, 0, 1, ST_ERR_INVALID_PARAM, "bad index in pair '3a:1'"},
     {"+1 qid:3 1:1\n", 0, 0, 0, 0, 1, ST_ERR_INVALID_PARAM,
      "'qid:3': qid tokens (ranking data) are not supported"},
-    {"1:1 2:2\n", 0, 0, 0, 0, 1, ST_ERR_INVALID_PARAM, "missing label (the line starts with '1:1')"},
+    {"1:1 2:2\n", 0, 0, 0, 0, 1, ST_ERR_INVALID_PARAM,
+     "missing label (the line starts with '1:1')"},
     {"+1 1:1\r-1 2:2\n", 0, 0, 0, 0, 1, ST_ERR_INVALID_PARAM, "stray carriage return"},
     {"+1 1:1\n+1 1:1\0\n", 14, 0, 0, 0, 2, ST_ERR_INVALID_PARAM, "bad value '1?' for index 1"},
     {"", 0, 0, 0, 0, 0, ST_ERR_INVALID_PARAM, "empty file"},
@@ -930,8 +931,8 @@ static void t_splits(void)
      * before, on and after each line end, for 2 and 3 ranks */
     for (k = 0; k < 24; k++) {
         t_fixture_t fx;
-        int n = snprintf(text, sizeof(text), "+1 1:%.*s1\n-1 2:2\n%s", k, "000000000000000000000000",
-                         (k & 1) ? "+1 3:3\n" : "");
+        int n = snprintf(text, sizeof(text), "+1 1:%.*s1\n-1 2:2\n%s", k,
+                         "000000000000000000000000", (k & 1) ? "+1 3:3\n" : "");
 
         memset(&fx, 0, sizeof(fx));
         fx.n_cols = (k & 1) ? 3 : 2;
