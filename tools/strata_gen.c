@@ -757,9 +757,13 @@ static char *gen_fixed(char *p, double x, int dec)
  */
 static double gen_row_add(gen_row_t *r, int prec, uint32_t col, double x, int dec)
 {
-    char *p = r->text + r->text_len, *v;
+    char *p, *v;
     double val, out;
 
+    if (r->n == r->cap || r->text_len + 64 > r->text_cap) {
+        gen_row_reserve(r, r->cap * 2 + 16);
+    }
+    p = r->text + r->text_len;
     *p++ = ' ';
     p = gen_utoa(p, (uint64_t)col + 1);
     *p++ = ':';
@@ -979,7 +983,8 @@ static void gen_write(const gen_model_t *m, const char *path, int64_t rows, int 
 
     memset(&sum, 0, sizeof(sum));
     memset(&r, 0, sizeof(r));
-    gen_row_reserve(&r, o->kind == GEN_CRITEO ? GEN_NUMERIC + GEN_CATEGORICAL : o->cols);
+    gen_row_reserve(&r, o->kind == GEN_CRITEO ? GEN_NUMERIC + GEN_CATEGORICAL :
+                        (int64_t)ST_MIN((double)o->cols, 2.0 * (double)o->cols * o->density + 64));
     gen_sink_open(&s, path, o);
     for (i = 0; i < rows; i++) {
         char ytext[40];
