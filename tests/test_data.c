@@ -793,6 +793,35 @@ static void t_errors(void)
     s = st_glm_data_read_svm(path, &o, t_comm, msg, sizeof(msg), NULL);
     CHECK(s == ST_ERR_INVALID_PARAM, "NULL result pointer: %d", s);
 
+    /* ranks that disagree about the file (a user bug, or no shared file system): the
+     * same error everywhere, no hang */
+    if (t_size > 1) {
+        const char *good = t_write("good.svm", "+1 1:1\n-1 2:2\n", 14);
+        const char *other = t_write("other.svm", "+1 1:1\n", 7);
+        const char *none = t_path("missing-on-some-ranks.svm");
+        char expect[600];
+        st_glm_data_t *d = NULL;
+
+        msg[0] = '\0';
+        s = st_glm_data_load(t_rank == 0 ? good : none, NULL, t_comm, msg, sizeof(msg), &d);
+        snprintf(expect, sizeof(expect), "%s: cannot open", none);
+        CHECK(s == ST_ERR_NOT_FOUND && strstr(msg, expect) == msg, "file on rank 0 only: "
+              "%d '%s'", s, msg);
+        t_check_agree(msg, s, "file on rank 0 only");
+        msg[0] = '\0';
+        s = st_glm_data_read_svm(t_rank == 0 ? good : other, NULL, t_comm, msg, sizeof(msg),
+                                 &d);
+        CHECK(s == ST_ERR_IO && strstr(msg, "on rank 0 (do all ranks see the same file?)"),
+              "different files: %d '%s'", s, msg);
+        t_check_agree(msg, s, "different files");
+        msg[0] = '\0';
+        s = st_glm_data_read_bin(t_rank == 0 ? t_path("rt-random-64.bin") : good, NULL,
+                                 t_comm, msg, sizeof(msg), &d);
+        CHECK(s != ST_OK && strstr(msg, "bad magic"), "binary on rank 0 only: %d '%s'", s,
+              msg);
+        t_check_agree(msg, s, "binary on rank 0 only");
+    }
+
     /* long files: the lowest line wins wherever the ranks' ranges fall */
     {
         static const char *const bad2[] = {"+1 5:1 0:1", "+1 1:x"};
@@ -1509,9 +1538,9 @@ int main(int argc, char **argv)
 
     t_numbers();
     t_fixtures();
-    t_errors();
     t_splits();
     t_binary();
+    t_errors();
     t_helpers();
     t_sync();
     t_rmdir();
