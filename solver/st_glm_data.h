@@ -1,0 +1,225 @@
+/*
+ * The GLM solver's data layer: the rows this rank holds, in CSR, read collectively
+ * from svmlight/libsvm text or from Strata's binary CSR format, and written back in
+ * the binary format. Layout and rules of both formats: solver/README.md ("Data").
+ *
+ * Distribution: the ranks of a communicator hold contiguous blocks of rows in rank
+ * order (rank 0 the first block). A text file is split by bytes, so the blocks are
+ * about equal in bytes; a binary file is split by rows, so they are equal in rows
+ * (within one).
+ *
+ * Collectives: every function taking an MPI_Comm is collective over it and returns
+ * the same status on every rank. MPI_COMM_NULL, or a communicator of one rank,
+ * means serial: no MPI function is called then, and MPI need not be initialized.
+ *
+ * Errors: a function that can fail on bad input takes a message buffer (msg,
+ * msg_len). On failure it holds one line, the same on every rank, naming the file
+ * and, for text, the line ("data.svm:12: index 0 (indices are 1-based)"); on
+ * success it is left untouched. The data layer never prints: callers decide.
+ * Status codes: ST_ERR_INVALID_PARAM for malformed content or bad arguments,
+ * ST_ERR_IO for a file that cannot be read or written, a truncated or corrupted
+ * binary file, ST_ERR_NOT_FOUND for a missing file, ST_ERR_NO_MEMORY, ST_ERR_MPI.
+ *
+ * Ownership: a st_glm_data_t and every array in it are malloc'ed and owned by the
+ * structure; st_glm_data_free() releases them. Whoever fills one by hand (strata-gen
+ * does) must allocate with malloc for the same reason.
+ */
+#ifndef ST_GLM_DATA_H
+#define ST_GLM_DATA_H
+
+#include "st_common.h"
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/** Size of a message buffer that never truncates a data-layer message. */
+#define ST_GLM_DATA_MSG_LEN   512
+
+/** Largest 1-based column index either format can hold (columns are uint32 inside). */
+#define ST_GLM_DATA_MAX_INDEX UINT32_MAX
+
+/** What the labels are. */
+typedef enum {
+    ST_GLM_LABEL_CLASS = 0,  /**< binary classification: y is +1 or -1 */
+    ST_GLM_LABEL_REAL  = 1   /**< regression: y is any finite real */
+} st_glm_label_kind_t;
+
+/** The file format a dataset was read from. */
+typedef enum {
+    ST_GLM_FORMAT_SVM = 0,   /**< svmlight/libsvm text */
+    ST_GLM_FORMAT_BIN = 1    /**< Strata binary CSR */
+} st_glm_format_t;
+
+/** How to read a file. Start from st_glm_data_opts_init(). */
+typedef struct st_glm_data_opts {
+    st_glm_label_kind_t label_kind; /**< default ST_GLM_LABEL_CLASS */
+    int      prec;              /**< values in 32 or 64 bits; 0 (default): 64 for text,
+                                     the file's precision for binary */
+    int      allow_nonfinite;   /**< 1: accept nan/inf feature values (never labels) */
+    int64_t  n_features;        /**< 0 (default): infer; else n_cols is at least this */
+    uint64_t max_index;         /**< largest accepted 1-based index; 0 (default): 2^32-1 */
+} st_glm_data_opts_t;
+
+/** A rank's block of rows, in CSR. */
+typedef struct st_glm_data {
+    int64_t   n_rows;         /**< rows on this rank */
+    int64_t   n_rows_global;  /**< rows over all ranks of the communicator */
+    int64_t   row_offset;     /**< global index of this rank's row 0 */
+    int64_t   n_cols;         /**< columns: max index over all ranks, or n_features if larger */
+    int64_t   nnz;            /**< stored entries on this rank (explicit zeros included) */
+    int64_t   nnz_global;     /**< stored entries over all ranks */
+    int64_t  *indptr;         /**< n_rows + 1 entries, indptr[0] = 0 */
+    uint32_t *indices;        /**< nnz entries, 0-based, strictly increasing in each row */
+    int       prec;           /**< 32 or 64: exactly one of val32/val64 is non-NULL */
+    float    *val32;          /**< nnz values when prec is 32 */
+    double   *val64;          /**< nnz values when prec is 64 */
+    double   *y;              /**< n_rows labels: +1/-1 (0/1 are mapped), or real targets */
+    st_glm_label_kind_t label_kind;
+    st_glm_format_t     format;  /**< format it was read from (SVM for data built in memory) */
+    char     *source;         /**< file it was read from, or NULL */
+} st_glm_data_t;
+
+/** Label statistics over all ranks (st_glm_data_label_stats). */
+typedef struct st_glm_label_stats {
+    int64_t n;                /**< labels (= n_rows_global) */
+    int64_t n_pos;            /**< labels > 0 */
+    int64_t n_neg;            /**< labels < 0 */
+    double  mean;             /**< mean label */
+    double  var;              /**< population variance of the labels */
+    double  min, max;         /**< smallest and largest label (0 when n is 0) */
+} st_glm_label_stats_t;
+
+/** Fill @a opts with the defaults: classification, precision 0 (see above), strict. */
+void st_glm_data_opts_init(st_glm_data_opts_t *opts);
+
+/**
+ * Read @a path, in either format: a binary CSR file is recognized by its magic
+ * number, anything else is read as svmlight text. Collective over @a comm.
+ *
+ * @param [in]  opts    how to read; NULL for the defaults.
+ * @param [out] data_p  this rank's rows on success, to be freed with st_glm_data_free().
+ * @return ST_OK or an error status, the same on every rank (message in @a msg).
+ */
+st_status_t st_glm_data_load(const char *path, const st_glm_data_opts_t *opts, MPI_Comm comm,
+                             char *msg, size_t msg_len, st_glm_data_t **data_p);
+
+/**
+ * Read svmlight/libsvm text. Each rank maps the file and parses the lines that
+ * start in its share of the bytes; the ranks then agree on line numbers, row
+ * offsets, the column count and the first error (lowest line number). Accepted
+ * and rejected input: solver/README.md. Arguments and result as st_glm_data_load().
+ */
+st_status_t st_glm_data_read_svm(const char *path, const st_glm_data_opts_t *opts,
+                                 MPI_Comm comm, char *msg, size_t msg_len,
+                                 st_glm_data_t **data_p);
+
+/**
+ * Read the binary CSR format: each rank reads its block of rows (rows split evenly
+ * by count), checksums are verified over all ranks, contents validated. Arguments
+ * and result as st_glm_data_load(); opts->prec converts the values when it differs
+ * from the file's, opts->label_kind re-validates the labels for that kind.
+ */
+st_status_t st_glm_data_read_bin(const char *path, const st_glm_data_opts_t *opts,
+                                 MPI_Comm comm, char *msg, size_t msg_len,
+                                 st_glm_data_t **data_p);
+
+/**
+ * Write the rows of all ranks of @a comm to @a path in the binary CSR format, in
+ * rank order. Rank 0 creates the file at its final size; every rank then writes
+ * its own rows at their offsets with pwrite (so all ranks must see the same file
+ * system); rank 0 writes the header, checksums included, last. n_cols is the
+ * largest over the ranks; precision and label kind must agree. The rows are
+ * checked (indptr, sorted in-range indices) before anything is written.
+ *
+ * @return ST_OK or an error status, the same on every rank (message in @a msg).
+ */
+st_status_t st_glm_data_write_bin(const st_glm_data_t *data, const char *path, MPI_Comm comm,
+                                  char *msg, size_t msg_len);
+
+/**
+ * Allocate a dataset of @a n_rows rows and @a nnz entries in precision @a prec (32
+ * or 64), arrays uninitialized except indptr[0] = 0; n_rows_global = n_rows,
+ * row_offset = 0, n_cols = 0, label kind classification, format SVM, no source.
+ *
+ * @return ST_OK, ST_ERR_INVALID_PARAM, or ST_ERR_NO_MEMORY.
+ */
+st_status_t st_glm_data_alloc(int64_t n_rows, int64_t nnz, int prec, st_glm_data_t **data_p);
+
+/** Free @a data and everything it owns; NULL is allowed. */
+void st_glm_data_free(st_glm_data_t *data);
+
+/**
+ * Check the local invariants of @a data (indptr from 0 to nnz and non-decreasing,
+ * indices strictly increasing in each row and below n_cols, exactly one value
+ * array, labels +1/-1 for classification, n_rows <= n_rows_global).
+ *
+ * @return ST_OK, or ST_ERR_INVALID_PARAM with the first violation in @a msg.
+ */
+st_status_t st_glm_data_check(const st_glm_data_t *data, char *msg, size_t msg_len);
+
+/** sqnorm[i] = sum of the squared values of local row i, in double; n_rows entries. */
+void st_glm_data_row_sqnorms(const st_glm_data_t *data, double *sqnorm);
+
+/**
+ * Label statistics over all ranks of @a comm (collective). Whether a
+ * classification set holding one class is usable is the solver's call: the
+ * loader accepts it (a small held-out set may well be one-sided).
+ *
+ * @param [out] stats_p  filled on success.
+ * @return ST_OK or ST_ERR_MPI.
+ */
+st_status_t st_glm_data_label_stats(const st_glm_data_t *data, MPI_Comm comm,
+                                    st_glm_label_stats_t *stats_p);
+
+/** Result of st_glm_data_parse_real(). */
+typedef enum {
+    ST_GLM_NUM_OK = 0,       /**< a finite number */
+    ST_GLM_NUM_SYNTAX,       /**< not a number */
+    ST_GLM_NUM_RANGE,        /**< finite syntax whose value overflows the precision */
+    ST_GLM_NUM_NONFINITE     /**< nan, inf or infinity (any case, optional sign) */
+} st_glm_num_t;
+
+/**
+ * Parse the @a len characters at @a s (not NUL-terminated) as a decimal number:
+ * [+-] digits [. digits] [(e|E) [+-] digits], at least one digit before the
+ * exponent, or nan/inf/infinity. No spaces, no hexadecimal. The value is rounded
+ * correctly (to nearest, ties to even) to @a prec bits (32 or 64), as strtof or
+ * strtod would; underflow gives zero or a subnormal, silently.
+ *
+ * @param [out] val_p  the value (a float's value when @a prec is 32), set on
+ *                     ST_GLM_NUM_OK and ST_GLM_NUM_NONFINITE.
+ */
+st_glm_num_t st_glm_data_parse_real(const char *s, size_t len, int prec, double *val_p);
+
+/* ---- inside the data layer (st_glm_data*.c) only ---- */
+
+/** A communicator as the data layer sees it: serial when comm is MPI_COMM_NULL. */
+typedef struct st_glm_comm {
+    MPI_Comm comm;
+    int      rank;
+    int      size;
+} st_glm_comm_t;
+
+/** A pending error: the lowest key over the ranks wins (ties: the lowest rank). */
+typedef struct st_glm_err {
+    st_status_t status;
+    int64_t     key;
+    char        msg[ST_GLM_DATA_MSG_LEN];
+} st_glm_err_t;
+
+#define ST_GLM_ERR_KEY_FIRST 0          /* errors with no line number: reported first */
+#define ST_GLM_ERR_KEY_NONE  INT64_MAX  /* no error */
+
+st_status_t st_glm_comm_init(MPI_Comm comm, st_glm_comm_t *comm_p);
+void st_glm_err_init(st_glm_err_t *err);
+void st_glm_err_set(st_glm_err_t *err, st_status_t status, int64_t key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+st_status_t st_glm_err_agree(const st_glm_comm_t *comm, st_glm_err_t *err);
+void st_glm_err_report(const st_glm_err_t *err, char *msg, size_t msg_len);
+st_status_t st_glm_allgather_i64(const st_glm_comm_t *comm, const int64_t *mine, int count,
+                                 int64_t *all);
+void st_glm_block_range(int64_t n, int parts, int part, int64_t *lo_p, int64_t *hi_p);
+void st_glm_token_quote(const char *s, size_t len, char *out, size_t out_len);
+
+#endif /* ST_GLM_DATA_H */

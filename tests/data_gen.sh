@@ -1,0 +1,126 @@
+#!/bin/sh
+#
+# strata-gen: the same seed gives the same bytes, another seed other bytes; every
+# kind loads (serially and on 2 ranks) and both formats load to the same rows;
+# the click rate lands near its target; the held-out set has its rows; bad
+# options exit 2 naming the option, --help exits 0.
+#
+. "${top_srcdir}/tests/common.sh"
+fail=0
+dir=$(mktemp -d "${TMPDIR:-/tmp}/strata-gen-test.XXXXXX") || exit 99
+out="$dir/out"
+trap 'rm -rf "$dir"' EXIT
+gen=tools/strata-gen
+load=tests/test_data
+
+expect() { # expected-rc name command...
+    want=$1 name=$2; shift 2
+    "$@" >"$out" 2>&1
+    rc=$?
+    if [ $rc -ne "$want" ]; then
+        echo "FAIL: $name: exit $rc, expected $want"; cat "$out"; fail=1
+    fi
+}
+contains() { # name pattern
+    if ! grep -q -- "$2" "$out"; then
+        echo "FAIL: $1: output lacks '$2'"; cat "$out"; fail=1
+    fi
+}
+field() { # the number after word $1 in $out
+    sed -n "s/.*$1 \([-0-9a-f.x]*\).*/\1/p" "$out" | head -n 1
+}
+near() { # name value target tolerance
+    if ! awk -v v="$2" -v t="$3" -v e="$4" \
+            'BEGIN { d = v - t; if (d < 0) d = -d; exit !(v != "" && d <= e) }'; then
+        echo "FAIL: $1: $2, expected $3 +- $4"; fail=1
+    fi
+}
+
+# determinism
+expect 0 "criteo a" $gen criteo --rows 20000 --seed 7 -o "$dir/a.svm"
+expect 0 "criteo b" $gen criteo --rows 20000 --seed 7 "$dir/b.svm"
+expect 0 "criteo c" $gen criteo --rows 20000 --seed 8 -o "$dir/c.svm"
+cmp -s "$dir/a.svm" "$dir/b.svm" || { echo "FAIL: same seed, different bytes"; fail=1; }
+cmp -s "$dir/a.svm" "$dir/c.svm" && { echo "FAIL: another seed, same bytes"; fail=1; }
+expect 0 "criteo to stdout" $gen criteo --rows 20000 --seed 7 -o -
+cmp -s "$dir/a.svm" "$out" || { echo "FAIL: standard output differs from the file"; fail=1; }
+
+# the click rate: 20000 rows, target 0.25 (binomial sd 0.003, calibration ~0.001)
+expect 0 "criteo 0.25" $gen criteo --rows 20000 --seed 3 --click-rate 0.25 --cols 4096 \
+    --test-rows 5000 --test-out "$dir/t.svm" -o "$dir/r.svm"
+contains "criteo report" "click rate target 0.250000"
+near "reported click rate" "$(field 'click rate')" 0.25 0.015
+expect 0 "load criteo" $load --load "$dir/r.svm"
+contains "criteo rows" "rows 20000 cols 4096 "
+pos=$(field pos)
+near "loaded click rate" "$(awk -v p="$pos" 'BEGIN { print p / 20000 }')" 0.25 0.015
+expect 0 "load criteo test set" $load --load "$dir/t.svm"
+contains "test set rows" "rows 5000 cols 4096 "
+near "test click rate" "$(awk -v p="$(field pos)" 'BEGIN { print p / 5000 }')" 0.25 0.03
+
+# the default click rate on the default 2^20 columns
+expect 0 "criteo 0.03" $gen criteo --rows 30000 --seed 5 --format bin -o "$dir/d.bin"
+expect 0 "load criteo 0.03" $load --load "$dir/d.bin"
+contains "criteo default columns" "cols 1048576 "
+near "default click rate" "$(awk -v p="$(field pos)" 'BEGIN { print p / 30000 }')" 0.03 0.006
+
+# both formats give the same rows (hash), serially and on 2 ranks
+for kind in criteo dense regression; do
+    opts="--rows 3000 --seed 11"
+    lopts=""
+    [ $kind = regression ] && { opts="$opts --density 0.2 --cols 500"; lopts="--regression"; }
+    expect 0 "$kind svm" $gen $kind $opts -o "$dir/$kind.svm"
+    expect 0 "$kind bin" $gen $kind $opts --format bin -o "$dir/$kind.bin"
+    expect 0 "$kind bin 32" $gen $kind $opts --format bin --prec 32 -o "$dir/$kind.32.bin"
+    expect 0 "load $kind svm" $load --load "$dir/$kind.svm" $lopts
+    contains "$kind svm rows" "rows 3000 "
+    h_svm=$(field hash)
+    expect 0 "load $kind bin" $load --load "$dir/$kind.bin" $lopts
+    contains "$kind bin detected" "binary"
+    [ "$(field hash)" = "$h_svm" ] || { echo "FAIL: $kind: svm and bin differ"; fail=1; }
+    expect 0 "load $kind svm as 32" $load --load "$dir/$kind.svm" $lopts --prec 32
+    h_svm32=$(field hash)
+    expect 0 "load $kind bin 32" $load --load "$dir/$kind.32.bin" $lopts
+    [ "$(field hash)" = "$h_svm32" ] || { echo "FAIL: $kind: 32-bit svm and bin differ"; fail=1; }
+    expect 0 "load $kind on 2 ranks" $ST_MPIRUN -np 2 $load --mpi --load "$dir/$kind.bin" $lopts
+    [ "$(field hash)" = "$h_svm" ] || { echo "FAIL: $kind: 2-rank load differs"; fail=1; }
+    expect 0 "load $kind svm on 2 ranks" $ST_MPIRUN -np 2 $load --mpi --load "$dir/$kind.svm" $lopts
+    [ "$(field hash)" = "$h_svm" ] || { echo "FAIL: $kind: 2-rank text load differs"; fail=1; }
+done
+expect 0 "load dense" $load --load "$dir/dense.svm"
+contains "dense columns" "cols 100 nnz"
+
+# usage
+expect 0 "--help" $gen --help
+contains "--help" "Usage: strata-gen"
+expect 0 "kind --help" $gen dense --help
+expect 2 "no kind" $gen
+contains "no kind" "missing the dataset kind"
+expect 2 "bad kind" $gen bogus -o "$dir/x"
+contains "bad kind" "bogus"
+expect 2 "bad option" $gen criteo --bogus -o "$dir/x"
+contains "bad option" "bogus"
+expect 2 "bad rows" $gen criteo --rows 12X -o "$dir/x"
+contains "bad rows" "rows"
+expect 2 "negative rows" $gen criteo --rows -5 -o "$dir/x"
+contains "negative rows" "rows"
+expect 2 "cols too large" $gen criteo --cols 16777217 -o "$dir/x"
+contains "cols too large" "cols"
+expect 2 "bad click rate" $gen criteo --click-rate 1.5 -o "$dir/x"
+contains "bad click rate" "click-rate"
+expect 2 "click rate for dense" $gen dense --click-rate 0.1 -o "$dir/x"
+contains "click rate for dense" "click-rate"
+expect 2 "bad format" $gen criteo --format csv -o "$dir/x"
+contains "bad format" "format"
+expect 2 "bad seed" $gen criteo --seed -1 -o "$dir/x"
+contains "bad seed" "seed"
+expect 2 "missing argument" $gen criteo --rows
+contains "missing argument" "rows"
+expect 2 "test rows without a file" $gen criteo --test-rows 10 -o "$dir/x"
+contains "test rows without a file" "test-out"
+expect 2 "no output" $gen criteo
+contains "no output" "output"
+[ -e "$dir/x" ] && { echo "FAIL: a rejected command wrote its output"; fail=1; }
+expect 1 "unwritable output" $gen dense --rows 10 -o "$dir/no/such/dir/x.svm"
+contains "unwritable output" "no/such/dir"
+exit $fail

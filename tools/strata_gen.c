@@ -1,0 +1,1086 @@
+/*
+ * strata-gen: synthetic datasets for the GLM solver, deterministic by --seed.
+ *
+ *   criteo      Criteo-like click logs: 13 heavy-tailed counts (log1p, some
+ *               missing) and 26 categorical fields with their own vocabulary sizes
+ *               and Zipf-distributed ids, hashed into --cols columns; labels from
+ *               a planted logistic model whose intercept is calibrated to
+ *               --click-rate.
+ *   dense       dense classification: Gaussian features, planted linear model,
+ *               labels flipped with probability --noise.
+ *   regression  dense or sparse (--density) Gaussian features, y = w.x + noise.
+ *
+ * Randomness: every row draws from its own xoshiro256** generator, seeded through
+ * SplitMix64 from (seed, stream, row), so a row does not depend on how many draws
+ * the rows before it made, and the held-out set (its own stream) is independent
+ * of the training rows. The planted model has its own stream too.
+ *
+ * Values are written with a fixed number of decimals; the binary output stores
+ * what the text reader would read from that text (the same parser, the same
+ * precision), so both formats load to the same dataset.
+ *
+ * Zipf sampling: rejection-inversion (W. Hormann, G. Derflinger, "Rejection-
+ * inversion to generate variates from monotone discrete distributions", ACM
+ * TOMACS 6(3), 1996): O(1) per draw whatever the vocabulary size.
+ */
+#include "config.h"
+
+#include "st_glm_data.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define GEN_NAME          "strata-gen"
+#define GEN_NUMERIC       13
+#define GEN_CATEGORICAL   26
+#define GEN_CALIB_ROWS    65536
+#define GEN_OUTBUF        (1 << 20)
+#define GEN_PHI           0x9e3779b97f4a7c15ULL
+#define GEN_CRITEO_MIN    1024
+#define GEN_MAX_COLS      (1 << 24)
+#define GEN_DENSE_MAX     (1 << 20)
+
+enum {
+    GEN_STREAM_MODEL = 1,
+    GEN_STREAM_CALIB,
+    GEN_STREAM_TRAIN,
+    GEN_STREAM_TEST
+};
+
+typedef enum {
+    GEN_CRITEO = 0,
+    GEN_DENSE,
+    GEN_REGRESSION
+} gen_kind_t;
+
+static const char *const gen_kind_names[] = {"criteo", "dense", "regression"};
+
+/* ---- Criteo-like fields ---- */
+
+/* numeric: fraction missing, count scale and tail exponent (smaller: heavier) */
+static const double gen_num_missing[GEN_NUMERIC] = {
+    0.45, 0.00, 0.21, 0.22, 0.03, 0.22, 0.04, 0.00, 0.04, 0.45, 0.04, 0.77, 0.22
+};
+static const double gen_num_scale[GEN_NUMERIC] = {
+    3, 100, 20, 7, 10000, 100, 15, 10, 100, 1, 3, 2, 8
+};
+static const double gen_num_alpha[GEN_NUMERIC] = {
+    1.5, 1.1, 1.3, 1.6, 1.0, 1.2, 1.3, 1.5, 1.2, 2.0, 1.5, 1.6, 1.4
+};
+
+/* categorical: vocabulary sizes (those of the Criteo display-ads challenge) and
+ * fraction missing */
+static const int64_t gen_cat_vocab[GEN_CATEGORICAL] = {
+    1460, 583, 10131227, 2202608, 305, 24, 12517, 633, 3, 93145, 5683, 8351593, 3194,
+    27, 14992, 5461306, 10, 5652, 2173, 4, 7046547, 18, 15, 286181, 105, 142572
+};
+static const double gen_cat_missing[GEN_CATEGORICAL] = {
+    0.00, 0.00, 0.03, 0.03, 0.00, 0.12, 0.00, 0.00, 0.00, 0.00, 0.00, 0.03, 0.00,
+    0.00, 0.00, 0.03, 0.00, 0.00, 0.44, 0.44, 0.03, 0.76, 0.00, 0.03, 0.44, 0.44
+};
+
+/* planted logistic model: weight scales, fraction of categorical columns that matter */
+#define GEN_NUM_WEIGHT   0.15
+#define GEN_CAT_WEIGHT   0.5
+#define GEN_CAT_DENSITY  0.3
+
+/* ---- random numbers ---- */
+
+typedef struct {
+    uint64_t s[4];
+} gen_rng_t;
+
+static inline uint64_t gen_mix(uint64_t x)
+{
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+static inline uint64_t gen_splitmix(uint64_t *x)
+{
+    *x += GEN_PHI;
+    return gen_mix(*x);
+}
+
+static void gen_rng_seed(gen_rng_t *g, uint64_t seed, uint64_t stream, uint64_t row)
+{
+    uint64_t x = gen_mix(gen_mix(seed + stream * GEN_PHI) + row);
+    int i;
+
+    for (i = 0; i < 4; i++) {
+        g->s[i] = gen_splitmix(&x);
+    }
+}
+
+static inline uint64_t gen_rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+static inline uint64_t gen_next(gen_rng_t *g)
+{
+    uint64_t r = gen_rotl(g->s[1] * 5, 7) * 9, t = g->s[1] << 17;
+
+    g->s[2] ^= g->s[0];
+    g->s[3] ^= g->s[1];
+    g->s[1] ^= g->s[2];
+    g->s[0] ^= g->s[3];
+    g->s[2] ^= t;
+    g->s[3] = gen_rotl(g->s[3], 45);
+    return r;
+}
+
+/* uniform in [0, 1) */
+static inline double gen_uniform(gen_rng_t *g)
+{
+    return (double)(gen_next(g) >> 11) * 0x1p-53;
+}
+
+/* standard normal (Box-Muller; one of the pair) */
+static inline double gen_normal(gen_rng_t *g)
+{
+    double u = 1.0 - gen_uniform(g), v = gen_uniform(g);
+
+    return sqrt(-2.0 * log(u)) * cos(2.0 * M_PI * v);
+}
+
+/* ---- Zipf(n, s) on {1..n} by rejection-inversion ---- */
+
+typedef struct {
+    double  s;
+    double  h_x1;     /* H(1.5) - 1 */
+    double  h_n;      /* H(n + 0.5) */
+    double  cut;      /* 2 - H^-1(H(2.5) - h(2)) */
+    int64_t n;
+} gen_zipf_t;
+
+/* log1p(t)/t and expm1(t)/t, continuous at t = 0 */
+static double gen_log1p_ratio(double t)
+{
+    return fabs(t) > 1e-8 ? log1p(t) / t : 1.0 - t / 2.0;
+}
+
+static double gen_expm1_ratio(double t)
+{
+    return fabs(t) > 1e-8 ? expm1(t) / t : 1.0 + t / 2.0;
+}
+
+/* H(x) = integral of t^-s from 1 to x; h(x) = x^-s */
+static double gen_zipf_H(const gen_zipf_t *z, double x)
+{
+    double lx = log(x);
+
+    return gen_expm1_ratio((1.0 - z->s) * lx) * lx;
+}
+
+static double gen_zipf_Hinv(const gen_zipf_t *z, double y)
+{
+    return exp(gen_log1p_ratio((1.0 - z->s) * y) * y);
+}
+
+static double gen_zipf_h(const gen_zipf_t *z, double x)
+{
+    return exp(-z->s * log(x));
+}
+
+static void gen_zipf_init(gen_zipf_t *z, int64_t n, double s)
+{
+    z->n    = n;
+    z->s    = s;
+    z->h_x1 = gen_zipf_H(z, 1.5) - 1.0;
+    z->h_n  = gen_zipf_H(z, (double)n + 0.5);
+    z->cut  = 2.0 - gen_zipf_Hinv(z, gen_zipf_H(z, 2.5) - gen_zipf_h(z, 2.0));
+}
+
+static int64_t gen_zipf_draw(const gen_zipf_t *z, gen_rng_t *g)
+{
+    for (;;) {
+        double u = z->h_n + gen_uniform(g) * (z->h_x1 - z->h_n);
+        double x = gen_zipf_Hinv(z, u);
+        int64_t k = (int64_t)(x + 0.5);
+
+        k = k < 1 ? 1 : (k > z->n ? z->n : k);
+        if ((double)k - x <= z->cut || u >= gen_zipf_H(z, (double)k + 0.5) - gen_zipf_h(z, k)) {
+            return k;
+        }
+    }
+}
+
+/* ---- options ---- */
+
+typedef struct {
+    gen_kind_t  kind;
+    int64_t     rows;
+    int64_t     cols;
+    uint64_t    seed;
+    int64_t     test_rows;
+    const char *test_out;
+    const char *out;
+    int         bin;
+    int         prec;
+    double      click_rate;
+    double      zipf;
+    double      noise;
+    double      density;
+    int         quiet;
+    int         given_prec, given_click, given_zipf, given_noise, given_density, given_test_rows;
+} gen_opts_t;
+
+enum {
+    GEN_OPT_TEST_ROWS = 256,
+    GEN_OPT_TEST_OUT,
+    GEN_OPT_CLICK_RATE,
+    GEN_OPT_ZIPF,
+    GEN_OPT_NOISE,
+    GEN_OPT_DENSITY
+};
+
+static const struct option gen_long_opts[] = {
+    {"rows",       required_argument, NULL, 'n'},
+    {"cols",       required_argument, NULL, 'd'},
+    {"seed",       required_argument, NULL, 's'},
+    {"output",     required_argument, NULL, 'o'},
+    {"format",     required_argument, NULL, 'f'},
+    {"prec",       required_argument, NULL, 'p'},
+    {"test-rows",  required_argument, NULL, GEN_OPT_TEST_ROWS},
+    {"test-out",   required_argument, NULL, GEN_OPT_TEST_OUT},
+    {"click-rate", required_argument, NULL, GEN_OPT_CLICK_RATE},
+    {"zipf",       required_argument, NULL, GEN_OPT_ZIPF},
+    {"noise",      required_argument, NULL, GEN_OPT_NOISE},
+    {"density",    required_argument, NULL, GEN_OPT_DENSITY},
+    {"quiet",      no_argument,       NULL, 'q'},
+    {"help",       no_argument,       NULL, 'h'},
+    {NULL, 0, NULL, 0}
+};
+
+static void gen_usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: " GEN_NAME " KIND [OPTION]... [OUTPUT]\n"
+            "Writes a synthetic dataset, the same bytes for the same options and seed.\n"
+            "KIND:\n"
+            "  criteo      Criteo-like click logs: 13 log1p counts + 26 hashed categorical\n"
+            "              fields, labels from a planted logistic model\n"
+            "  dense       dense classification, planted linear model, label noise\n"
+            "  regression  dense or sparse regression, planted model, Gaussian noise\n"
+            "Options:\n"
+            "  -o, --output FILE     output file ('-': standard output, svm format only);\n"
+            "                        or give it as the last argument\n"
+            "  -n, --rows N          rows (default 100000)\n"
+            "  -d, --cols N          columns (criteo: default 1048576, from %d to %d;\n"
+            "                        dense: default 100, at most %d; regression: default\n"
+            "                        100, at most %d)\n"
+            "  -s, --seed S          seed, 0 to 2^64-1 (default 1)\n"
+            "  -f, --format FMT      svm (svmlight text, default) or bin (Strata binary CSR)\n"
+            "  -p, --prec P          bin values in 32 or 64 bits (default 64)\n"
+            "      --test-rows N     also write N held-out rows from the same model ...\n"
+            "      --test-out FILE   ... to FILE (same format)\n"
+            "      --click-rate R    criteo: fraction of clicks, 0 < R < 1 (default 0.03)\n"
+            "      --zipf S          criteo: Zipf exponent of the ids, 1 < S <= 3 (default 1.1)\n"
+            "      --noise X         dense: probability of a flipped label, 0 <= X < 0.5\n"
+            "                        (default 0.1); regression: standard deviation of\n"
+            "                        the noise, X >= 0 (default 0.1)\n"
+            "      --density D       regression: fraction of nonzero features, 0 < D <= 1\n"
+            "                        (default 1)\n"
+            "  -q, --quiet           no summary on standard output\n"
+            "  -h, --help            this message\n"
+            "Exit status: 0 ok, 1 a run-time error (I/O), 2 bad usage.\n",
+            GEN_CRITEO_MIN, GEN_MAX_COLS, GEN_DENSE_MAX, GEN_MAX_COLS);
+}
+
+static const char *gen_opt_name(int val, char *buf, size_t len)
+{
+    const struct option *o;
+
+    for (o = gen_long_opts; o->name != NULL; o++) {
+        if (o->val == val) {
+            if (val < 256) {
+                snprintf(buf, len, "-%c/--%s", val, o->name);
+            } else {
+                snprintf(buf, len, "--%s", o->name);
+            }
+            return buf;
+        }
+    }
+    snprintf(buf, len, "-%c", val);
+    return buf;
+}
+
+__attribute__((format(printf, 1, 2)))
+static void gen_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, GEN_NAME ": ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(try '" GEN_NAME " --help')\n");
+    exit(2);
+}
+
+static int64_t gen_parse_int(int val, const char *arg, int64_t min, int64_t max)
+{
+    char name[32], *end;
+    long long v;
+
+    errno = 0;
+    v = strtoll(arg, &end, 10);
+    if (arg[0] == '\0' || *end != '\0' || errno != 0 || v < min || v > max) {
+        gen_usage_error("%s: expected an integer from %lld to %lld, got '%s'",
+                        gen_opt_name(val, name, sizeof(name)), (long long)min, (long long)max,
+                        arg);
+    }
+    return v;
+}
+
+static double gen_parse_real(int val, const char *arg, double min, double max, int min_open,
+                             int max_open)
+{
+    char name[32], *end;
+    double v;
+
+    errno = 0;
+    v = strtod(arg, &end);
+    if (arg[0] == '\0' || *end != '\0' || errno != 0 || !isfinite(v) ||
+        (min_open ? v <= min : v < min) || (max_open ? v >= max : v > max)) {
+        gen_usage_error("%s: expected a number in %c%g, %g%c, got '%s'",
+                        gen_opt_name(val, name, sizeof(name)), min_open ? '(' : '[', min, max,
+                        max_open ? ')' : ']', arg);
+    }
+    return v;
+}
+
+static void gen_parse_opts(int argc, char **argv, gen_opts_t *o)
+{
+    char name[32], *end;
+    int c, k;
+
+    memset(o, 0, sizeof(*o));
+    if (argc < 2) {
+        gen_usage_error("missing the dataset kind (criteo, dense or regression)");
+    }
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+        gen_usage(stdout);
+        exit(0);
+    }
+    for (k = 0; k < (int)(sizeof(gen_kind_names) / sizeof(gen_kind_names[0])); k++) {
+        if (!strcmp(argv[1], gen_kind_names[k])) {
+            break;
+        }
+    }
+    if (k == (int)(sizeof(gen_kind_names) / sizeof(gen_kind_names[0]))) {
+        gen_usage_error("unknown dataset kind '%s' (criteo, dense or regression)", argv[1]);
+    }
+    o->kind       = (gen_kind_t)k;
+    o->rows       = 100000;
+    o->cols       = o->kind == GEN_CRITEO ? (1 << 20) : 100;
+    o->seed       = 1;
+    o->prec       = 64;
+    o->click_rate = 0.03;
+    o->zipf       = 1.1;
+    o->noise      = 0.1;
+    o->density    = 1.0;
+
+    argc--;
+    argv++;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":n:d:s:o:f:p:qh", gen_long_opts, NULL)) != -1) {
+        switch (c) {
+        case 'n':
+            o->rows = gen_parse_int(c, optarg, 1, INT64_C(1) << 40);
+            break;
+        case 'd':
+            o->cols = gen_parse_int(c, optarg, o->kind == GEN_CRITEO ? GEN_CRITEO_MIN : 1,
+                                    o->kind == GEN_DENSE ? GEN_DENSE_MAX : GEN_MAX_COLS);
+            break;
+        case 's':
+            errno = 0;
+            o->seed = strtoull(optarg, &end, 10);
+            if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' || errno != 0) {
+                gen_usage_error("%s: expected an integer from 0 to 2^64-1, got '%s'",
+                                gen_opt_name(c, name, sizeof(name)), optarg);
+            }
+            break;
+        case 'o':
+            o->out = optarg;
+            break;
+        case 'f':
+            if (!strcmp(optarg, "svm")) {
+                o->bin = 0;
+            } else if (!strcmp(optarg, "bin")) {
+                o->bin = 1;
+            } else {
+                gen_usage_error("%s: expected svm or bin, got '%s'",
+                                gen_opt_name(c, name, sizeof(name)), optarg);
+            }
+            break;
+        case 'p':
+            o->prec = (int)gen_parse_int(c, optarg, 32, 64);
+            if (o->prec != 32 && o->prec != 64) {
+                gen_usage_error("%s: expected 32 or 64, got '%s'",
+                                gen_opt_name(c, name, sizeof(name)), optarg);
+            }
+            o->given_prec = 1;
+            break;
+        case GEN_OPT_TEST_ROWS:
+            o->test_rows = gen_parse_int(c, optarg, 1, INT64_C(1) << 40);
+            o->given_test_rows = 1;
+            break;
+        case GEN_OPT_TEST_OUT:
+            o->test_out = optarg;
+            break;
+        case GEN_OPT_CLICK_RATE:
+            o->click_rate  = gen_parse_real(c, optarg, 0.0, 1.0, 1, 1);
+            o->given_click = 1;
+            break;
+        case GEN_OPT_ZIPF:
+            o->zipf       = gen_parse_real(c, optarg, 1.0, 3.0, 1, 0);
+            o->given_zipf = 1;
+            break;
+        case GEN_OPT_NOISE:
+            o->noise       = gen_parse_real(c, optarg, 0.0, o->kind == GEN_DENSE ? 0.5 : 1e6,
+                                            0, o->kind == GEN_DENSE);
+            o->given_noise = 1;
+            break;
+        case GEN_OPT_DENSITY:
+            o->density       = gen_parse_real(c, optarg, 0.0, 1.0, 1, 0);
+            o->given_density = 1;
+            break;
+        case 'q':
+            o->quiet = 1;
+            break;
+        case 'h':
+            gen_usage(stdout);
+            exit(0);
+        case ':':
+            gen_usage_error("%s: missing argument", gen_opt_name(optopt, name, sizeof(name)));
+            break;
+        default:
+            if (optopt != 0) {
+                gen_usage_error("unknown option '-%c'", optopt);
+            }
+            gen_usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) {
+        if (o->out != NULL || optind + 1 < argc) {
+            gen_usage_error("one output file, please (extra argument '%s')",
+                            argv[o->out != NULL ? optind : optind + 1]);
+        }
+        o->out = argv[optind];
+    }
+    if (o->out == NULL) {
+        gen_usage_error("no output file (-o FILE)");
+    }
+    if (o->bin && !strcmp(o->out, "-")) {
+        gen_usage_error("--format bin cannot go to standard output");
+    }
+    if (o->given_prec && !o->bin) {
+        gen_usage_error("-p/--prec applies to --format bin only");
+    }
+    if (o->given_test_rows != (o->test_out != NULL)) {
+        gen_usage_error("--test-rows and --test-out go together");
+    }
+    if (o->test_out != NULL && !strcmp(o->test_out, "-")) {
+        gen_usage_error("--test-out: standard output is for the training rows");
+    }
+    if ((o->given_click || o->given_zipf) && o->kind != GEN_CRITEO) {
+        gen_usage_error("%s applies to criteo only", o->given_click ? "--click-rate" : "--zipf");
+    }
+    if (o->given_noise && o->kind == GEN_CRITEO) {
+        gen_usage_error("--noise applies to dense and regression only");
+    }
+    if (o->given_density && o->kind != GEN_REGRESSION) {
+        gen_usage_error("--density applies to regression only");
+    }
+}
+
+/* ---- output: svmlight text, or rows gathered for the binary writer ---- */
+
+typedef struct {
+    const char *path;
+    int         bin;
+    int         prec;
+    int         label_kind;
+    FILE       *f;
+    char       *buf;
+    size_t      len;
+    /* binary: the rows so far */
+    int64_t     rows, nnz;
+    size_t      rows_cap, nnz_cap;
+    int64_t    *indptr;
+    double     *y;
+    uint32_t   *indices;
+    float      *v32;
+    double     *v64;
+    int64_t     n_pos;
+} gen_sink_t;
+
+/* one row being built: columns (0-based), values as stored, and the pairs' text */
+typedef struct {
+    int64_t   n, cap;
+    uint32_t *col;
+    double   *val;
+    char     *text;
+    size_t    text_len, text_cap;
+} gen_row_t;
+
+static void gen_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void gen_die(const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, GEN_NAME ": ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+    exit(1);
+}
+
+static void *gen_realloc(void *p, size_t n)
+{
+    p = realloc(p, n == 0 ? 1 : n);
+    if (p == NULL) {
+        gen_die("out of memory");
+    }
+    return p;
+}
+
+static void gen_sink_open(gen_sink_t *s, const char *path, const gen_opts_t *o)
+{
+    memset(s, 0, sizeof(*s));
+    s->path       = path;
+    s->bin        = o->bin;
+    s->prec       = o->prec;
+    s->label_kind = o->kind == GEN_REGRESSION ? ST_GLM_LABEL_REAL : ST_GLM_LABEL_CLASS;
+    if (s->bin) {
+        s->indptr = gen_realloc(NULL, sizeof(*s->indptr));
+        s->indptr[0] = 0;
+        return;
+    }
+    s->f = strcmp(path, "-") ? fopen(path, "wb") : stdout;
+    if (s->f == NULL) {
+        gen_die("%s: cannot create: %s", path, strerror(errno));
+    }
+    s->buf = gen_realloc(NULL, GEN_OUTBUF + 4096);
+}
+
+static void gen_sink_flush(gen_sink_t *s)
+{
+    if (s->len > 0 && fwrite(s->buf, 1, s->len, s->f) != s->len) {
+        gen_die("%s: cannot write: %s", s->path, strerror(errno));
+    }
+    s->len = 0;
+}
+
+/* Append a row: label (its text and value) and the pairs of @a row. */
+static void gen_sink_row(gen_sink_t *s, const char *ytext, double y, const gen_row_t *row)
+{
+    int64_t k;
+
+    s->n_pos += y > 0.0;
+    if (!s->bin) {
+        size_t yl = strlen(ytext);
+
+        if (s->len + yl + row->text_len + 1 > GEN_OUTBUF) {
+            gen_sink_flush(s);
+        }
+        if (yl + row->text_len + 1 > GEN_OUTBUF) {
+            if (fwrite(ytext, 1, yl, s->f) != yl ||
+                fwrite(row->text, 1, row->text_len, s->f) != row->text_len ||
+                fputc('\n', s->f) == EOF) {
+                gen_die("%s: cannot write: %s", s->path, strerror(errno));
+            }
+        } else {
+            memcpy(s->buf + s->len, ytext, yl);
+            memcpy(s->buf + s->len + yl, row->text, row->text_len);
+            s->len += yl + row->text_len;
+            s->buf[s->len++] = '\n';
+        }
+        s->rows++;
+        s->nnz += row->n;
+        return;
+    }
+    if ((size_t)s->rows + 1 > s->rows_cap) {
+        s->rows_cap = s->rows_cap * 3 / 2 + 1024;
+        s->indptr = gen_realloc(s->indptr, (s->rows_cap + 1) * sizeof(*s->indptr));
+        s->y = gen_realloc(s->y, s->rows_cap * sizeof(*s->y));
+    }
+    if ((size_t)(s->nnz + row->n) > s->nnz_cap) {
+        s->nnz_cap = (s->nnz_cap + (size_t)row->n) * 3 / 2 + 4096;
+        s->indices = gen_realloc(s->indices, s->nnz_cap * sizeof(*s->indices));
+        if (s->prec == 32) {
+            s->v32 = gen_realloc(s->v32, s->nnz_cap * sizeof(*s->v32));
+        } else {
+            s->v64 = gen_realloc(s->v64, s->nnz_cap * sizeof(*s->v64));
+        }
+    }
+    for (k = 0; k < row->n; k++) {
+        s->indices[s->nnz + k] = row->col[k];
+        if (s->prec == 32) {
+            s->v32[s->nnz + k] = (float)row->val[k];
+        } else {
+            s->v64[s->nnz + k] = row->val[k];
+        }
+    }
+    s->nnz += row->n;
+    s->y[s->rows++] = y;
+    s->indptr[s->rows] = s->nnz;
+}
+
+static void gen_sink_close(gen_sink_t *s, int64_t n_cols)
+{
+    char msg[ST_GLM_DATA_MSG_LEN];
+    st_glm_data_t d;
+
+    if (!s->bin) {
+        gen_sink_flush(s);
+        if (s->f != stdout ? fclose(s->f) != 0 : fflush(s->f) != 0) {
+            gen_die("%s: cannot write: %s", s->path, strerror(errno));
+        }
+        free(s->buf);
+        return;
+    }
+    memset(&d, 0, sizeof(d));
+    d.n_rows        = s->rows;
+    d.n_rows_global = s->rows;
+    d.n_cols        = n_cols;
+    d.nnz           = s->nnz;
+    d.nnz_global    = s->nnz;
+    d.indptr        = s->indptr;
+    d.indices       = s->indices != NULL ? s->indices : gen_realloc(NULL, 4);
+    d.prec          = s->prec;
+    d.val32         = s->prec == 32 ? (s->v32 != NULL ? s->v32 : gen_realloc(NULL, 4)) : NULL;
+    d.val64         = s->prec == 64 ? (s->v64 != NULL ? s->v64 : gen_realloc(NULL, 8)) : NULL;
+    d.y             = s->y;
+    d.label_kind    = (st_glm_label_kind_t)s->label_kind;
+    if (st_glm_data_write_bin(&d, s->path, MPI_COMM_NULL, msg, sizeof(msg)) != ST_OK) {
+        gen_die("%s", msg);
+    }
+    free(d.indptr);
+    free(d.indices);
+    free(d.val32);
+    free(d.val64);
+    free(d.y);
+}
+
+/* ---- rows ---- */
+
+static void gen_row_reset(gen_row_t *r)
+{
+    r->n        = 0;
+    r->text_len = 0;
+}
+
+static void gen_row_reserve(gen_row_t *r, int64_t n)
+{
+    if (n > r->cap) {
+        r->cap  = n;
+        r->col  = gen_realloc(r->col, (size_t)n * sizeof(*r->col));
+        r->val  = gen_realloc(r->val, (size_t)n * sizeof(*r->val));
+    }
+    if (r->text_cap < (size_t)n * 40 + 64) {
+        r->text_cap = (size_t)n * 40 + 64;
+        r->text     = gen_realloc(r->text, r->text_cap);
+    }
+}
+
+/* Decimal digits of @a v at @a p; returns the end. */
+static inline char *gen_utoa(char *p, uint64_t v)
+{
+    char tmp[24];
+    int n = 0;
+
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v > 0);
+    while (n > 0) {
+        *p++ = tmp[--n];
+    }
+    return p;
+}
+
+/*
+ * x rounded to @a dec decimals (0 < dec <= 9), as text without trailing zeros
+ * (NUL-terminated at @a p; returns the end). The value the reader gets from that
+ * text is what the caller must store: see gen_row_add.
+ */
+static char *gen_fixed(char *p, double x, int dec)
+{
+    static const uint64_t p10[10] = {
+        1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000
+    };
+    int64_t n = llround(x * (double)p10[dec]);
+    uint64_t a = (uint64_t)(n < 0 ? -n : n), ip = a / p10[dec], fp = a % p10[dec];
+
+    if (n < 0) {
+        *p++ = '-';
+    }
+    p = gen_utoa(p, ip);
+    if (fp != 0) {
+        char frac[12];
+        int i;
+
+        for (i = dec - 1; i >= 0; i--) {
+            frac[i] = (char)('0' + fp % 10);
+            fp /= 10;
+        }
+        for (i = dec; i > 0 && frac[i - 1] == '0'; i--) {
+        }
+        *p++ = '.';
+        memcpy(p, frac, (size_t)i);
+        p += i;
+    }
+    *p = '\0';
+    return p;
+}
+
+/*
+ * Add column @a col (0-based, increasing) with value @a x rounded to @a dec
+ * decimals (dec 0: x is a small integer, written as such). The row stores what
+ * the reader parses from that text in the output precision @a prec.
+ * @return the value of the text (64 bits, whatever @a prec: the planted model
+ *         sees the same data in every format), or 0 (nothing added) for zero.
+ */
+static double gen_row_add(gen_row_t *r, int prec, uint32_t col, double x, int dec)
+{
+    char *p, *v;
+    double val, out;
+
+    if (r->n == r->cap || r->text_len + 64 > r->text_cap) {
+        gen_row_reserve(r, r->cap * 2 + 16);
+    }
+    p = r->text + r->text_len;
+    *p++ = ' ';
+    p = gen_utoa(p, (uint64_t)col + 1);
+    *p++ = ':';
+    v = p;
+    if (dec == 0) {
+        p = gen_utoa(p, (uint64_t)x);
+        val = out = x;
+    } else {
+        p = gen_fixed(p, x, dec);
+        if (st_glm_data_parse_real(v, (size_t)(p - v), 64, &val) != ST_GLM_NUM_OK ||
+            st_glm_data_parse_real(v, (size_t)(p - v), prec, &out) != ST_GLM_NUM_OK) {
+            gen_die("internal error: cannot read back '%s'", v);
+        }
+    }
+    if (val == 0.0) {
+        return 0.0;
+    }
+    r->text_len  = (size_t)(p - r->text);
+    r->col[r->n] = col;
+    r->val[r->n] = out;
+    r->n++;
+    return val;
+}
+
+/* ---- the planted models ---- */
+
+typedef struct {
+    const gen_opts_t *o;
+    float            *w;        /* one weight per column */
+    double            b;        /* intercept */
+    gen_zipf_t        zipf[GEN_CATEGORICAL];
+    double            scale;    /* regression/dense: 1/sqrt(expected entries per row) */
+    int               prec;     /* precision the stored values are rounded to */
+} gen_model_t;
+
+static void gen_model_init(gen_model_t *m, const gen_opts_t *o)
+{
+    gen_rng_t g;
+    int64_t j;
+    int f;
+
+    memset(m, 0, sizeof(*m));
+    m->o    = o;
+    m->prec = o->bin ? o->prec : 64;
+    m->w    = gen_realloc(NULL, (size_t)o->cols * sizeof(*m->w));
+    gen_rng_seed(&g, o->seed, GEN_STREAM_MODEL, 0);
+    if (o->kind == GEN_CRITEO) {
+        for (j = 0; j < o->cols; j++) {
+            if (j < GEN_NUMERIC) {
+                m->w[j] = (float)(GEN_NUM_WEIGHT * gen_normal(&g));
+            } else if (gen_uniform(&g) < GEN_CAT_DENSITY) {
+                m->w[j] = (float)(GEN_CAT_WEIGHT * gen_normal(&g));
+            } else {
+                m->w[j] = 0.0f;
+            }
+        }
+        for (f = 0; f < GEN_CATEGORICAL; f++) {
+            gen_zipf_init(&m->zipf[f], gen_cat_vocab[f], o->zipf);
+        }
+    } else {
+        for (j = 0; j < o->cols; j++) {
+            m->w[j] = (float)gen_normal(&g);
+        }
+        m->scale = 1.0 / sqrt((double)o->cols * (o->kind == GEN_REGRESSION ? o->density : 1.0));
+    }
+}
+
+/* The column of id @a id of categorical field @a f: fixed, independent of the seed. */
+static inline uint32_t gen_hash_col(int f, int64_t id, int64_t cols)
+{
+    uint64_t h = gen_mix(((uint64_t)(f + 1) << 40) ^ (uint64_t)id);
+
+    return (uint32_t)(GEN_NUMERIC +
+                      (uint64_t)(((unsigned __int128)h * (uint64_t)(cols - GEN_NUMERIC)) >> 64));
+}
+
+/* Features of one Criteo-like row into @a r; returns its margin w.x (no intercept). */
+static double gen_criteo_features(const gen_model_t *m, gen_rng_t *g, gen_row_t *r)
+{
+    uint32_t cat[GEN_CATEGORICAL];
+    double margin = 0.0;
+    int i, j, n = 0;
+
+    gen_row_reset(r);
+    for (i = 0; i < GEN_NUMERIC; i++) {
+        double u = gen_uniform(g), v = gen_uniform(g), count;
+
+        if (u < gen_num_missing[i]) {
+            continue;
+        }
+        count = floor(gen_num_scale[i] * (pow(1.0 - v, -1.0 / gen_num_alpha[i]) - 1.0));
+        if (count > 0.0) {
+            margin += m->w[i] * gen_row_add(r, m->prec, (uint32_t)i, log1p(count), 6);
+        }
+    }
+    for (i = 0; i < GEN_CATEGORICAL; i++) {
+        if (gen_uniform(g) < gen_cat_missing[i]) {
+            continue;
+        }
+        cat[n++] = gen_hash_col(i, gen_zipf_draw(&m->zipf[i], g), m->o->cols);
+    }
+    /* sort (insertion: 26 at most), then merge equal columns into counts */
+    for (i = 1; i < n; i++) {
+        uint32_t x = cat[i];
+
+        for (j = i; j > 0 && cat[j - 1] > x; j--) {
+            cat[j] = cat[j - 1];
+        }
+        cat[j] = x;
+    }
+    for (i = 0; i < n; i = j) {
+        for (j = i + 1; j < n && cat[j] == cat[i]; j++) {
+        }
+        margin += m->w[cat[i]] * gen_row_add(r, m->prec, cat[i], (double)(j - i), 0);
+    }
+    return margin;
+}
+
+/* Gaussian features of a dense or sparse row into @a r; returns w.x * scale. */
+static double gen_gauss_features(const gen_model_t *m, gen_rng_t *g, gen_row_t *r)
+{
+    const double d = m->o->kind == GEN_REGRESSION ? m->o->density : 1.0;
+    double margin = 0.0, lq = d < 1.0 ? log1p(-d) : 0.0;
+    int64_t j = 0;
+
+    gen_row_reset(r);
+    for (;;) {
+        if (d < 1.0) {
+            /* skip to the next nonzero: a geometric gap, so each column is in with prob. d */
+            double gap = floor(log(1.0 - gen_uniform(g)) / lq);
+
+            if (gap >= (double)(m->o->cols - j)) {
+                break;
+            }
+            j += (int64_t)gap;
+        }
+        if (j >= m->o->cols) {
+            break;
+        }
+        margin += m->w[j] * gen_row_add(r, m->prec, (uint32_t)j, gen_normal(g), 4);
+        j++;
+    }
+    return margin * m->scale;
+}
+
+static double gen_sigmoid(double t)
+{
+    return t >= 0 ? 1.0 / (1.0 + exp(-t)) : exp(t) / (1.0 + exp(t));
+}
+
+/* Criteo intercept: mean sigmoid(margin + b) over a calibration sample = click rate. */
+static void gen_calibrate(gen_model_t *m)
+{
+    double *mg = gen_realloc(NULL, GEN_CALIB_ROWS * sizeof(*mg)), lo = -60.0, hi = 60.0, b;
+    gen_row_t r;
+    gen_rng_t g;
+    int64_t i;
+    int it;
+
+    memset(&r, 0, sizeof(r));
+    gen_row_reserve(&r, GEN_NUMERIC + GEN_CATEGORICAL);
+    for (i = 0; i < GEN_CALIB_ROWS; i++) {
+        gen_rng_seed(&g, m->o->seed, GEN_STREAM_CALIB, (uint64_t)i);
+        mg[i] = gen_criteo_features(m, &g, &r);
+    }
+    /* Newton's method on f(b) = mean sigmoid(m_i + b) - rate (increasing in b), kept
+     * inside a bracket that shrinks with every step: bisection where Newton leaves it */
+    b = log(m->o->click_rate / (1.0 - m->o->click_rate));
+    for (it = 0; it < 200 && hi - lo > 1e-12; it++) {
+        double f = 0.0, df = 0.0;
+
+        for (i = 0; i < GEN_CALIB_ROWS; i++) {
+            double p = gen_sigmoid(mg[i] + b);
+
+            f  += p;
+            df += p * (1.0 - p);
+        }
+        f = f / GEN_CALIB_ROWS - m->o->click_rate;
+        df /= GEN_CALIB_ROWS;
+        if (f == 0.0) {
+            break;
+        }
+        if (f < 0.0) {
+            lo = b;
+        } else {
+            hi = b;
+        }
+        b = (df > 0.0) ? b - f / df : 0.5 * (lo + hi);
+        if (!(b > lo && b < hi)) {
+            b = 0.5 * (lo + hi);
+        }
+        if (fabs(f) < 1e-12) {
+            break;
+        }
+    }
+    m->b = b;
+    free(mg);
+    free(r.col);
+    free(r.val);
+    free(r.text);
+}
+
+typedef struct {
+    int64_t rows, nnz, pos;
+    double  ysum, ysq;
+} gen_summary_t;
+
+static void gen_write(const gen_model_t *m, const char *path, int64_t rows, int stream,
+                      gen_summary_t *sum_p)
+{
+    const gen_opts_t *o = m->o;
+    gen_summary_t sum;
+    gen_sink_t s;
+    gen_row_t r;
+    gen_rng_t g;
+    int64_t i;
+
+    memset(&sum, 0, sizeof(sum));
+    memset(&r, 0, sizeof(r));
+    gen_row_reserve(&r, o->kind == GEN_CRITEO ? GEN_NUMERIC + GEN_CATEGORICAL :
+                        (int64_t)ST_MIN((double)o->cols, 2.0 * (double)o->cols * o->density + 64));
+    gen_sink_open(&s, path, o);
+    for (i = 0; i < rows; i++) {
+        char ytext[40];
+        double margin, y;
+
+        gen_rng_seed(&g, o->seed, (uint64_t)stream, (uint64_t)i);
+        if (o->kind == GEN_CRITEO) {
+            margin = gen_criteo_features(m, &g, &r);
+            y = gen_uniform(&g) < gen_sigmoid(margin + m->b) ? 1.0 : -1.0;
+        } else if (o->kind == GEN_DENSE) {
+            margin = gen_gauss_features(m, &g, &r);
+            y = margin >= 0.0 ? 1.0 : -1.0;
+            if (gen_uniform(&g) < o->noise) {
+                y = -y;
+            }
+        } else {
+            margin = gen_gauss_features(m, &g, &r) + o->noise * gen_normal(&g);
+            gen_fixed(ytext, margin, 6);
+            if (st_glm_data_parse_real(ytext, strlen(ytext), 64, &y) != ST_GLM_NUM_OK) {
+                gen_die("internal error: cannot read back '%s'", ytext);
+            }
+        }
+        if (o->kind != GEN_REGRESSION) {
+            strcpy(ytext, y > 0 ? "+1" : "-1");
+        }
+        gen_sink_row(&s, ytext, y, &r);
+        sum.rows++;
+        sum.nnz  += r.n;
+        sum.pos  += y > 0.0;
+        sum.ysum += y;
+        sum.ysq  += y * y;
+    }
+    gen_sink_close(&s, o->cols);
+    free(r.col);
+    free(r.val);
+    free(r.text);
+    *sum_p = sum;
+}
+
+static void gen_report(const gen_opts_t *o, const char *what, const char *path,
+                       const gen_summary_t *s)
+{
+    printf("  %s %s: %lld rows, %lld cols, %lld nnz (%.2f per row)", what, path,
+           (long long)s->rows, (long long)o->cols, (long long)s->nnz,
+           (double)s->nnz / (double)s->rows);
+    if (o->kind == GEN_REGRESSION) {
+        double mean = s->ysum / (double)s->rows;
+
+        printf(", label mean %.6f std %.6f\n", mean,
+               sqrt(fmax(0.0, s->ysq / (double)s->rows - mean * mean)));
+    } else if (o->kind == GEN_CRITEO) {
+        printf(", click rate %.6f\n", (double)s->pos / (double)s->rows);
+    } else {
+        printf(", positive rate %.6f\n", (double)s->pos / (double)s->rows);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    struct timespec t0, t1;
+    gen_summary_t train, test;
+    gen_model_t m;
+    gen_opts_t o;
+
+    gen_parse_opts(argc, argv, &o);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    gen_model_init(&m, &o);
+    if (o.kind == GEN_CRITEO) {
+        gen_calibrate(&m);
+    }
+    gen_write(&m, o.out, o.rows, GEN_STREAM_TRAIN, &train);
+    if (o.test_out != NULL) {
+        gen_write(&m, o.test_out, o.test_rows, GEN_STREAM_TEST, &test);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (!o.quiet && strcmp(o.out, "-") != 0) {
+        printf(GEN_NAME " %s, seed %llu, format %s", gen_kind_names[o.kind],
+               (unsigned long long)o.seed, o.bin ? "bin" : "svm");
+        if (o.bin) {
+            printf(" (%d-bit values)", o.prec);
+        }
+        printf("\n");
+        gen_report(&o, "train", o.out, &train);
+        if (o.test_out != NULL) {
+            gen_report(&o, "test", o.test_out, &test);
+        }
+        if (o.kind == GEN_CRITEO) {
+            printf("  click rate target %.6f, intercept %.6f\n", o.click_rate, m.b);
+        } else if (o.kind == GEN_DENSE) {
+            printf("  label noise %.6f\n", o.noise);
+        } else {
+            printf("  noise std %.6f, density %.6f\n", o.noise, o.density);
+        }
+        printf("  time %.2f s\n", (double)(t1.tv_sec - t0.tv_sec) +
+               1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+    }
+    free(m.w);
+    return 0;
+}
