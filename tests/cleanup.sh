@@ -8,7 +8,8 @@
 fail=0
 err=$(mktemp)
 trap 'rm -f "$err"' EXIT
-long="allreduce_demo 300000 100000000"
+# a step count of our own, so pgrep finds this test's ranks and nobody else's
+long="allreduce_demo 300000 $((100000000 + $$))"
 
 shm_count() { ls /dev/shm 2>/dev/null | grep -c -i strata; }
 before=$(shm_count)
