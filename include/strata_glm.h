@@ -1,0 +1,185 @@
+/**
+ * @file strata_glm.h
+ * @brief libstrata_glm: generalized linear models trained across MPI ranks.
+ *
+ * In the spirit of LIBLINEAR's linear.h: a problem (this rank's rows of the
+ * training set), parameters, train(), predict(), a parameter check that returns a
+ * message, a print hook. Training is stochastic dual coordinate ascent on each
+ * rank (threads share out the rank's rows) and CoCoA+ across ranks: each round
+ * every rank improves its examples' dual variables against its view of the shared
+ * vector, then the ranks add their updates with one MPI_Allreduce (Strata's, when
+ * the job runs under strata-run). The duality gap certifies the result.
+ *
+ * Objective, for n examples (x_i, y_i) over all ranks and lambda > 0:
+ *     P(w) = (1/n) sum_i c_i loss(x_i . w, y_i) + (lambda/2) ||w||^2
+ * LIBLINEAR's and scikit-learn's "C sum_i loss + ||w||^2 / 2" is the same problem
+ * with lambda = 1 / (C n) (ridge: lambda = 1 / (2 C n) against LIBLINEAR -s 11,
+ * whose loss has no 1/2). solver/MODELS.md gives every model's math.
+ *
+ * Collective functions must be called by every rank of the communicator, in the
+ * same order. Ownership: objects returned through *_p arguments belong to the
+ * caller and are released with the matching _free function. Messages go to the
+ * caller's buffer; the library prints nothing except through the print hook.
+ */
+#ifndef STRATA_GLM_H
+#define STRATA_GLM_H
+
+#include "strata.h"
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** This rank's rows of a training or test set (opaque). */
+typedef struct strata_glm_problem strata_glm_problem_t;
+
+/** A trained model: the same on every rank (opaque). */
+typedef struct strata_glm_model strata_glm_model_t;
+
+/** Training parameters; strata_glm_param_default() fills in the defaults. */
+typedef struct {
+    const char *solver;      /**< "logistic" (default), "svm", "sqsvm", "ridge"; the L1
+                                  models ("lasso", "l1-logistic", "elastic-net") are
+                                  not trained across ranks yet */
+    double   lambda;         /**< regularization, > 0 (default 1e-4) */
+    double   eta;            /**< elastic net's L1 share in [0, 1] (default 0.5) */
+    double   tol;            /**< stop when gap <= tol * |P(w)| (default 1e-3) */
+    int      max_rounds;     /**< CoCoA rounds at most (default 200) */
+    int      local_epochs;   /**< passes over the rank's rows per round (default 1) */
+    int      threads;        /**< threads per rank (default 1) */
+    double   bias;           /**< > 0: append a constant feature of this value (an
+                                  intercept, regularized like the other weights, as
+                                  LIBLINEAR's -B); <= 0 (default -1): none */
+    double   weight_pos;     /**< weight c_i of the examples labelled +1 (default 1) */
+    double   weight_neg;     /**< weight of the examples labelled -1 (default 1) */
+    uint64_t seed;           /**< of the coordinate order (default 1) */
+    int      verbose;        /**< 1: a progress line per round on rank 0 (default 0) */
+} strata_glm_param_t;
+
+/** Progress of a training run, as the last round left it. */
+typedef struct {
+    int    rounds;       /**< rounds run */
+    int    converged;    /**< 1 when the gap reached tol */
+    double primal;       /**< P(w) */
+    double dual;         /**< D(alpha) */
+    double gap;          /**< P - D >= 0: bounds P(w) - min P */
+    double seconds;      /**< wall time of the training, on rank 0 */
+    double comm_seconds; /**< of which in MPI_Allreduce */
+} strata_glm_info_t;
+
+/** Test metrics over all ranks' rows; a metric that does not apply is NaN. */
+typedef struct {
+    int64_t n;           /**< examples */
+    double  accuracy;    /**< classification: share of sign(score) == label */
+    double  logloss;     /**< logistic models: mean -log P(label) */
+    double  auc;         /**< classification: area under the ROC curve (ties count 1/2) */
+    double  rmse;        /**< regression: root mean squared error */
+} strata_glm_metrics_t;
+
+/** Fill @a param with the defaults listed in strata_glm_param_t. */
+void strata_glm_param_default(strata_glm_param_t *param);
+
+/** @return NULL when @a param is valid, else a message naming the bad field (a
+ *  static string, or one valid until the next call from the same thread). */
+const char *strata_glm_check_param(const strata_glm_param_t *param);
+
+/**
+ * Read a data set, each rank its own share of the rows. svmlight/libsvm text
+ * (labels +1/-1 or 0/1 for classification, real targets with @a regression = 1;
+ * 1-based increasing indices) or Strata's binary CSR (strata-gen --format bin),
+ * told apart by content. Collective over @a comm.
+ *
+ * @param [out] msg      on failure, "FILE:LINE: what" (the same on every rank).
+ * @param [out] prob_p   set on success.
+ * @return STRATA_OK, or an error (the same on every rank).
+ */
+strata_status_t strata_glm_problem_read(const char *path, int regression, MPI_Comm comm,
+                                        char *msg, size_t msg_len,
+                                        strata_glm_problem_t **prob_p);
+
+/**
+ * Build a problem from this rank's rows in CSR form (copied): @a n_rows rows,
+ * row r's entries at [indptr[r], indptr[r+1]) with 0-based, strictly increasing
+ * @a indices, @a y the labels (+1/-1 for classification). Collective over
+ * @a comm (the ranks agree on the column count: the largest of theirs).
+ */
+strata_status_t strata_glm_problem_create(int64_t n_rows, int64_t n_cols,
+                                          const int64_t *indptr, const uint32_t *indices,
+                                          const double *values, const double *y,
+                                          int regression, MPI_Comm comm, char *msg,
+                                          size_t msg_len, strata_glm_problem_t **prob_p);
+
+/** Rows on this rank, rows over all ranks, and columns of @a prob. */
+int64_t strata_glm_problem_rows(const strata_glm_problem_t *prob);
+int64_t strata_glm_problem_rows_global(const strata_glm_problem_t *prob);
+int64_t strata_glm_problem_cols(const strata_glm_problem_t *prob);
+
+void strata_glm_problem_free(strata_glm_problem_t *prob);
+
+/**
+ * Train on @a prob (collective over @a comm, the communicator the problem was
+ * read on). Every rank gets the same model.
+ *
+ * @param [out] msg      on failure, why.
+ * @param [out] model_p  set on success; strata_glm_model_info() tells how it went.
+ */
+strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
+                                 const strata_glm_param_t *param, MPI_Comm comm,
+                                 char *msg, size_t msg_len, strata_glm_model_t **model_p);
+
+/** How the training of @a model went (zeros for a model read from a file). */
+void strata_glm_model_info(const strata_glm_model_t *model, strata_glm_info_t *info_p);
+
+/** The solver name ("logistic", ...), the feature count (without the bias) and the
+ *  weights (owned by the model; n_features entries, then the bias weight when
+ *  strata_glm_model_bias() > 0). */
+const char *strata_glm_model_solver(const strata_glm_model_t *model);
+int64_t strata_glm_model_features(const strata_glm_model_t *model);
+double strata_glm_model_bias(const strata_glm_model_t *model);
+const double *strata_glm_model_weights(const strata_glm_model_t *model);
+
+/** The score x . w (+ bias term) of one row given as @a nnz 0-based indices and
+ *  values; features beyond the model's are ignored. */
+double strata_glm_predict_row(const strata_glm_model_t *model, int64_t nnz,
+                              const uint32_t *indices, const double *values);
+
+/** P(y = +1) for the logistic models, the score itself for the others. */
+double strata_glm_predict_prob(const strata_glm_model_t *model, double score);
+
+/** Scores of this rank's rows of @a prob into @a scores (rows(prob) entries). */
+strata_status_t strata_glm_predict(const strata_glm_model_t *model,
+                                   const strata_glm_problem_t *prob, double *scores);
+
+/** Metrics of @a model on @a prob over all ranks (collective over @a comm). */
+strata_status_t strata_glm_evaluate(const strata_glm_model_t *model,
+                                    const strata_glm_problem_t *prob, MPI_Comm comm,
+                                    strata_glm_metrics_t *metrics_p);
+
+/**
+ * Save @a model as text in LIBLINEAR's model format (readable by LIBLINEAR's
+ * predict for the models LIBLINEAR has: logistic, svm, sqsvm, ridge), atomically:
+ * a temporary file in the same directory, then a rename.
+ */
+strata_status_t strata_glm_model_save(const strata_glm_model_t *model, const char *path,
+                                      char *msg, size_t msg_len);
+
+/** Read a model written by strata_glm_model_save() (or by LIBLINEAR for the
+ *  models above). */
+strata_status_t strata_glm_model_load(const char *path, char *msg, size_t msg_len,
+                                      strata_glm_model_t **model_p);
+
+void strata_glm_model_free(strata_glm_model_t *model);
+
+/** Route the library's progress output (verbose training) through @a fn; NULL
+ *  restores the default (stdout). */
+void strata_glm_set_print_function(void (*fn)(const char *line));
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STRATA_GLM_H */
