@@ -1,0 +1,141 @@
+#!/bin/sh
+#
+# Strata's model files against LIBLINEAR's own predict (Debian's liblinear-tools, 2.3):
+# models written by Strata (hand-made ones, and LIBLINEAR's models read and saved
+# again by Strata) are read by liblinear-predict, whose output must equal
+# strata-predict's line by line: labels, -b 1 probabilities, regression values
+# (%.17g), and the accuracy line. The test rows include empty rows (score 0: class -1
+# for both) and features beyond the model's. Skipped (77) without liblinear-predict.
+#
+. "${top_srcdir}/tests/common.sh"
+if ! command -v liblinear-predict >/dev/null 2>&1 ||
+    ! command -v liblinear-train >/dev/null 2>&1; then
+    echo "glm_io_liblinear: SKIP: liblinear-predict is not installed (liblinear-tools)"
+    exit 77
+fi
+fail=0
+dir=$(mktemp -d "${TMPDIR:-/tmp}/strata-glm-liblinear.XXXXXX") || exit 99
+trap 'rm -rf "$dir"' EXIT
+P=tools/strata-predict
+
+# run NAME COMMAND...: must succeed, silently on stderr (a hang is killed)
+run() {
+    what=$1; shift
+    if ! timeout -k 10 "${ST_TEST_TIMEOUT:-300}" "$@" >"$dir/stdout" 2>"$dir/stderr" ||
+        [ -s "$dir/stderr" ]; then
+        echo "FAIL: $what: $*"; cat "$dir/stdout" "$dir/stderr"; fail=1
+        return 1
+    fi
+    return 0
+}
+# same NAME GOT EXPECTED
+same() {
+    if ! cmp -s "$2" "$3"; then
+        echo "FAIL: $1: $2 and $3 differ:"; diff "$3" "$2" | head -20; fail=1
+    fi
+}
+
+# data: dense classification and regression sets; the test sets get empty rows and
+# features beyond the training set's 15 (or 10) columns
+tools/strata-gen dense -q -n 300 -d 15 -s 5 --test-rows 150 --test-out "$dir/core.svm" \
+    "$dir/train.svm" || exit 99
+# rows 151-155: empty (score 0 without a bias), beyond the model, ...
+{ cat "$dir/core.svm"; printf '+1\n-1\n+1 20:1.5\n-1 3:0.25 16:2\n-1 1:0 2:0\n'; } \
+    >"$dir/test.svm"
+tools/strata-gen regression -q -n 300 -d 10 -s 6 --test-rows 100 --test-out "$dir/test.reg" \
+    "$dir/train.reg" || exit 99
+printf '0.5\n-1.25 12:3\n' >>"$dir/test.reg"
+# the same training rows with 0/1 labels, a 0 first
+{ grep '^-1' "$dir/train.svm"; grep -v '^-1' "$dir/train.svm"; } | sed 's/^-1 /0 /' \
+    >"$dir/train01.svm"
+
+# compare NAME MODEL TEST [-b]: Strata saves MODEL again; liblinear-predict on Strata's
+# file must say what strata-predict says (on 1 and on 3 ranks) and what
+# liblinear-predict says on MODEL itself
+compare() {
+    name=$1 model=$2 test=$3 b=$4
+    run "$name: resave" tests/test_glm_io --resave "$model" "$dir/strata.model" || return
+    run "$name: liblinear-predict on Strata's file" \
+        liblinear-predict $b "$test" "$dir/strata.model" "$dir/ll.out" || return
+    grep '^Accuracy' "$dir/stdout" >"$dir/ll.acc"
+    run "$name: liblinear-predict on its own file" \
+        liblinear-predict $b "$test" "$model" "$dir/ll_own.out" || return
+    same "$name: liblinear-predict, its file vs Strata's" "$dir/ll.out" "$dir/ll_own.out"
+    run "$name: strata-predict" $P $b "$test" "$dir/strata.model" "$dir/st.out" || return
+    grep '^Accuracy' "$dir/stdout" >"$dir/st.acc"
+    same "$name: labels, LIBLINEAR vs Strata" "$dir/st.out" "$dir/ll.out"
+    same "$name: accuracy line, LIBLINEAR vs Strata" "$dir/st.acc" "$dir/ll.acc"
+    run "$name: strata-predict on 3 ranks" $ST_MPIRUN -np 3 $P $b "$test" \
+        "$dir/strata.model" "$dir/st3.out" || return
+    same "$name: labels, LIBLINEAR vs Strata on 3 ranks" "$dir/st3.out" "$dir/ll.out"
+}
+
+# hand-made: logistic and svm, weight 0 on most features (so many rows score exactly 0
+# without a bias), with and without a bias
+{
+    printf 'solver_type L2R_LR\nnr_class 2\nlabel 1 -1\nnr_feature 15\nbias -1\nw\n'
+    printf '0.75\n0\n-0.5\n'
+    i=4; while [ $i -le 15 ]; do printf '0\n'; i=$((i + 1)); done
+} >"$dir/hand_lr.model"
+compare "hand-made logistic" "$dir/hand_lr.model" "$dir/test.svm"
+compare "hand-made logistic, -b 1" "$dir/hand_lr.model" "$dir/test.svm" "-b 1"
+sed -e 's/L2R_LR/L2R_L1LOSS_SVC_DUAL/' -e 's/^bias -1$/bias 2/' "$dir/hand_lr.model" \
+    >"$dir/hand_svm.model"
+printf '0.125\n' >>"$dir/hand_svm.model"
+compare "hand-made svm, bias 2" "$dir/hand_svm.model" "$dir/test.svm"
+if ! grep -q '^1$' "$dir/ll.out" || ! grep -q '^-1$' "$dir/ll.out"; then
+    echo "FAIL: the hand-made svm does not predict both classes"; fail=1
+fi
+
+# LIBLINEAR's models of the problems Strata has, read and saved by Strata
+for s in 0 3 1 6 7 2; do
+    for B in -1 1; do
+        run "liblinear-train -s $s -B $B" liblinear-train -q -s $s -B $B "$dir/train.svm" \
+            "$dir/ll.model" || continue
+        compare "-s $s -B $B" "$dir/ll.model" "$dir/test.svm"
+        case $s in
+        0 | 6 | 7) compare "-s $s -B $B, -b 1" "$dir/ll.model" "$dir/test.svm" "-b 1" ;;
+        esac
+    done
+done
+for s in 11 12; do
+    for B in -1 0.5; do
+        run "liblinear-train -s $s -B $B" liblinear-train -q -s $s -B $B -p 0 \
+            "$dir/train.reg" "$dir/ll.model" || continue
+        compare "-s $s -B $B" "$dir/ll.model" "$dir/test.reg"
+    done
+done
+
+# "label 0 1": LIBLINEAR keeps the order of first appearance (it swaps only -1/+1, to
+# "label 1 -1"), so 0/1 data starting with a 0 gives a w that scores label 0 positive.
+# Strata reads 0 as -1 and negates the weights; its file says "label 1 -1".
+run "liblinear-train, 0/1 labels, 0 first" liblinear-train -q -s 0 "$dir/train01.svm" \
+    "$dir/l01.model" &&
+    if ! grep -q '^label 0 1$' "$dir/l01.model"; then
+        echo "FAIL: LIBLINEAR did not write 'label 0 1':"; head -5 "$dir/l01.model"; fail=1
+    fi
+run "label 0 1: resave" tests/test_glm_io --resave "$dir/l01.model" "$dir/s01.model"
+run "label 0 1: liblinear-predict on Strata's file" liblinear-predict "$dir/test.svm" \
+    "$dir/s01.model" "$dir/ll_s01.out"
+run "label 0 1: strata-predict on LIBLINEAR's file" $P "$dir/test.svm" "$dir/l01.model" \
+    "$dir/st01.out"
+same "label 0 1: LIBLINEAR on Strata's file vs Strata on LIBLINEAR's" "$dir/st01.out" \
+    "$dir/ll_s01.out"
+run "label 0 1: liblinear-predict on its own file" liblinear-predict "$dir/test.svm" \
+    "$dir/l01.model" "$dir/ll01.out"
+sed 's/^0$/-1/' "$dir/ll01.out" >"$dir/ll01_pm.out"
+# the same classes, except that a score of 0 is -1 in Strata whatever the file's label
+# order, while LIBLINEAR says label[1], here 1: the empty rows 151, 152, 153 and 155
+head -n 150 "$dir/ll01_pm.out" >"$dir/ll01_core.out"
+head -n 150 "$dir/st01.out" >"$dir/st01_core.out"
+same "label 0 1: LIBLINEAR vs Strata on their own files, rows 1-150" "$dir/st01_core.out" \
+    "$dir/ll01_core.out"
+row154=$(sed -n '154p' "$dir/st01.out")
+ll_rows=$(sed -n '151,155p' "$dir/ll01_pm.out" | tr '\n' ' ')
+st_rows=$(sed -n '151,155p' "$dir/st01.out" | tr '\n' ' ')
+if [ "$ll_rows" != "1 1 1 $row154 1 " ] || [ "$st_rows" != "-1 -1 -1 $row154 -1 " ]; then
+    echo "FAIL: label 0 1, rows 151-155: LIBLINEAR '$ll_rows', Strata '$st_rows'"; fail=1
+fi
+
+[ $fail -eq 0 ] && echo "glm_io_liblinear: PASS"
+exit $fail

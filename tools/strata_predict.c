@@ -1,0 +1,418 @@
+/*
+ * strata-predict: LIBLINEAR's predict for Strata's models.
+ *
+ *   strata-predict [options] TEST_FILE MODEL_FILE [OUTPUT_FILE]
+ *
+ * Reads a model file (strata-train's, or LIBLINEAR's for the same models), reads the
+ * test set (svmlight text or Strata's binary CSR) with every rank taking its share of
+ * the rows, prints the metrics over all rows from rank 0 and, with OUTPUT_FILE, writes
+ * one line per test row in the file's row order: the predicted label (classification)
+ * or value (regression), and with -b 1 the probabilities of both labels after a header
+ * line "labels 1 -1", as LIBLINEAR's predict -b 1 does. The ranks send their lines to
+ * rank 0 in rank order (in bounded chunks), so OUTPUT_FILE may be a pipe and needs no
+ * shared file system.
+ *
+ * Runs without mpirun (a singleton) or under it. Exit status: 0 ok, 1 a run-time
+ * failure (a file that cannot be read or written, a malformed model or test set, a
+ * model that does not fit the data), 2 bad usage.
+ */
+#include "config.h"
+
+#include "strata_glm.h"
+#include "st_glm.h"   /* the test set's labels, the model's kind: no public accessor */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PREDICT_NAME      "strata-predict"
+#define PREDICT_MSG_LEN   1024
+/* bytes of output lines a rank formats, and sends to rank 0, at a time */
+#define PREDICT_CHUNK     (4 << 20)
+/* longest output line: label and two probabilities, or a %.17g value */
+#define PREDICT_LINE_MAX  96
+
+enum {
+    PREDICT_OPT_FORCE = 256
+};
+
+typedef struct {
+    int         probability;  /* -b 1 */
+    int         quiet;        /* -q */
+    int         force;        /* --force */
+    int         help;
+    const char *test_file;
+    const char *model_file;
+    const char *output_file;  /* or NULL */
+} predict_opts_t;
+
+static const struct option predict_long_opts[] = {
+    {"probability", required_argument, NULL, 'b'},
+    {"quiet",       no_argument,       NULL, 'q'},
+    {"force",       no_argument,       NULL, PREDICT_OPT_FORCE},
+    {"help",        no_argument,       NULL, 'h'},
+    {NULL, 0, NULL, 0}
+};
+
+static void predict_usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: " PREDICT_NAME " [OPTION]... TEST_FILE MODEL_FILE [OUTPUT_FILE]\n"
+            "Predicts TEST_FILE (svmlight text or Strata binary CSR) with the model in\n"
+            "MODEL_FILE (strata-train's, or LIBLINEAR's for the same models) and prints the\n"
+            "metrics: accuracy, AUC and (logistic models) log loss for classification, RMSE\n"
+            "for regression. With OUTPUT_FILE, writes one line per test row, in the file's\n"
+            "order: the predicted label (+1/-1) or value. Runs alone or under mpirun (each\n"
+            "rank predicts its share of the rows).\n"
+            "  -b, --probability 0|1  1: also write P(label) for both labels, after a line\n"
+            "                         \"labels 1 -1\" (logistic models; default 0)\n"
+            "  -q, --quiet            print no metrics\n"
+            "      --force            predict with a regression model even when every label\n"
+            "                         of TEST_FILE is -1/+1 or 0/1 (a classification set?)\n"
+            "  -h, --help             this message\n"
+            "Exit status: 0 ok, 1 a run-time failure, 2 bad usage.\n");
+}
+
+/* @return 0, or -1 after a message (rank 0) for bad usage. */
+static int predict_parse_args(int argc, char **argv, int rank, predict_opts_t *opts)
+{
+    int c, nargs;
+
+    memset(opts, 0, sizeof(*opts));
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":b:qh", predict_long_opts, NULL)) != -1) {
+        switch (c) {
+        case 'b':
+            if (strcmp(optarg, "0") != 0 && strcmp(optarg, "1") != 0) {
+                if (rank == 0) {
+                    fprintf(stderr, PREDICT_NAME ": invalid value '%s' for -b/--probability "
+                            "(expected 0 or 1)\n", optarg);
+                }
+                return -1;
+            }
+            opts->probability = (optarg[0] == '1');
+            break;
+        case 'q':
+            opts->quiet = 1;
+            break;
+        case PREDICT_OPT_FORCE:
+            opts->force = 1;
+            break;
+        case 'h':
+            opts->help = 1;
+            break;
+        case ':':
+            if (rank == 0) {
+                fprintf(stderr, PREDICT_NAME ": option '%s' needs a value\n", argv[optind - 1]);
+            }
+            return -1;
+        default:
+            if (rank == 0) {
+                if (optopt != 0 && strncmp(argv[optind - 1], "--", 2) != 0) {
+                    fprintf(stderr, PREDICT_NAME ": unknown option '-%c'\n", optopt);
+                } else {
+                    fprintf(stderr, PREDICT_NAME ": unknown or ambiguous option '%s'\n",
+                            argv[optind - 1]);
+                }
+            }
+            return -1;
+        }
+    }
+    if (opts->help) {
+        return 0;
+    }
+    nargs = argc - optind;
+    if (nargs < 2 || nargs > 3) {
+        if (rank == 0) {
+            if (nargs < 2) {
+                fprintf(stderr, PREDICT_NAME ": expected TEST_FILE and MODEL_FILE\n");
+            } else {
+                fprintf(stderr, PREDICT_NAME ": unexpected argument '%s'\n", argv[optind + 3]);
+            }
+        }
+        return -1;
+    }
+    opts->test_file  = argv[optind];
+    opts->model_file = argv[optind + 1];
+    if (nargs == 3) {
+        opts->output_file = argv[optind + 2];
+    }
+    if (opts->test_file[0] == '\0' || opts->model_file[0] == '\0' ||
+        (opts->output_file != NULL && opts->output_file[0] == '\0')) {
+        if (rank == 0) {
+            fprintf(stderr, PREDICT_NAME ": empty file name\n");
+        }
+        return -1;
+    }
+    return 0;
+}
+
+/* 1 when some rank failed (@a failed on this one); the lowest failing rank prints its
+ * @a msg, so a failure that differs between ranks is still reported once. */
+static int predict_any_failed(int failed, const char *msg, int rank, int size)
+{
+    int first = failed ? rank : size;
+
+    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first == size) {
+        return 0;
+    }
+    if (first == rank) {
+        fprintf(stderr, PREDICT_NAME ": %s\n", msg);
+    }
+    return 1;
+}
+
+static int predict_is_logistic(const strata_glm_model_t *model)
+{
+    const char *name = strata_glm_model_solver(model);
+
+    return !strcmp(name, "logistic") || !strcmp(name, "l1-logistic");
+}
+
+/* A regression model meeting labels that are all -1/+1 or all 0/1: the user most
+ * likely gave a classification set. @return 1 when that is so over all ranks. */
+static int predict_labels_look_binary(const strata_glm_problem_t *prob)
+{
+    const st_glm_data_t *d = prob->data;
+    int flags[2] = {1, 1};    /* all in {-1, 1}; all in {0, 1} */
+    int64_t i;
+
+    for (i = 0; i < d->n_rows; i++) {
+        flags[0] &= (d->y[i] == 1.0 || d->y[i] == -1.0);
+        flags[1] &= (d->y[i] == 1.0 || d->y[i] == 0.0);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    return d->n_rows_global > 0 && (flags[0] || flags[1]);
+}
+
+/* Output lines of rows [*next, n) into @a buf (PREDICT_CHUNK bytes) until it is
+ * nearly full; the header line first on rank 0 with -b 1. @return the bytes. */
+static size_t predict_format(const strata_glm_model_t *model, const predict_opts_t *opts,
+                             int classification, int64_t n, const double *scores,
+                             int header, int64_t *next, char *buf)
+{
+    size_t len = 0, cap = PREDICT_CHUNK;
+    double label, p;
+    int64_t i;
+
+    if (header) {
+        len += (size_t)snprintf(buf, cap, "labels 1 -1\n");
+    }
+    for (i = *next; i < n && cap - len >= PREDICT_LINE_MAX; i++) {
+        if (!classification) {
+            len += (size_t)snprintf(buf + len, cap - len, "%.17g\n", scores[i]);
+            continue;
+        }
+        label = (scores[i] > 0) ? 1.0 : -1.0;
+        if (opts->probability) {
+            p = strata_glm_predict_prob(model, scores[i]);
+            len += (size_t)snprintf(buf + len, cap - len, "%g %g %g\n", label, p, 1.0 - p);
+        } else {
+            len += (size_t)snprintf(buf + len, cap - len, "%g\n", label);
+        }
+    }
+    *next = i;
+    return len;
+}
+
+/*
+ * Write every rank's output lines to @a path in rank order, in pieces of at most
+ * PREDICT_CHUNK bytes (@a buf, one per rank): rank 0 formats and writes its own rows,
+ * then receives each other rank's pieces in turn (an empty piece ends a rank's). Memory
+ * stays bounded and no file system needs to be shared. Rank 0 keeps receiving after a
+ * write error, so no rank is left blocked in a send. @return 0 or -1 (the same on every
+ * rank; rank 0 printed why).
+ */
+static int predict_write(const char *path, const strata_glm_model_t *model,
+                         const predict_opts_t *opts, int classification, int64_t n,
+                         const double *scores, char *buf, int rank, int size)
+{
+    int64_t next = 0;
+    MPI_Status st;
+    FILE *f = NULL;
+    int r, count, err = 0, first = 1;
+    size_t len;
+
+    if (rank != 0) {
+        do {
+            len = predict_format(model, opts, classification, n, scores, 0, &next, buf);
+            MPI_Send(buf, (int)len, MPI_CHAR, 0, 0, MPI_COMM_WORLD);
+        } while (len > 0);
+    } else {
+        f = fopen(path, "w");
+        if (f == NULL) {
+            err = errno;
+        }
+        do {
+            len = predict_format(model, opts, classification, n, scores,
+                                 opts->probability && first, &next, buf);
+            first = 0;
+            if (f != NULL && err == 0 && len > 0 && fwrite(buf, 1, len, f) != len) {
+                err = errno;
+            }
+        } while (len > 0);
+        for (r = 1; r < size; r++) {
+            do {
+                MPI_Recv(buf, PREDICT_CHUNK, MPI_CHAR, r, 0, MPI_COMM_WORLD, &st);
+                MPI_Get_count(&st, MPI_CHAR, &count);
+                if (f != NULL && err == 0 && count > 0 &&
+                    fwrite(buf, 1, (size_t)count, f) != (size_t)count) {
+                    err = errno;
+                }
+            } while (count > 0);
+        }
+        if (f != NULL && fclose(f) != 0 && err == 0) {
+            err = errno;
+        }
+        if (err != 0) {
+            fprintf(stderr, PREDICT_NAME ": %s: %s\n", path, strerror(err));
+        }
+    }
+    MPI_Bcast(&err, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return (err != 0) ? -1 : 0;
+}
+
+static void predict_print_metrics(const strata_glm_metrics_t *m, int classification)
+{
+    if (!classification) {
+        printf("RMSE = %g (regression, %" PRId64 " rows)\n", m->rmse, m->n);
+        return;
+    }
+    printf("Accuracy = %g%% (%" PRId64 "/%" PRId64 ")\n", 100.0 * m->accuracy,
+           (int64_t)llround(m->accuracy * (double)m->n), m->n);
+    if (isnan(m->auc)) {
+        printf("AUC = nan (the test set holds one class)\n");
+    } else {
+        printf("AUC = %.6f\n", m->auc);
+    }
+    if (!isnan(m->logloss)) {
+        printf("Log loss = %.6f\n", m->logloss);
+    }
+}
+
+static int predict_run(const predict_opts_t *opts, int rank, int size)
+{
+    char msg[PREDICT_MSG_LEN] = "";
+    strata_glm_model_t *model = NULL;
+    strata_glm_problem_t *prob = NULL;
+    strata_glm_metrics_t metrics;
+    strata_status_t status;
+    double *scores = NULL;
+    char *buf = NULL;
+    int classification, rc = 1, failed;
+    int64_t n;
+
+    /* every rank reads the (small) model file itself */
+    status = strata_glm_model_load(opts->model_file, msg, sizeof(msg), &model);
+    if (predict_any_failed(status != STRATA_OK, msg, rank, size)) {
+        goto out;
+    }
+    classification = model->loss->classification;
+    if (opts->probability && !predict_is_logistic(model)) {
+        if (rank == 0) {
+            fprintf(stderr, PREDICT_NAME ": -b 1: probabilities come from logistic models "
+                    "only; %s holds a '%s' model\n", opts->model_file,
+                    strata_glm_model_solver(model));
+        }
+        goto out;
+    }
+
+    status = strata_glm_problem_read(opts->test_file, !classification, MPI_COMM_WORLD, msg,
+                                     sizeof(msg), &prob);
+    if (status != STRATA_OK) {
+        if (rank == 0) {
+            fprintf(stderr, PREDICT_NAME ": %s\n", msg);
+            if (classification && strstr(msg, "not a class label") != NULL) {
+                fprintf(stderr, PREDICT_NAME ": %s holds a '%s' model: the test set needs "
+                        "the labels -1/+1 or 0/1\n", opts->model_file,
+                        strata_glm_model_solver(model));
+            }
+        }
+        goto out;
+    }
+    if (!classification && !opts->force && predict_labels_look_binary(prob)) {
+        if (rank == 0) {
+            fprintf(stderr, PREDICT_NAME ": %s holds a '%s' (regression) model but every label "
+                    "of %s is -1/+1 or 0/1: a classification set? (--force predicts anyway)\n",
+                    opts->model_file, strata_glm_model_solver(model), opts->test_file);
+        }
+        goto out;
+    }
+
+    n      = strata_glm_problem_rows(prob);
+    scores = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+    failed = (scores == NULL || strata_glm_predict(model, prob, scores) != STRATA_OK);
+    if (predict_any_failed(failed, "out of memory for the scores", rank, size)) {
+        goto out;
+    }
+    status = strata_glm_evaluate(model, prob, MPI_COMM_WORLD, &metrics);
+    if (status != STRATA_OK) {
+        if (rank == 0) {
+            fprintf(stderr, PREDICT_NAME ": evaluation failed: %s\n",
+                    strata_status_string(status));
+        }
+        goto out;
+    }
+    if (rank == 0 && !opts->quiet) {
+        predict_print_metrics(&metrics, classification);
+        fflush(stdout);
+    }
+
+    if (opts->output_file != NULL) {
+        buf = malloc(PREDICT_CHUNK);
+        if (predict_any_failed(buf == NULL, "out of memory for the output lines", rank,
+                               size)) {
+            goto out;
+        }
+        if (predict_write(opts->output_file, model, opts, classification, n, scores, buf,
+                          rank, size) != 0) {
+            goto out;
+        }
+    }
+    rc = 0;
+
+out:
+    free(buf);
+    free(scores);
+    if (prob != NULL) {
+        strata_glm_problem_free(prob);
+    }
+    strata_glm_model_free(model);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    predict_opts_t opts;
+    int rank, size, rc;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+    if (predict_parse_args(argc, argv, rank, &opts) != 0) {
+        if (rank == 0) {
+            fprintf(stderr, "Try '" PREDICT_NAME " --help'.\n");
+        }
+        MPI_Finalize();
+        return 2;
+    }
+    if (opts.help) {
+        if (rank == 0) {
+            predict_usage(stdout);
+        }
+        MPI_Finalize();
+        return 0;
+    }
+    rc = predict_run(&opts, rank, size);
+    MPI_Finalize();
+    return rc;
+}
