@@ -4,7 +4,8 @@
 # models written by Strata (hand-made ones, and LIBLINEAR's models read and saved
 # again by Strata) are read by liblinear-predict, whose output must equal
 # strata-predict's line by line: labels, -b 1 probabilities, regression values
-# (%.17g), and the accuracy line. The test rows include empty rows (score 0: class -1
+# (%.17g), and the accuracy line. Strata's copy of a LIBLINEAR model file whose
+# solver Strata writes under LIBLINEAR's name is the same bytes. The test rows include empty rows (score 0: class -1
 # for both) and features beyond the model's. Skipped (77) without liblinear-predict.
 #
 . "${top_srcdir}/tests/common.sh"
@@ -93,6 +94,10 @@ for s in 0 3 1 6 7 2; do
         run "liblinear-train -s $s -B $B" liblinear-train -q -s $s -B $B "$dir/train.svm" \
             "$dir/ll.model" || continue
         compare "-s $s -B $B" "$dir/ll.model" "$dir/test.svm"
+        # the solvers Strata writes under LIBLINEAR's name: the very same bytes
+        case $s in
+        0 | 3 | 1 | 6) same "-s $s -B $B: Strata's file" "$dir/strata.model" "$dir/ll.model" ;;
+        esac
         case $s in
         0 | 6 | 7) compare "-s $s -B $B, -b 1" "$dir/ll.model" "$dir/test.svm" "-b 1" ;;
         esac
@@ -103,6 +108,9 @@ for s in 11 12; do
         run "liblinear-train -s $s -B $B" liblinear-train -q -s $s -B $B -p 0 \
             "$dir/train.reg" "$dir/ll.model" || continue
         compare "-s $s -B $B" "$dir/ll.model" "$dir/test.reg"
+        if [ $s -eq 11 ]; then
+            same "-s $s -B $B: Strata's file" "$dir/strata.model" "$dir/ll.model"
+        fi
     done
 done
 
