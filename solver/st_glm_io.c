@@ -1,0 +1,672 @@
+/*
+ * Model files: LIBLINEAR's text model format (save_model / load_model of linear.cpp),
+ * so that LIBLINEAR's predict reads the models it has, and Strata reads LIBLINEAR's
+ * binary models of the same problems:
+ *
+ *     solver_type L2R_LR          one name per model, see st_glm_io_types
+ *     nr_class 2                  always 2 (regression models too, as LIBLINEAR)
+ *     label 1 -1                  classification only: w scores label 1 positive
+ *     nr_feature 13
+ *     bias -1                     > 0: constant feature of this value; -1: none
+ *     w
+ *     0.35138541186502564         one weight per line ("%.17g \n", LIBLINEAR's own
+ *     ...                         layout), nr_feature of them, then the bias weight
+ *
+ * LIBLINEAR's rule for the weight count is "bias >= 0": a file with "bias 0" holds the
+ * bias weight, which multiplies 0; it is read and dropped (the model has no bias).
+ * Saving is atomic (a temporary file in the same directory, fsync, rename); loading is
+ * strict and reports "FILE:LINE: what". solver/README.md ("Models and prediction")
+ * states the rules.
+ */
+#include "config.h"
+
+#include "st_glm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <locale.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* token lengths quoted in messages */
+#define ST_GLM_IO_QUOTE_LEN   48
+/* tokens kept per line (more are counted, to report them) */
+#define ST_GLM_IO_MAX_TOKENS  4
+/* temporary file names tried before giving up */
+#define ST_GLM_IO_TMP_TRIES   64
+
+/* solver_type names: the first one of each model is the one written */
+static const struct {
+    const char         *name;
+    st_glm_model_kind_t kind;
+} st_glm_io_types[] = {
+    {"L2R_LR",              ST_GLM_LOGISTIC},
+    {"L2R_L1LOSS_SVC_DUAL", ST_GLM_HINGE},
+    {"L2R_L2LOSS_SVC_DUAL", ST_GLM_SQHINGE},
+    {"L2R_L2LOSS_SVR",      ST_GLM_RIDGE},
+    {"STRATA_LASSO",        ST_GLM_LASSO},
+    {"L1R_LR",              ST_GLM_L1_LOGISTIC},  /* LIBLINEAR -s 6: the same problem */
+    {"STRATA_ELASTIC_NET",  ST_GLM_ELASTIC_NET},
+    /* read only: LIBLINEAR's other solvers of the same problems, and Strata's own name
+     * for the L1 logistic model */
+    {"L2R_LR_DUAL",         ST_GLM_LOGISTIC},     /* -s 7 */
+    {"L2R_L2LOSS_SVC",      ST_GLM_SQHINGE},      /* -s 2 */
+    {"L2R_L2LOSS_SVR_DUAL", ST_GLM_RIDGE},        /* -s 12 */
+    {"STRATA_L1_LOGISTIC",  ST_GLM_L1_LOGISTIC},
+};
+
+static const char *st_glm_io_type_name(st_glm_model_kind_t kind)
+{
+    size_t i;
+
+    for (i = 0; i < ST_ARRAY_SIZE(st_glm_io_types); i++) {
+        if (st_glm_io_types[i].kind == kind) {
+            return st_glm_io_types[i].name;
+        }
+    }
+    return NULL;
+}
+
+static void st_glm_io_msg(char *msg, size_t msg_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void st_glm_io_msg(char *msg, size_t msg_len, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (msg == NULL || msg_len == 0) {
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(msg, msg_len, fmt, ap);
+    va_end(ap);
+}
+
+/* Numbers in the C locale whatever the program's LC_NUMERIC (a decimal comma would
+ * break the format both ways). */
+typedef struct {
+    locale_t c_locale;
+    locale_t saved;
+} st_glm_io_locale_t;
+
+static void st_glm_io_locale_enter(st_glm_io_locale_t *loc)
+{
+    loc->c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    loc->saved    = (loc->c_locale != (locale_t)0) ? uselocale(loc->c_locale) : (locale_t)0;
+}
+
+static void st_glm_io_locale_leave(st_glm_io_locale_t *loc)
+{
+    if (loc->c_locale != (locale_t)0) {
+        uselocale(loc->saved);
+        freelocale(loc->c_locale);
+    }
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Saving                                                                              */
+/* ------------------------------------------------------------------------------------ */
+
+/* Create a new file next to @a path: "<path>.tmp.<pid>.<n>", mode 0666 less the umask
+ * (as the final file would get from fopen). @return the descriptor, or -1 (errno). */
+static int st_glm_io_tmp_create(const char *path, char *tmp, size_t tmp_len)
+{
+    static unsigned counter;
+    unsigned n;
+    int fd, tries;
+
+    for (tries = 0; tries < ST_GLM_IO_TMP_TRIES; tries++) {
+        n = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
+        if ((size_t)snprintf(tmp, tmp_len, "%s.tmp.%ld.%u", path, (long)getpid(), n) >=
+            tmp_len) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST) {
+            return fd;
+        }
+    }
+    return -1;
+}
+
+/* fsync the directory holding @a path, so the rename survives a crash; best effort
+ * (some file systems refuse to sync a directory). */
+static void st_glm_io_sync_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir;
+    int fd;
+
+    if (slash == NULL) {
+        dir = strdup(".");
+    } else if (slash == path) {
+        dir = strdup("/");
+    } else {
+        dir = strndup(path, (size_t)(slash - path));
+    }
+    if (dir == NULL) {
+        return;
+    }
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+    free(dir);
+}
+
+static int st_glm_io_write(FILE *f, const strata_glm_model_t *model, const char *type_name)
+{
+    int64_t j, n_w = model->n_features + (model->bias > 0 ? 1 : 0);
+
+    if (fprintf(f, "solver_type %s\nnr_class 2\n", type_name) < 0) {
+        return -1;
+    }
+    if (model->loss->classification && fprintf(f, "label 1 -1\n") < 0) {
+        return -1;
+    }
+    if (fprintf(f, "nr_feature %" PRId64 "\n", model->n_features) < 0) {
+        return -1;
+    }
+    if (model->bias > 0) {
+        if (fprintf(f, "bias %.17g\n", model->bias) < 0) {
+            return -1;
+        }
+    } else if (fprintf(f, "bias -1\n") < 0) {
+        return -1;
+    }
+    if (fprintf(f, "w\n") < 0) {
+        return -1;
+    }
+    for (j = 0; j < n_w; j++) {
+        if (fprintf(f, "%.17g \n", model->w[j]) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+ST_EXPORT strata_status_t strata_glm_model_save(const strata_glm_model_t *model,
+                                                const char *path, char *msg, size_t msg_len)
+{
+    st_glm_io_locale_t loc;
+    const char *type_name;
+    size_t tmp_len;
+    int64_t j, n_w;
+    char *tmp;
+    FILE *f;
+    int fd, err;
+
+    if (model == NULL || model->loss == NULL || model->w == NULL || path == NULL ||
+        path[0] == '\0') {
+        st_glm_io_msg(msg, msg_len, "strata_glm_model_save: no model or no file name");
+        return ST_ERR_INVALID_PARAM;
+    }
+    type_name = st_glm_io_type_name(model->loss->kind);
+    if (type_name == NULL || model->n_features < 0) {
+        st_glm_io_msg(msg, msg_len, "%s: the model is not valid (kind %d, %" PRId64
+                      " features)", path, (int)model->loss->kind, model->n_features);
+        return ST_ERR_INVALID_PARAM;
+    }
+    if (!isfinite(model->bias)) {
+        st_glm_io_msg(msg, msg_len, "%s: the model's bias is not finite", path);
+        return ST_ERR_INVALID_PARAM;
+    }
+    n_w = model->n_features + (model->bias > 0 ? 1 : 0);
+    for (j = 0; j < n_w; j++) {
+        if (!isfinite(model->w[j])) {
+            st_glm_io_msg(msg, msg_len, "%s: weight %" PRId64 " of the model is %g: not "
+                          "saved", path, j + 1, model->w[j]);
+            return ST_ERR_INVALID_PARAM;
+        }
+    }
+
+    tmp_len = strlen(path) + 64;
+    tmp     = malloc(tmp_len);
+    if (tmp == NULL) {
+        st_glm_io_msg(msg, msg_len, "%s: out of memory", path);
+        return ST_ERR_NO_MEMORY;
+    }
+    fd = st_glm_io_tmp_create(path, tmp, tmp_len);
+    if (fd < 0) {
+        st_glm_io_msg(msg, msg_len, "%s: cannot create a temporary file next to it: %s",
+                      path, strerror(errno));
+        free(tmp);
+        return ST_ERR_IO;
+    }
+    f = fdopen(fd, "w");
+    if (f == NULL) {
+        err = errno;
+        close(fd);
+        goto err_unlink;
+    }
+
+    st_glm_io_locale_enter(&loc);
+    err = 0;
+    if (st_glm_io_write(f, model, type_name) != 0 || fflush(f) != 0) {
+        err = errno;
+    }
+    st_glm_io_locale_leave(&loc);
+    if (err == 0 && fsync(fileno(f)) != 0) {
+        err = errno;
+    }
+    if (fclose(f) != 0 && err == 0) {
+        err = errno;
+    }
+    if (err != 0) {
+        goto err_unlink;
+    }
+    if (rename(tmp, path) != 0) {
+        err = errno;
+        goto err_unlink;
+    }
+    st_glm_io_sync_dir(path);
+    free(tmp);
+    return ST_OK;
+
+err_unlink:
+    unlink(tmp);
+    st_glm_io_msg(msg, msg_len, "%s: cannot write the model: %s (the file is unchanged)",
+                  path, strerror(err != 0 ? err : EIO));
+    free(tmp);
+    return ST_ERR_IO;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Loading                                                                             */
+/* ------------------------------------------------------------------------------------ */
+
+typedef struct {
+    const char *path;
+    FILE       *f;
+    char       *line;
+    size_t      cap;
+    int64_t     lineno;
+    int         ntok;                          /* tokens on the line */
+    char       *tok[ST_GLM_IO_MAX_TOKENS];     /* the first of them */
+    char       *msg;
+    size_t      msg_len;
+    st_status_t status;
+} st_glm_io_reader_t;
+
+static void st_glm_io_fail(st_glm_io_reader_t *rd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* "PATH:LINE: what" into the caller's buffer; the status is ST_ERR_INVALID_PARAM. */
+static void st_glm_io_fail(st_glm_io_reader_t *rd, const char *fmt, ...)
+{
+    char what[256];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    st_glm_io_msg(rd->msg, rd->msg_len, "%s:%" PRId64 ": %s", rd->path,
+                  rd->lineno > 0 ? rd->lineno : 1, what);
+    rd->status = ST_ERR_INVALID_PARAM;
+}
+
+/* @a s for a message: at most ST_GLM_IO_QUOTE_LEN characters, "..." when cut. */
+static const char *st_glm_io_quote(const char *s, char *buf, size_t len)
+{
+    if (strlen(s) < len) {
+        return s;
+    }
+    snprintf(buf, len, "%.*s...", (int)len - 4, s);
+    return buf;
+}
+
+/* Next line, split into blank-separated tokens (spaces, tabs; a CR is a blank, so
+ * CRLF files read). @return 1 with a line, 0 at the end of the file, -1 on error. */
+static int st_glm_io_next(st_glm_io_reader_t *rd)
+{
+    char *p, *save = NULL;
+    ssize_t len;
+
+    errno = 0;
+    len   = getline(&rd->line, &rd->cap, rd->f);
+    if (len < 0) {
+        if (ferror(rd->f)) {
+            st_glm_io_msg(rd->msg, rd->msg_len, "%s: read error: %s", rd->path,
+                          strerror(errno != 0 ? errno : EIO));
+            rd->status = (errno == ENOMEM) ? ST_ERR_NO_MEMORY : ST_ERR_IO;
+            return -1;
+        }
+        return 0;
+    }
+    rd->lineno++;
+    if (strlen(rd->line) != (size_t)len) {
+        st_glm_io_fail(rd, "NUL byte in the line (not a text model file)");
+        return -1;
+    }
+    rd->ntok = 0;
+    for (p = strtok_r(rd->line, " \t\r\n", &save); p != NULL;
+         p = strtok_r(NULL, " \t\r\n", &save)) {
+        if (rd->ntok < ST_GLM_IO_MAX_TOKENS) {
+            rd->tok[rd->ntok] = p;
+        }
+        rd->ntok++;
+    }
+    return 1;
+}
+
+/* An integer token in [lo, hi]: optional sign, decimal digits only. */
+static int st_glm_io_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *v_p)
+{
+    const char *d = (s[0] == '+' || s[0] == '-') ? s + 1 : s;
+    long long v;
+    char *end;
+
+    if (*d < '0' || *d > '9') {
+        return -1;
+    }
+    errno = 0;
+    v     = strtoll(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < lo || v > hi) {
+        return -1;
+    }
+    *v_p = (int64_t)v;
+    return 0;
+}
+
+/* A real token: 0 finite, -1 not a number, -2 a number that is not finite (nan, inf,
+ * or out of range). */
+static int st_glm_io_parse_real(const char *s, double *v_p)
+{
+    char *end;
+    double v;
+
+    v = strtod(s, &end);
+    if (end == s || *end != '\0') {
+        return -1;
+    }
+    if (!isfinite(v)) {
+        return -2;
+    }
+    *v_p = v;
+    return 0;
+}
+
+/* What the header said. */
+typedef struct {
+    const st_glm_model_t *loss;
+    const char           *type_name;
+    int64_t               n_features;
+    double                bias;
+    int                   negate;     /* "label -1 1": w scores label -1 positive */
+    int64_t               line_type, line_class, line_label, line_feature, line_bias;
+} st_glm_io_header_t;
+
+/* A header line "KEY VALUE...": exactly @a nval values, KEY seen once. */
+static int st_glm_io_key_ok(st_glm_io_reader_t *rd, int64_t *seen, int nval)
+{
+    char q[ST_GLM_IO_QUOTE_LEN];
+
+    if (*seen != 0) {
+        st_glm_io_fail(rd, "%s given twice (first on line %" PRId64 ")", rd->tok[0], *seen);
+        return 0;
+    }
+    if (rd->ntok < 1 + nval) {
+        st_glm_io_fail(rd, "%s needs %d value%s", rd->tok[0], nval, nval > 1 ? "s" : "");
+        return 0;
+    }
+    if (rd->ntok > 1 + nval) {
+        st_glm_io_fail(rd, "trailing text after %s: '%s'", rd->tok[0],
+                       st_glm_io_quote(rd->tok[1 + nval], q, sizeof(q)));
+        return 0;
+    }
+    *seen = rd->lineno;
+    return 1;
+}
+
+static int st_glm_io_read_header(st_glm_io_reader_t *rd, st_glm_io_header_t *h)
+{
+    char q[ST_GLM_IO_QUOTE_LEN];
+    int64_t v, l0, l1;
+    size_t i;
+    int rc;
+
+    memset(h, 0, sizeof(*h));
+    for (;;) {
+        rc = st_glm_io_next(rd);
+        if (rc < 0) {
+            return -1;
+        }
+        if (rc == 0) {
+            st_glm_io_fail(rd, rd->lineno == 0 ? "empty file, not a model" :
+                           "end of file before the 'w' line (not a complete model)");
+            return -1;
+        }
+        if (rd->ntok == 0) {
+            continue;
+        }
+        if (!strcmp(rd->tok[0], "solver_type")) {
+            if (!st_glm_io_key_ok(rd, &h->line_type, 1)) {
+                return -1;
+            }
+            for (i = 0; i < ST_ARRAY_SIZE(st_glm_io_types); i++) {
+                if (!strcmp(rd->tok[1], st_glm_io_types[i].name)) {
+                    h->loss      = st_glm_model_get(st_glm_io_types[i].kind);
+                    h->type_name = st_glm_io_types[i].name;
+                }
+            }
+            if (h->loss == NULL) {
+                st_glm_io_fail(rd, "unknown solver_type '%s' (Strata reads L2R_LR, "
+                               "L2R_LR_DUAL, L2R_L1LOSS_SVC_DUAL, L2R_L2LOSS_SVC_DUAL, "
+                               "L2R_L2LOSS_SVC, L2R_L2LOSS_SVR, L2R_L2LOSS_SVR_DUAL, L1R_LR, "
+                               "STRATA_LASSO, STRATA_ELASTIC_NET)",
+                               st_glm_io_quote(rd->tok[1], q, sizeof(q)));
+                return -1;
+            }
+        } else if (!strcmp(rd->tok[0], "nr_class")) {
+            if (!st_glm_io_key_ok(rd, &h->line_class, 1)) {
+                return -1;
+            }
+            if (st_glm_io_parse_int(rd->tok[1], INT32_MIN, INT32_MAX, &v) != 0 || v != 2) {
+                st_glm_io_fail(rd, "nr_class '%s': only binary models (nr_class 2) are "
+                               "supported", st_glm_io_quote(rd->tok[1], q, sizeof(q)));
+                return -1;
+            }
+        } else if (!strcmp(rd->tok[0], "label")) {
+            if (!st_glm_io_key_ok(rd, &h->line_label, 2)) {
+                return -1;
+            }
+            if (st_glm_io_parse_int(rd->tok[1], INT32_MIN, INT32_MAX, &l0) != 0 ||
+                st_glm_io_parse_int(rd->tok[2], INT32_MIN, INT32_MAX, &l1) != 0) {
+                st_glm_io_fail(rd, "labels must be integers");
+                return -1;
+            }
+            /* 0/1 data is read as -1/+1 */
+            if ((l0 == 1 && (l1 == -1 || l1 == 0)) || ((l0 == -1 || l0 == 0) && l1 == 1)) {
+                h->negate = (l0 != 1);
+            } else {
+                st_glm_io_fail(rd, "labels %" PRId64 " %" PRId64 ": Strata models have the "
+                               "labels 1 and -1 (or 1 and 0)", l0, l1);
+                return -1;
+            }
+        } else if (!strcmp(rd->tok[0], "nr_feature")) {
+            if (!st_glm_io_key_ok(rd, &h->line_feature, 1)) {
+                return -1;
+            }
+            if (st_glm_io_parse_int(rd->tok[1], 0, (int64_t)ST_GLM_DATA_MAX_INDEX,
+                                    &h->n_features) != 0) {
+                st_glm_io_fail(rd, "nr_feature '%s' is not an integer from 0 to %" PRIu64,
+                               st_glm_io_quote(rd->tok[1], q, sizeof(q)),
+                               (uint64_t)ST_GLM_DATA_MAX_INDEX);
+                return -1;
+            }
+        } else if (!strcmp(rd->tok[0], "bias")) {
+            if (!st_glm_io_key_ok(rd, &h->line_bias, 1)) {
+                return -1;
+            }
+            if (st_glm_io_parse_real(rd->tok[1], &h->bias) != 0) {
+                st_glm_io_fail(rd, "bias '%s' is not a finite number",
+                               st_glm_io_quote(rd->tok[1], q, sizeof(q)));
+                return -1;
+            }
+        } else if (!strcmp(rd->tok[0], "w")) {
+            if (rd->ntok > 1) {
+                st_glm_io_fail(rd, "trailing text after w: '%s'",
+                               st_glm_io_quote(rd->tok[1], q, sizeof(q)));
+                return -1;
+            }
+            break;
+        } else {
+            st_glm_io_fail(rd, "unknown keyword '%s' in the header",
+                           st_glm_io_quote(rd->tok[0], q, sizeof(q)));
+            return -1;
+        }
+    }
+
+    /* the 'w' line: is the header complete? */
+    if (h->line_type == 0 || h->line_class == 0 || h->line_feature == 0 ||
+        h->line_bias == 0) {
+        st_glm_io_fail(rd, "w before %s (the header is incomplete)",
+                       h->line_type == 0 ? "solver_type" :
+                       h->line_class == 0 ? "nr_class" :
+                       h->line_feature == 0 ? "nr_feature" : "bias");
+        return -1;
+    }
+    if (h->loss->classification && h->line_label == 0) {
+        st_glm_io_fail(rd, "w before label (a %s model needs the line 'label 1 -1')",
+                       h->type_name);
+        return -1;
+    }
+    if (!h->loss->classification && h->line_label != 0) {
+        rd->lineno = h->line_label;
+        st_glm_io_fail(rd, "label line in a regression model (%s)", h->type_name);
+        return -1;
+    }
+    return 0;
+}
+
+/* The weights after 'w': exactly @a count numbers, one a line (blank lines are
+ * skipped); grows the array as they come, so a header claiming a huge nr_feature costs
+ * memory only for the weights the file really has. */
+static int st_glm_io_read_weights(st_glm_io_reader_t *rd, const st_glm_io_header_t *h,
+                                  int64_t count, double **w_p)
+{
+    char q[ST_GLM_IO_QUOTE_LEN];
+    int64_t n = 0, cap = 0;
+    double *w = NULL, *grown;
+    int rc;
+
+    for (;;) {
+        rc = st_glm_io_next(rd);
+        if (rc < 0) {
+            goto err;
+        }
+        if (rc == 0) {
+            break;
+        }
+        if (rd->ntok == 0) {
+            continue;
+        }
+        if (n == count) {
+            st_glm_io_fail(rd, "trailing text after the %" PRId64 " weights (nr_feature %"
+                           PRId64 "%s): '%s'", count, h->n_features,
+                           count > h->n_features ? " and the bias" : "",
+                           st_glm_io_quote(rd->tok[0], q, sizeof(q)));
+            goto err;
+        }
+        if (rd->ntok > 1) {
+            st_glm_io_fail(rd, "trailing text after weight %" PRId64 ": '%s' (one weight a "
+                           "line)", n + 1, st_glm_io_quote(rd->tok[1], q, sizeof(q)));
+            goto err;
+        }
+        if (n == cap) {
+            cap   = ST_MIN(count, ST_MAX(2 * cap, 1024));
+            grown = realloc(w, (size_t)cap * sizeof(double));
+            if (grown == NULL) {
+                st_glm_io_msg(rd->msg, rd->msg_len, "%s: out of memory", rd->path);
+                rd->status = ST_ERR_NO_MEMORY;
+                goto err;
+            }
+            w = grown;
+        }
+        rc = st_glm_io_parse_real(rd->tok[0], &w[n]);
+        if (rc != 0) {
+            st_glm_io_fail(rd, "weight %" PRId64 ": '%s' is %s", n + 1,
+                           st_glm_io_quote(rd->tok[0], q, sizeof(q)),
+                           rc == -1 ? "not a number" : "not finite");
+            goto err;
+        }
+        n++;
+    }
+    if (n < count) {
+        st_glm_io_fail(rd, "end of file after %" PRId64 " weight%s: nr_feature %" PRId64
+                       "%s needs %" PRId64, n, n == 1 ? "" : "s", h->n_features,
+                       count > h->n_features ? " and the bias" : "", count);
+        goto err;
+    }
+    *w_p = w;   /* NULL when there are none (nr_feature 0, no bias) */
+    return 0;
+
+err:
+    free(w);
+    return -1;
+}
+
+ST_EXPORT strata_status_t strata_glm_model_load(const char *path, char *msg, size_t msg_len,
+                                                strata_glm_model_t **model_p)
+{
+    st_glm_io_reader_t rd;
+    st_glm_io_header_t h;
+    st_glm_io_locale_t loc;
+    strata_glm_model_t *model;
+    int64_t j, count;
+    double *w = NULL;
+    int rc, err;
+
+    if (path == NULL || model_p == NULL) {
+        st_glm_io_msg(msg, msg_len, "strata_glm_model_load: no file name or no result");
+        return ST_ERR_INVALID_PARAM;
+    }
+    memset(&rd, 0, sizeof(rd));
+    rd.path    = path;
+    rd.msg     = msg;
+    rd.msg_len = msg_len;
+    rd.f       = fopen(path, "re");
+    if (rd.f == NULL) {
+        err = errno;
+        st_glm_io_msg(msg, msg_len, "%s: %s", path, strerror(err));
+        return (err == ENOENT) ? ST_ERR_NOT_FOUND : ST_ERR_IO;
+    }
+
+    st_glm_io_locale_enter(&loc);
+    rc = st_glm_io_read_header(&rd, &h);
+    if (rc == 0) {
+        /* LIBLINEAR: the bias weight is there when bias >= 0 */
+        count = h.n_features + (h.bias >= 0 ? 1 : 0);
+        rc    = st_glm_io_read_weights(&rd, &h, count, &w);
+    }
+    st_glm_io_locale_leave(&loc);
+    fclose(rd.f);
+    free(rd.line);
+    if (rc != 0) {
+        return rd.status;
+    }
+
+    /* a bias of 0 (LIBLINEAR -B 0) contributes nothing: no bias */
+    model = st_glm_model_new(h.loss, h.n_features, h.bias > 0 ? h.bias : -1.0);
+    if (model == NULL) {
+        free(w);
+        st_glm_io_msg(msg, msg_len, "%s: out of memory", path);
+        return ST_ERR_NO_MEMORY;
+    }
+    count = h.n_features + (h.bias > 0 ? 1 : 0);
+    for (j = 0; j < count; j++) {
+        model->w[j] = h.negate ? -w[j] : w[j];
+    }
+    free(w);
+    *model_p = model;
+    return ST_OK;
+}

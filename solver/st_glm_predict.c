@@ -1,0 +1,519 @@
+/*
+ * Prediction and test metrics.
+ *
+ * The score of a row x is
+ *     z = sum_{j in x, j < d} w_j x_j  (+ w_d b  when the bias b > 0),
+ * summed in the row's order with the bias term last, as LIBLINEAR's predict_values
+ * (which appends the bias as the last feature), so the two agree bit for bit on the
+ * same weights and values. Features j >= d (unseen in training) are ignored, as
+ * LIBLINEAR's predict does. The class is +1 when z > 0 and -1 otherwise: a score of 0
+ * is -1, as in LIBLINEAR ("dec_values[0] > 0 ? label[0] : label[1]").
+ *
+ * Metrics (strata_glm_evaluate) are computed by rank 0 over all ranks' rows in the
+ * global row order, so they do not depend on the number of ranks, bit for bit:
+ *     accuracy = #{i : class(z_i) = y_i} / n
+ *     logloss  = (1/n) sum_i log(1 + exp(-y_i z_i))     (st_glm_log1pexp: no overflow)
+ *     AUC      = (#{(i,j) : y_i = +1, y_j = -1, z_i > z_j}
+ *                 + #{... z_i = z_j} / 2) / (n_pos n_neg)  (Mann-Whitney; exact)
+ *     RMSE     = sqrt((1/n) sum_i (z_i - y_i)^2)
+ * The AUC sorts the positives' and the negatives' scores and counts, for each positive,
+ * the negatives below and equal to it by a merge: O(n log n). Rank 0 holds 16 bytes a
+ * row (scores and labels) plus 8 for the sort.
+ */
+#include "config.h"
+
+#include "st_glm.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------------------ */
+/* The model's accessors                                                               */
+/* ------------------------------------------------------------------------------------ */
+
+ST_EXPORT void strata_glm_model_info(const strata_glm_model_t *model, strata_glm_info_t *info_p)
+{
+    if (info_p == NULL) {
+        return;
+    }
+    if (model == NULL) {
+        memset(info_p, 0, sizeof(*info_p));
+        return;
+    }
+    *info_p = model->info;
+}
+
+ST_EXPORT const char *strata_glm_model_solver(const strata_glm_model_t *model)
+{
+    return (model != NULL && model->loss != NULL) ? model->loss->name : NULL;
+}
+
+ST_EXPORT int64_t strata_glm_model_features(const strata_glm_model_t *model)
+{
+    return (model != NULL) ? model->n_features : 0;
+}
+
+ST_EXPORT double strata_glm_model_bias(const strata_glm_model_t *model)
+{
+    return (model != NULL) ? model->bias : -1.0;
+}
+
+ST_EXPORT const double *strata_glm_model_weights(const strata_glm_model_t *model)
+{
+    return (model != NULL) ? model->w : NULL;
+}
+
+ST_EXPORT void strata_glm_model_free(strata_glm_model_t *model)
+{
+    if (model == NULL) {
+        return;
+    }
+    free(model->w);
+    free(model);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Scores                                                                              */
+/* ------------------------------------------------------------------------------------ */
+
+ST_EXPORT double strata_glm_predict_row(const strata_glm_model_t *model, int64_t nnz,
+                                        const uint32_t *indices, const double *values)
+{
+    double z = 0.0;
+    int64_t k;
+
+    if (model == NULL || model->w == NULL) {
+        return NAN;
+    }
+    for (k = 0; k < nnz; k++) {
+        if ((int64_t)indices[k] < model->n_features) {
+            z += model->w[indices[k]] * values[k];
+        }
+    }
+    if (model->bias > 0) {
+        z += model->w[model->n_features] * model->bias;
+    }
+    return z;
+}
+
+/* strata_glm_predict_row on single-precision values, each widened to double. */
+static double st_glm_predict_row32(const strata_glm_model_t *model, int64_t nnz,
+                                   const uint32_t *indices, const float *values)
+{
+    double z = 0.0;
+    int64_t k;
+
+    for (k = 0; k < nnz; k++) {
+        if ((int64_t)indices[k] < model->n_features) {
+            z += model->w[indices[k]] * (double)values[k];
+        }
+    }
+    if (model->bias > 0) {
+        z += model->w[model->n_features] * model->bias;
+    }
+    return z;
+}
+
+ST_EXPORT double strata_glm_predict_prob(const strata_glm_model_t *model, double score)
+{
+    if (model == NULL || model->loss == NULL) {
+        return NAN;
+    }
+    return model->loss->link(score);
+}
+
+ST_EXPORT strata_status_t strata_glm_predict(const strata_glm_model_t *model,
+                                             const strata_glm_problem_t *prob, double *scores)
+{
+    const st_glm_data_t *d;
+    int64_t r, lo, hi;
+
+    if (model == NULL || model->w == NULL || model->loss == NULL || prob == NULL ||
+        prob->data == NULL || (prob->data->n_rows > 0 && scores == NULL)) {
+        return ST_ERR_INVALID_PARAM;
+    }
+    d = prob->data;
+    for (r = 0; r < d->n_rows; r++) {
+        lo = d->indptr[r];
+        hi = d->indptr[r + 1];
+        if (d->val64 != NULL) {
+            scores[r] = strata_glm_predict_row(model, hi - lo, d->indices + lo, d->val64 + lo);
+        } else {
+            scores[r] = st_glm_predict_row32(model, hi - lo, d->indices + lo, d->val32 + lo);
+        }
+    }
+    return ST_OK;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Metrics                                                                             */
+/* ------------------------------------------------------------------------------------ */
+
+/* Ascending; NaN below everything and equal to itself, so the order is total. */
+static int st_glm_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    if (isnan(x) || isnan(y)) {
+        return isnan(y) - isnan(x);
+    }
+    return (x > y) - (x < y);
+}
+
+/* The AUC of scores @a z against labels @a y (+1/-1), or NaN when a class is
+ * missing. @return ST_OK or ST_ERR_NO_MEMORY. */
+static st_status_t st_glm_auc(int64_t n, const double *z, const double *y, double *auc_p)
+{
+    int64_t i, n_pos = 0, n_neg, lt = 0, le = 0;
+    uint64_t twice_pairs = 0;   /* 2 #{z_pos > z_neg} + #{z_pos = z_neg} */
+    double *pos, *neg;
+
+    for (i = 0; i < n; i++) {
+        n_pos += (y[i] > 0);
+    }
+    n_neg = n - n_pos;
+    if (n_pos == 0 || n_neg == 0) {
+        *auc_p = NAN;
+        return ST_OK;
+    }
+    pos = malloc((size_t)n * sizeof(double));
+    if (pos == NULL) {
+        return ST_ERR_NO_MEMORY;
+    }
+    neg   = pos + n_pos;
+    n_pos = 0;
+    n_neg = 0;
+    for (i = 0; i < n; i++) {
+        if (y[i] > 0) {
+            pos[n_pos++] = z[i];
+        } else {
+            neg[n_neg++] = z[i];
+        }
+    }
+    qsort(pos, (size_t)n_pos, sizeof(double), st_glm_cmp_double);
+    qsort(neg, (size_t)n_neg, sizeof(double), st_glm_cmp_double);
+    /* for each positive, in ascending order: negatives [0, lt) are below it,
+     * [lt, le) equal to it */
+    for (i = 0; i < n_pos; i++) {
+        while (lt < n_neg && st_glm_cmp_double(&neg[lt], &pos[i]) < 0) {
+            lt++;
+        }
+        if (le < lt) {
+            le = lt;
+        }
+        while (le < n_neg && st_glm_cmp_double(&neg[le], &pos[i]) <= 0) {
+            le++;
+        }
+        twice_pairs += 2 * (uint64_t)lt + (uint64_t)(le - lt);
+    }
+    *auc_p = (double)twice_pairs / (2.0 * (double)n_pos * (double)n_neg);
+    free(pos);
+    return ST_OK;
+}
+
+/* All metrics of @a n scores against their labels, in this order. */
+static st_status_t st_glm_metrics(const strata_glm_model_t *model, int64_t n, const double *z,
+                                  const double *y, strata_glm_metrics_t *m)
+{
+    st_glm_model_kind_t kind = model->loss->kind;
+    int64_t i, correct = 0;
+    double sum;
+
+    m->n        = n;
+    m->accuracy = NAN;
+    m->logloss  = NAN;
+    m->auc      = NAN;
+    m->rmse     = NAN;
+    if (n == 0) {
+        return ST_OK;
+    }
+    if (!model->loss->classification) {
+        sum = 0.0;
+        for (i = 0; i < n; i++) {
+            sum += (z[i] - y[i]) * (z[i] - y[i]);
+        }
+        m->rmse = sqrt(sum / (double)n);
+        return ST_OK;
+    }
+    for (i = 0; i < n; i++) {
+        correct += ((z[i] > 0 ? 1.0 : -1.0) == y[i]);
+    }
+    m->accuracy = (double)correct / (double)n;
+    if (kind == ST_GLM_LOGISTIC || kind == ST_GLM_L1_LOGISTIC) {
+        sum = 0.0;
+        for (i = 0; i < n; i++) {
+            sum += st_glm_log1pexp(-y[i] * z[i]);
+        }
+        m->logloss = sum / (double)n;
+    }
+    return st_glm_auc(n, z, y, &m->auc);
+}
+
+/* Gather every rank's scores and labels to rank 0 (in rank order: the global row
+ * order) and compute the metrics there; every rank gets rank 0's result. */
+static st_status_t st_glm_evaluate_mpi(const strata_glm_model_t *model,
+                                       const st_glm_data_t *d, const double *z,
+                                       st_status_t local, MPI_Comm comm, int rank, int size,
+                                       strata_glm_metrics_t *m)
+{
+    int64_t mine[3] = {d->n_rows, d->n_rows_global, local}, *all, total = 0;
+    double *all_z = NULL, *all_y = NULL, res[5];
+    int *counts = NULL, *displs = NULL, r, ok;
+    st_status_t status = ST_OK;
+
+    all = malloc((size_t)size * sizeof(mine));
+    if (all == NULL) {
+        return ST_ERR_NO_MEMORY;   /* cannot agree without memory for three numbers */
+    }
+    ST_MPI_CALL_GOTO(MPI_Allgather(mine, 3, MPI_INT64_T, all, 3, MPI_INT64_T, comm),
+                     out_all, status);
+    for (r = 0; r < size; r++) {
+        if (all[3 * r + 2] != ST_OK && status == ST_OK) {
+            status = (st_status_t)all[3 * r + 2];
+        }
+        total += all[3 * r];
+    }
+    if (status != ST_OK) {
+        goto out_all;
+    }
+    for (r = 0; r < size; r++) {
+        if (all[3 * r + 1] != total) {  /* the problem was not read on this comm */
+            status = ST_ERR_INVALID_PARAM;
+            goto out_all;
+        }
+    }
+    if (total > INT_MAX) {             /* MPI_Gatherv's counts are int */
+        status = ST_ERR_UNSUPPORTED;
+        goto out_all;
+    }
+
+    ok = 1;
+    if (rank == 0) {
+        all_z  = malloc((size_t)ST_MAX(total, 1) * sizeof(double));
+        all_y  = malloc((size_t)ST_MAX(total, 1) * sizeof(double));
+        counts = malloc((size_t)size * sizeof(int));
+        displs = malloc((size_t)size * sizeof(int));
+        ok     = (all_z != NULL && all_y != NULL && counts != NULL && displs != NULL);
+        if (ok) {
+            for (r = 0; r < size; r++) {
+                counts[r] = (int)all[3 * r];
+                displs[r] = (r == 0) ? 0 : displs[r - 1] + counts[r - 1];
+            }
+        }
+    }
+    ST_MPI_CALL_GOTO(MPI_Bcast(&ok, 1, MPI_INT, 0, comm), out_bufs, status);
+    if (!ok) {
+        status = ST_ERR_NO_MEMORY;
+        goto out_bufs;
+    }
+    ST_MPI_CALL_GOTO(MPI_Gatherv(z, (int)d->n_rows, MPI_DOUBLE, all_z, counts, displs,
+                                 MPI_DOUBLE, 0, comm), out_bufs, status);
+    ST_MPI_CALL_GOTO(MPI_Gatherv(d->y, (int)d->n_rows, MPI_DOUBLE, all_y, counts, displs,
+                                 MPI_DOUBLE, 0, comm), out_bufs, status);
+    if (rank == 0) {
+        res[0] = (double)st_glm_metrics(model, total, all_z, all_y, m);
+        res[1] = m->accuracy;
+        res[2] = m->logloss;
+        res[3] = m->auc;
+        res[4] = m->rmse;
+    }
+    ST_MPI_CALL_GOTO(MPI_Bcast(res, 5, MPI_DOUBLE, 0, comm), out_bufs, status);
+    status      = (st_status_t)res[0];
+    m->n        = total;
+    m->accuracy = res[1];
+    m->logloss  = res[2];
+    m->auc      = res[3];
+    m->rmse     = res[4];
+
+out_bufs:
+    free(displs);
+    free(counts);
+    free(all_y);
+    free(all_z);
+out_all:
+    free(all);
+    return status;
+}
+
+ST_EXPORT strata_status_t strata_glm_evaluate(const strata_glm_model_t *model,
+                                              const strata_glm_problem_t *prob, MPI_Comm comm,
+                                              strata_glm_metrics_t *metrics_p)
+{
+    strata_glm_metrics_t m;
+    const st_glm_data_t *d;
+    st_status_t status, local;
+    int rank = 0, size = 1, flag;
+    double *z;
+
+    if (model == NULL || model->loss == NULL || model->w == NULL || prob == NULL ||
+        prob->data == NULL || metrics_p == NULL) {
+        return ST_ERR_INVALID_PARAM;
+    }
+    /* a classification model needs +1/-1 labels; a regression model is not scored
+     * against class labels */
+    if (!prob->regression != !!model->loss->classification) {
+        return ST_ERR_INVALID_PARAM;
+    }
+    if (comm != MPI_COMM_NULL) {
+        if (MPI_Initialized(&flag) != MPI_SUCCESS || !flag) {
+            return ST_ERR_NOT_INITIALIZED;
+        }
+        if (ST_MPI_CALL(MPI_Comm_size(comm, &size)) != ST_OK ||
+            ST_MPI_CALL(MPI_Comm_rank(comm, &rank)) != ST_OK) {
+            return ST_ERR_MPI;
+        }
+    }
+    d = prob->data;
+
+    z     = malloc((size_t)ST_MAX(d->n_rows, 1) * sizeof(double));
+    local = (z != NULL) ? strata_glm_predict(model, prob, z) : ST_ERR_NO_MEMORY;
+    if (size == 1) {
+        status = local;
+        if (status == ST_OK && d->n_rows != d->n_rows_global) {
+            status = ST_ERR_INVALID_PARAM;
+        }
+        if (status == ST_OK) {
+            status = st_glm_metrics(model, d->n_rows, z, d->y, &m);
+        }
+    } else {
+        status = st_glm_evaluate_mpi(model, d, z, local, comm, rank, size, &m);
+    }
+    free(z);
+    if (status == ST_OK) {
+        *metrics_p = m;
+    }
+    return status;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Stand-ins for the problem functions of solver/st_glm_train.c                        */
+/* ------------------------------------------------------------------------------------ */
+/*
+ * Weak definitions, so that this branch builds and strata-predict and the tests run
+ * before the trainer's problem functions land; the trainer's (strong) definitions
+ * replace them at link time. Delete this section once solver/st_glm_train.c has them.
+ */
+
+__attribute__((weak)) ST_EXPORT
+strata_status_t strata_glm_problem_read(const char *path, int regression, MPI_Comm comm,
+                                        char *msg, size_t msg_len,
+                                        strata_glm_problem_t **prob_p)
+{
+    st_glm_data_opts_t opts;
+    strata_glm_problem_t *prob;
+    st_status_t status;
+
+    prob = calloc(1, sizeof(*prob));
+    if (prob == NULL) {
+        return ST_ERR_NO_MEMORY;
+    }
+    st_glm_data_opts_init(&opts);
+    opts.label_kind = regression ? ST_GLM_LABEL_REAL : ST_GLM_LABEL_CLASS;
+    status = st_glm_data_load(path, &opts, comm, msg, msg_len, &prob->data);
+    if (status != ST_OK) {
+        free(prob);
+        return status;
+    }
+    prob->regression = !!regression;
+    *prob_p          = prob;
+    return ST_OK;
+}
+
+__attribute__((weak)) ST_EXPORT
+strata_status_t strata_glm_problem_create(int64_t n_rows, int64_t n_cols,
+                                          const int64_t *indptr, const uint32_t *indices,
+                                          const double *values, const double *y,
+                                          int regression, MPI_Comm comm, char *msg,
+                                          size_t msg_len, strata_glm_problem_t **prob_p)
+{
+    strata_glm_problem_t *prob = NULL;
+    st_glm_data_t *d = NULL;
+    st_status_t status;
+    int64_t sums[2], nnz = (n_rows > 0) ? indptr[n_rows] : 0, k;
+    int size = 1, bad;
+
+    status = (n_rows >= 0 && n_cols >= 0) ? st_glm_data_alloc(n_rows, nnz, 64, &d)
+                                          : ST_ERR_INVALID_PARAM;
+    if (status == ST_OK && n_rows > 0) {
+        memcpy(d->indptr, indptr, (size_t)(n_rows + 1) * sizeof(int64_t));
+        memcpy(d->indices, indices, (size_t)nnz * sizeof(uint32_t));
+        memcpy(d->val64, values, (size_t)nnz * sizeof(double));
+        memcpy(d->y, y, (size_t)n_rows * sizeof(double));
+    }
+    if (status == ST_OK) {
+        d->n_cols     = n_cols;
+        d->label_kind = regression ? ST_GLM_LABEL_REAL : ST_GLM_LABEL_CLASS;
+        for (k = 0; k < nnz; k++) {
+            d->n_cols = ST_MAX(d->n_cols, (int64_t)indices[k] + 1);
+        }
+    }
+    sums[0] = (d != NULL) ? d->n_rows : 0;
+    sums[1] = (d != NULL) ? d->n_cols : 0;
+    bad     = (status != ST_OK);
+    if (comm != MPI_COMM_NULL) {
+        MPI_Comm_size(comm, &size);
+    }
+    if (size > 1) {
+        int64_t off = 0;
+
+        MPI_Exscan(&sums[0], &off, 1, MPI_INT64_T, MPI_SUM, comm);
+        MPI_Allreduce(MPI_IN_PLACE, &sums[0], 1, MPI_INT64_T, MPI_SUM, comm);
+        MPI_Allreduce(MPI_IN_PLACE, &sums[1], 1, MPI_INT64_T, MPI_MAX, comm);
+        if (d != NULL) {
+            int rank;
+
+            MPI_Comm_rank(comm, &rank);
+            d->row_offset = (rank == 0) ? 0 : off;
+        }
+    }
+    if (d != NULL) {
+        d->n_rows_global = sums[0];
+        d->n_cols        = sums[1];
+        d->nnz           = nnz;
+        d->nnz_global    = nnz;
+        bad = (st_glm_data_check(d, msg, msg_len) != ST_OK);
+    }
+    if (size > 1) {
+        MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm);
+    }
+    if (!bad) {
+        prob = calloc(1, sizeof(*prob));
+    }
+    if (bad || prob == NULL) {
+        st_glm_data_free(d);
+        return bad ? ST_ERR_INVALID_PARAM : ST_ERR_NO_MEMORY;
+    }
+    prob->data       = d;
+    prob->regression = !!regression;
+    *prob_p          = prob;
+    return ST_OK;
+}
+
+__attribute__((weak)) ST_EXPORT
+int64_t strata_glm_problem_rows(const strata_glm_problem_t *prob)
+{
+    return prob->data->n_rows;
+}
+
+__attribute__((weak)) ST_EXPORT
+int64_t strata_glm_problem_rows_global(const strata_glm_problem_t *prob)
+{
+    return prob->data->n_rows_global;
+}
+
+__attribute__((weak)) ST_EXPORT
+int64_t strata_glm_problem_cols(const strata_glm_problem_t *prob)
+{
+    return prob->data->n_cols;
+}
+
+__attribute__((weak)) ST_EXPORT
+void strata_glm_problem_free(strata_glm_problem_t *prob)
+{
+    if (prob != NULL) {
+        st_glm_data_free(prob->data);
+        free(prob);
+    }
+}
