@@ -91,6 +91,36 @@ static double st_glm_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* ---- communication: MPI_COMM_NULL is a process on its own, MPI not needed ---- */
+
+static void st_glm_comm_shape(MPI_Comm comm, int *rank_p, int *size_p)
+{
+    *rank_p = 0;
+    *size_p = 1;
+    if (comm != MPI_COMM_NULL) {
+        MPI_Comm_rank(comm, rank_p);
+        MPI_Comm_size(comm, size_p);
+    }
+}
+
+/* In-place allreduce of @a count elements, in pieces an int can count. */
+static void st_glm_allreduce(MPI_Comm comm, void *buf, int64_t count, MPI_Datatype type,
+                             MPI_Op op)
+{
+    const int64_t piece = (int64_t)1 << 30;
+    int64_t off, n;
+    int esize;
+
+    if (comm == MPI_COMM_NULL) {
+        return;
+    }
+    MPI_Type_size(type, &esize);
+    for (off = 0; off < count; off += n) {
+        n = ST_MIN(piece, count - off);
+        MPI_Allreduce(MPI_IN_PLACE, (char*)buf + off * esize, (int)n, type, op, comm);
+    }
+}
+
 /* ---- models ---- */
 
 strata_glm_model_t *st_glm_model_new(const st_glm_model_t *loss, int64_t n_features,
@@ -203,7 +233,7 @@ ST_EXPORT strata_status_t strata_glm_problem_create(int64_t n_rows, int64_t n_co
                                                     size_t msg_len,
                                                     strata_glm_problem_t **prob_p)
 {
-    int64_t mine[3], all[3], offset = 0, nnz, r, k;
+    int64_t all[3], offset = 0, nnz, r, k;
     strata_glm_problem_t *prob = NULL;
     st_glm_data_t *data = NULL;
     int ok = 1, all_ok;
@@ -234,7 +264,8 @@ ST_EXPORT strata_status_t strata_glm_problem_create(int64_t n_rows, int64_t n_co
         st_glm_msg(msg, msg_len, "out of memory");
         ok = 0;
     }
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    all_ok = ok;
+    st_glm_allreduce(comm, &all_ok, 1, MPI_INT, MPI_MIN);
     if (!all_ok) {
         if (ok) {
             st_glm_msg(msg, msg_len, "another rank's rows are invalid");
@@ -248,17 +279,20 @@ ST_EXPORT strata_status_t strata_glm_problem_create(int64_t n_rows, int64_t n_co
     memcpy(data->val64, values, (size_t)nnz * sizeof(double));
     memcpy(data->y, y, (size_t)n_rows * sizeof(double));
     data->label_kind = regression ? ST_GLM_LABEL_REAL : ST_GLM_LABEL_CLASS;
-    mine[0] = n_rows;
-    mine[1] = nnz;
-    mine[2] = n_cols;
-    MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, comm);
-    MPI_Allreduce(&mine[2], &all[2], 1, MPI_INT64_T, MPI_MAX, comm);
-    MPI_Exscan(&n_rows, &offset, 1, MPI_INT64_T, MPI_SUM, comm);
-    PMPI_Comm_rank(comm, &ok);
+    all[0] = n_rows;
+    all[1] = nnz;
+    all[2] = n_cols;
+    st_glm_allreduce(comm, all, 2, MPI_INT64_T, MPI_SUM);
+    st_glm_allreduce(comm, &all[2], 1, MPI_INT64_T, MPI_MAX);
+    if (comm != MPI_COMM_NULL) {
+        MPI_Exscan(&n_rows, &offset, 1, MPI_INT64_T, MPI_SUM, comm);
+        MPI_Comm_rank(comm, &ok);
+        offset = (ok == 0) ? 0 : offset;
+    }
     data->n_rows_global = all[0];
     data->nnz_global    = all[1];
     data->n_cols        = all[2];
-    data->row_offset    = (ok == 0) ? 0 : offset;
+    data->row_offset    = offset;
     prob->data          = data;
     prob->regression    = regression;
     *prob_p             = prob;
@@ -543,7 +577,7 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
         if (wk->id == 0) {
             ctx = st_glm_ctx;
             tc  = st_glm_now();
-            MPI_Allreduce(MPI_IN_PLACE, tr->dv, (int)tr->d_all, MPI_DOUBLE, MPI_SUM, ctx->comm);
+            st_glm_allreduce(ctx->comm, tr->dv, tr->d_all, MPI_DOUBLE, MPI_SUM);
             ctx->info.comm_seconds += st_glm_now() - tc;
         }
         pthread_barrier_wait(&tr->barrier);
@@ -559,7 +593,7 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
                 sums[1] += tr->workers[k].sums[1];
             }
             tc = st_glm_now();
-            MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, ctx->comm);
+            st_glm_allreduce(ctx->comm, sums, 2, MPI_DOUBLE, MPI_SUM);
             ctx->info.comm_seconds += st_glm_now() - tc;
             wsq = 0;
             for (j = 0; j < tr->d_all; j++) {
@@ -634,8 +668,7 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
     memset(&ctx, 0, sizeof(ctx));
     pthread_mutex_init(&tr.gate_lock, NULL);
     pthread_cond_init(&tr.gate_cond, NULL);
-    MPI_Comm_size(comm, &nranks);
-    MPI_Comm_rank(comm, &ctx.rank);
+    st_glm_comm_shape(comm, &ctx.rank, &nranks);
     ctx.comm    = comm;
     ctx.param   = param;
     ctx.t_start = st_glm_now();
@@ -675,7 +708,8 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
             wk->perm[i] = i;
         }
     }
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    all_ok = ok;
+    st_glm_allreduce(comm, &all_ok, 1, MPI_INT, MPI_MIN);
     if (!all_ok) {
         st_glm_msg(msg, msg_len, "out of memory (%lld features, %lld rows on a rank)",
                    (long long)tr.d_all, (long long)m);
@@ -702,8 +736,8 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
         started++;
     }
     /* every rank starts its threads, or none trains */
-    ok = (started == tr.nworkers - 1);
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    all_ok = (started == tr.nworkers - 1);
+    st_glm_allreduce(comm, &all_ok, 1, MPI_INT, MPI_MIN);
     pthread_mutex_lock(&tr.gate_lock);
     tr.gate = all_ok ? 1 : -1;
     pthread_cond_broadcast(&tr.gate_cond);
@@ -823,7 +857,7 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
     strata_status_t status;
     const char *why;
     char err[256];
-    int nranks;
+    int rank, nranks;
 
     if (prob == NULL || model_p == NULL) {
         st_glm_msg(msg, msg_len, "no problem or no model pointer");
@@ -844,7 +878,7 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
         st_glm_msg(msg, msg_len, "no training examples");
         return STRATA_ERR_INVALID_PARAM;
     }
-    MPI_Comm_size(comm, &nranks);
+    st_glm_comm_shape(comm, &rank, &nranks);
     if (loss->form == ST_GLM_FORM_PRIMAL && nranks > 1) {
         st_glm_msg(msg, msg_len, "%s trains on one rank only for now (run without mpirun, or "
                    "-np 1)", loss->name);
