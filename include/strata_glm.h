@@ -17,7 +17,8 @@
  * whose loss has no 1/2). solver/MODELS.md gives every model's math.
  *
  * Collective functions must be called by every rank of the communicator, in the
- * same order. Ownership: objects returned through *_p arguments belong to the
+ * same order. MPI_COMM_NULL as the communicator means this process alone: no
+ * MPI call is made, so a program may use the library without MPI_Init. Ownership: objects returned through *_p arguments belong to the
  * caller and are released with the matching _free function. Messages go to the
  * caller's buffer; the library prints nothing except through the print hook.
  */

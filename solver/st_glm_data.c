@@ -169,6 +169,38 @@ void st_glm_token_quote(const char *s, size_t len, char *out, size_t out_len)
 
 /* ---- allocation and checks ---- */
 
+void st_glm_data_opts_resolve(const st_glm_data_opts_t *opts, const char *path, int prec0,
+                              st_glm_data_opts_t *o_p, st_glm_err_t *err)
+{
+    if (opts == NULL) {
+        st_glm_data_opts_init(o_p);
+    } else {
+        *o_p = *opts;
+    }
+    if (o_p->max_index == 0) {
+        o_p->max_index = ST_GLM_DATA_MAX_INDEX;
+    }
+    if (o_p->prec == 0) {
+        o_p->prec = prec0;
+    }
+    if (o_p->prec != prec0 && o_p->prec != 32 && o_p->prec != 64) {
+        st_glm_err_set(err, ST_ERR_INVALID_PARAM, ST_GLM_ERR_KEY_FIRST,
+                       "%s: precision %d (expected 32 or 64)", path, o_p->prec);
+    } else if (o_p->label_kind != ST_GLM_LABEL_CLASS && o_p->label_kind != ST_GLM_LABEL_REAL) {
+        st_glm_err_set(err, ST_ERR_INVALID_PARAM, ST_GLM_ERR_KEY_FIRST,
+                       "%s: unknown label kind %d", path, (int)o_p->label_kind);
+    } else if (o_p->max_index > ST_GLM_DATA_MAX_INDEX) {
+        st_glm_err_set(err, ST_ERR_INVALID_PARAM, ST_GLM_ERR_KEY_FIRST,
+                       "%s: max_index %llu is above %llu", path,
+                       (unsigned long long)o_p->max_index,
+                       (unsigned long long)ST_GLM_DATA_MAX_INDEX);
+    } else if (o_p->n_features < 0 || o_p->n_features > (int64_t)ST_GLM_DATA_MAX_INDEX) {
+        st_glm_err_set(err, ST_ERR_INVALID_PARAM, ST_GLM_ERR_KEY_FIRST,
+                       "%s: n_features %lld out of range [0, %llu]", path,
+                       (long long)o_p->n_features, (unsigned long long)ST_GLM_DATA_MAX_INDEX);
+    }
+}
+
 st_status_t st_glm_data_alloc(int64_t n_rows, int64_t nnz, int prec, st_glm_data_t **data_p)
 {
     st_glm_data_t *d;

@@ -211,6 +211,11 @@ typedef struct st_glm_err {
 #define ST_GLM_ERR_KEY_FIRST 0          /* errors with no line number: reported first */
 #define ST_GLM_ERR_KEY_NONE  INT64_MAX  /* no error */
 
+/* The options with their defaults resolved into @a o_p (a precision of 0 becomes
+ * @a prec0, which may itself be 0: "the file's"), and a message in @a err (key
+ * FIRST, naming @a path) when they are invalid. */
+void st_glm_data_opts_resolve(const st_glm_data_opts_t *opts, const char *path, int prec0,
+                              st_glm_data_opts_t *o_p, st_glm_err_t *err);
 st_status_t st_glm_comm_init(MPI_Comm comm, st_glm_comm_t *comm_p);
 void st_glm_err_init(st_glm_err_t *err);
 void st_glm_err_set(st_glm_err_t *err, st_status_t status, int64_t key, const char *fmt, ...)

@@ -560,34 +560,15 @@ static void st_glm_svm_chunk_free(st_glm_svm_chunk_t *ck)
 static void st_glm_svm_opts(const st_glm_data_opts_t *opts, const char *path,
                             st_glm_svm_chunk_t *ck, int64_t *n_features_p, st_glm_err_t *err)
 {
-    st_glm_data_opts_t def;
+    st_glm_data_opts_t o;
 
-    if (opts == NULL) {
-        st_glm_data_opts_init(&def);
-        opts = &def;
-    }
+    st_glm_data_opts_resolve(opts, path, 64, &o, err);
     ck->path            = path;
-    ck->prec            = opts->prec == 0 ? 64 : opts->prec;
-    ck->label_kind      = opts->label_kind;
-    ck->allow_nonfinite = opts->allow_nonfinite;
-    ck->max_index       = opts->max_index == 0 ? ST_GLM_DATA_MAX_INDEX : opts->max_index;
-    *n_features_p       = opts->n_features;
-    if (ck->prec != 32 && ck->prec != 64) {
-        st_glm_err_set(err, ST_ERR_INVALID_PARAM, ST_GLM_ERR_KEY_FIRST,
-                       "%s: precision %d (expected 32 or 64)", path, opts->prec);
-    } else if (ck->label_kind != ST_GLM_LABEL_CLASS && ck->label_kind != ST_GLM_LABEL_REAL) {
-        st_glm_err_set(err, ST_ERR_INVALID_PARAM, ST_GLM_ERR_KEY_FIRST,
-                       "%s: unknown label kind %d", path, (int)opts->label_kind);
-    } else if (ck->max_index > ST_GLM_DATA_MAX_INDEX) {
-        st_glm_err_set(err, ST_ERR_INVALID_PARAM, ST_GLM_ERR_KEY_FIRST,
-                       "%s: max_index %llu is above %llu", path,
-                       (unsigned long long)ck->max_index,
-                       (unsigned long long)ST_GLM_DATA_MAX_INDEX);
-    } else if (opts->n_features < 0 || opts->n_features > (int64_t)ST_GLM_DATA_MAX_INDEX) {
-        st_glm_err_set(err, ST_ERR_INVALID_PARAM, ST_GLM_ERR_KEY_FIRST,
-                       "%s: n_features %lld out of range [0, %llu]", path,
-                       (long long)opts->n_features, (unsigned long long)ST_GLM_DATA_MAX_INDEX);
-    }
+    ck->prec            = o.prec;
+    ck->label_kind      = o.label_kind;
+    ck->allow_nonfinite = o.allow_nonfinite;
+    ck->max_index       = o.max_index;
+    *n_features_p       = o.n_features;
 }
 
 /* Hand the chunk's arrays over to a new st_glm_data_t, trimmed to size. */

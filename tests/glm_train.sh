@@ -1,0 +1,73 @@
+#!/bin/sh
+#
+# strata-train from the command line: bad usage exits 2 with a message; a run on
+# strata-gen data converges, writes a LIBLINEAR-format model, evaluates --test;
+# the same seed and rank count give the same model file, byte for byte, with
+# Strata's allreduce preloaded or not; regression data train ridge.
+#
+. "${top_srcdir}/tests/common.sh"
+fail=0
+dir=$(mktemp -d)
+out="$dir/out"
+trap 'rm -rf "$dir"' EXIT
+
+expect() { # expected-rc name command...
+    want=$1 name=$2; shift 2
+    "$@" >"$out" 2>&1
+    rc=$?
+    if [ $rc -ne "$want" ]; then
+        echo "FAIL: $name: exit $rc, expected $want"; cat "$out"; fail=1
+    fi
+}
+contains() { # name pattern
+    if ! grep -q -- "$2" "$out"; then
+        echo "FAIL: $1: output lacks '$2'"; cat "$out"; fail=1
+    fi
+}
+
+tools/strata-gen criteo --rows 3000 --cols 4096 --seed 3 -q --test-rows 500 \
+    --test-out "$dir/test.svm" "$dir/train.svm" || { echo "FAIL: strata-gen"; exit 1; }
+tools/strata-gen regression --rows 2000 --cols 20 --seed 4 -q "$dir/reg.svm" ||
+    { echo "FAIL: strata-gen regression"; exit 1; }
+
+expect 0 "--help" tools/strata-train --help
+contains "--help" "Usage: strata-train"
+expect 2 "bad option" tools/strata-train --bogus "$dir/train.svm"
+contains "bad option named" "bogus"
+expect 2 "no file" tools/strata-train
+expect 2 "bad lambda" tools/strata-train -l abc "$dir/train.svm"
+contains "bad lambda named" "lambda"
+expect 2 "negative lambda" tools/strata-train -l -1 "$dir/train.svm"
+expect 2 "unknown solver" tools/strata-train -s logistik "$dir/train.svm"
+contains "unknown solver named" "logistik"
+expect 2 "zero threads" tools/strata-train -t 0 "$dir/train.svm"
+expect 2 "bad cost" tools/strata-train -c 0 "$dir/train.svm"
+expect 1 "missing file" tools/strata-train "$dir/none.svm" "$dir/m"
+contains "missing file named" "none.svm"
+
+# a run, with the test metrics
+expect 0 "train 1 rank" tools/strata-train -l 0.010666666666666666 -e 1e-5 -r 2000 --test "$dir/test.svm" \
+    "$dir/train.svm" "$dir/m1"
+contains "converged" "^converged after"
+contains "metrics" "test .*accuracy .*logloss .*AUC"
+contains "model written" "model written to"
+head -n 1 "$dir/m1" | grep -q "^solver_type L2R_LR" || { echo "FAIL: model format"; fail=1; }
+
+# the same seed: the same bytes, with Open MPI's allreduce or Strata's
+expect 0 "train 2 ranks" $ST_MPIRUN -np 2 tools/strata-train -q -l 0.010666666666666666 -e 1e-5 -r 2000 \
+    "$dir/train.svm" "$dir/m2a"
+expect 0 "train 2 ranks under strata-run" tools/strata-run $ST_MPIRUN -np 2 \
+    tools/strata-train -l 0.010666666666666666 -e 1e-5 -r 2000 "$dir/train.svm" "$dir/m2b"
+contains "strata-run preloads" "allreduce: Strata (preloaded)"
+cmp -s "$dir/m2a" "$dir/m2b" || { echo "FAIL: 2-rank models differ with and without Strata"; fail=1; }
+
+# LIBLINEAR's C: lambda = 1/(C n) = 1/93.75 for C = 1/32 and n = 3000
+expect 0 "train with -c" tools/strata-train -q -c 0.03125 -e 1e-5 -r 2000 \
+    "$dir/train.svm" "$dir/m1c"
+cmp -s "$dir/m1" "$dir/m1c" || { echo "FAIL: -c 1/3 and -l 1e-3 give different models"; fail=1; }
+
+# regression
+expect 0 "ridge" tools/strata-train -s ridge -l 0.010666666666666666 -e 1e-5 -r 2000 "$dir/reg.svm" "$dir/mr"
+contains "ridge converged" "^converged after"
+head -n 1 "$dir/mr" | grep -q "^solver_type L2R_L2LOSS_SVR" || { echo "FAIL: ridge model"; fail=1; }
+exit $fail

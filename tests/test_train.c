@@ -1,0 +1,270 @@
+/*
+ * strata_glm_train against the serial reference solver.
+ *
+ * Every rank generates the same small data set (a function of the row index),
+ * keeps its block of rows for strata_glm_train, and solves the whole problem alone
+ * with st_glm_serial_train to a 1e-12 gap. P is lambda-strongly convex, so any w
+ * with gap g is within sqrt(2 g / lambda) of the optimum: the distributed model
+ * must be that close to the reference (both distances added). Checked for every
+ * dual model, with one and two threads, a bias feature and class weights, at
+ * whatever rank count the job has (tests/train1.np1 ... train3.np3): the same
+ * optimum whatever the rank count. Also: every rank holds the same weights, the
+ * certificate is a real gap (P >= D), the parameter check names bad fields, and
+ * an L1 model refuses to train across ranks (trains on one).
+ */
+#include "config.h"
+
+#include "st_glm.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N_ROWS 240
+#define N_COLS 30
+
+static int failures, rank, nranks;
+
+#define CHECKF(cond, ...) \
+    do { \
+        if (!(cond)) { \
+            failures++; \
+            printf("rank %d: %s:%d: ", rank, __FILE__, __LINE__); \
+            printf(__VA_ARGS__); \
+            printf("\n"); \
+        } \
+    } while (0)
+
+static uint64_t mix(uint64_t x)
+{
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+static double unit(uint64_t a, uint64_t b)
+{
+    return (double)(mix(a * 0x9e3779b97f4a7c15ULL + b + 1) >> 11) / 9007199254740992.0;
+}
+
+/* The whole data set: about a third of the entries present, a planted model. */
+typedef struct {
+    int64_t  indptr[N_ROWS + 1];
+    uint32_t indices[N_ROWS * (N_COLS + 1)];
+    double   values[N_ROWS * (N_COLS + 1)];
+    double   y_class[N_ROWS], y_real[N_ROWS];
+} dataset_t;
+
+static void make_data(dataset_t *ds)
+{
+    int64_t i, j, k = 0;
+    double z;
+
+    for (i = 0; i < N_ROWS; i++) {
+        ds->indptr[i] = k;
+        z             = 0;
+        for (j = 0; j < N_COLS; j++) {
+            if (unit(i, 1000 + j) < 0.35 || j == i % N_COLS) {
+                ds->indices[k] = (uint32_t)j;
+                ds->values[k]  = 2 * unit(i, j) - 1;
+                z += ds->values[k] * (j % 3 == 0 ? 1.0 : -0.5);
+                k++;
+            }
+        }
+        ds->y_class[i] = (z + 0.3 * (unit(i, 7777) - 0.5) > 0.05) ? 1 : -1;
+        ds->y_real[i]  = z + 0.1 * (unit(i, 8888) - 0.5);
+    }
+    ds->indptr[N_ROWS] = k;
+}
+
+/* The reference: the whole set, the bias as an extra column, weights by class. */
+static void reference(const dataset_t *ds, const st_glm_model_t *loss,
+                      const strata_glm_param_t *p, double *w, double *gap)
+{
+    static int64_t indptr[N_ROWS + 1];
+    static uint32_t indices[N_ROWS * (N_COLS + 2)];
+    static double values[N_ROWS * (N_COLS + 2)], c[N_ROWS];
+    static st_glm_objectives_t trace[200001];
+    const double *y = loss->classification ? ds->y_class : ds->y_real;
+    st_glm_serial_problem_t sp;
+    st_glm_serial_params_t sparam;
+    int64_t i, k, o = 0;
+    int epochs = 0;
+
+    for (i = 0; i < N_ROWS; i++) {
+        indptr[i] = o;
+        for (k = ds->indptr[i]; k < ds->indptr[i + 1]; k++, o++) {
+            indices[o] = ds->indices[k];
+            values[o]  = ds->values[k];
+        }
+        if (p->bias > 0) {
+            indices[o]  = N_COLS;
+            values[o++] = p->bias;
+        }
+        c[i] = !loss->classification ? 1 : (y[i] > 0) ? p->weight_pos : p->weight_neg;
+    }
+    indptr[N_ROWS] = o;
+    sp.n = N_ROWS;
+    sp.d = N_COLS + (p->bias > 0);
+    sp.indptr = indptr;
+    sp.indices = indices;
+    sp.values = values;
+    sp.y = y;
+    sp.weights = c;
+    sparam.lambda = p->lambda;
+    sparam.eta = p->eta;
+    sparam.max_epochs = 200000;
+    sparam.tol = 1e-13;
+    sparam.shuffle = 1;
+    sparam.seed = 5;
+    CHECKF(st_glm_serial_train(loss, &sp, &sparam, w, NULL, trace, &epochs) == ST_OK,
+           "reference solver failed");
+    *gap = fmax(trace[epochs].gap, 0);
+}
+
+static strata_glm_problem_t *my_rows(const dataset_t *ds, int regression)
+{
+    int64_t lo = (int64_t)N_ROWS * rank / nranks, hi = (int64_t)N_ROWS * (rank + 1) / nranks;
+    int64_t indptr[N_ROWS + 1], i;
+    strata_glm_problem_t *prob = NULL;
+    char msg[256];
+
+    for (i = lo; i <= hi; i++) {
+        indptr[i - lo] = ds->indptr[i] - ds->indptr[lo];
+    }
+    CHECKF(strata_glm_problem_create(hi - lo, N_COLS, indptr, ds->indices + ds->indptr[lo],
+                                     ds->values + ds->indptr[lo],
+                                     (regression ? ds->y_real : ds->y_class) + lo, regression,
+                                     MPI_COMM_WORLD, msg, sizeof(msg), &prob) == STRATA_OK,
+           "problem_create: %s", msg);
+    return prob;
+}
+
+static void check_model(const dataset_t *ds, const strata_glm_param_t *p, const char *what)
+{
+    const st_glm_model_t *loss = st_glm_model_lookup(p->solver, NULL, 0);
+    double wref[N_COLS + 1], gref = 0, dist = 0, bound, lo, hi;
+    strata_glm_problem_t *prob = my_rows(ds, !loss->classification);
+    strata_glm_model_t *model  = NULL;
+    int64_t j, d = N_COLS + (p->bias > 0);
+    char msg[256];
+
+    if (prob == NULL) {
+        return;
+    }
+    reference(ds, loss, p, wref, &gref);
+    CHECKF(strata_glm_train(prob, p, MPI_COMM_WORLD, msg, sizeof(msg), &model) == STRATA_OK,
+           "%s: train: %s", what, msg);
+    if (model != NULL) {
+        CHECKF(model->info.converged && model->info.gap >= 0 &&
+                       model->info.primal >= model->info.dual - 1e-15,
+               "%s: converged %d after %d rounds, primal %.17g dual %.17g", what,
+               model->info.converged, model->info.rounds, model->info.primal,
+               model->info.dual);
+        for (j = 0; j < d; j++) {
+            dist += (model->w[j] - wref[j]) * (model->w[j] - wref[j]);
+        }
+        dist  = sqrt(dist);
+        bound = sqrt(2 * model->info.gap / p->lambda) + sqrt(2 * gref / p->lambda) + 1e-12;
+        CHECKF(dist <= bound, "%s: |w - w_ref| = %.3e > %.3e (gap %.3e after %d rounds)", what,
+               dist, bound, model->info.gap, model->info.rounds);
+        /* the same weights on every rank */
+        for (j = 0; j < d; j++) {
+            MPI_Allreduce(&model->w[j], &lo, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+            MPI_Allreduce(&model->w[j], &hi, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            CHECKF(lo == hi, "%s: ranks hold different w[%lld]", what, (long long)j);
+        }
+        free(model->w);
+        free(model);
+    }
+    strata_glm_problem_free(prob);
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const duals[] = {"logistic", "svm", "sqsvm", "ridge"};
+    static dataset_t ds;
+    strata_glm_param_t p;
+    strata_glm_problem_t *prob;
+    strata_glm_model_t *model = NULL;
+    char what[128], msg[256];
+    size_t m;
+    int threads;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    make_data(&ds);
+
+    for (m = 0; m < sizeof(duals) / sizeof(duals[0]); m++) {
+        for (threads = 1; threads <= 2; threads++) {
+            strata_glm_param_default(&p);
+            p.solver     = duals[m];
+            p.lambda     = 0.01;
+            p.tol        = 1e-11;
+            p.max_rounds = 20000;
+            p.threads    = threads;
+            snprintf(what, sizeof(what), "%s, %d thread(s)", duals[m], threads);
+            check_model(&ds, &p, what);
+        }
+        /* an intercept, class weights, several local passes */
+        strata_glm_param_default(&p);
+        p.solver       = duals[m];
+        p.lambda       = 0.003;
+        p.tol          = 1e-11;
+        p.max_rounds   = 20000;
+        p.bias         = 1;
+        p.local_epochs = 3;
+        p.weight_pos   = 2;
+        p.weight_neg   = 0.5;
+        snprintf(what, sizeof(what), "%s, bias, weights, 3 local epochs", duals[m]);
+        check_model(&ds, &p, what);
+    }
+
+    /* the parameter check names the problem */
+    strata_glm_param_default(&p);
+    CHECKF(strata_glm_check_param(&p) == NULL, "defaults rejected");
+    p.solver = "logistik";
+    CHECKF(strata_glm_check_param(&p) != NULL &&
+                   strstr(strata_glm_check_param(&p), "logistik") != NULL,
+           "unknown solver: '%s'", strata_glm_check_param(&p));
+    strata_glm_param_default(&p);
+    p.lambda = 0;
+    CHECKF(strata_glm_check_param(&p) != NULL, "lambda 0 accepted");
+    strata_glm_param_default(&p);
+    p.threads = 0;
+    CHECKF(strata_glm_check_param(&p) != NULL, "0 threads accepted");
+
+    /* L1 models: one rank only, for now, and then the reference's answer */
+    strata_glm_param_default(&p);
+    p.solver     = "lasso";
+    p.lambda     = 0.01;
+    p.tol        = 1e-10;
+    p.max_rounds = 5000;
+    if (nranks > 1) {
+        prob = my_rows(&ds, 1);
+        CHECKF(strata_glm_train(prob, &p, MPI_COMM_WORLD, msg, sizeof(msg), &model) ==
+                       STRATA_ERR_UNSUPPORTED && strstr(msg, "one rank") != NULL,
+               "lasso across ranks: '%s'", msg);
+        strata_glm_problem_free(prob);
+    } else {
+        prob = my_rows(&ds, 1);
+        CHECKF(strata_glm_train(prob, &p, MPI_COMM_WORLD, msg, sizeof(msg), &model) ==
+                       STRATA_OK && model->info.converged && model->info.gap >= 0,
+               "lasso on one rank: '%s'", msg);
+        if (model != NULL) {
+            free(model->w);
+            free(model);
+        }
+        strata_glm_problem_free(prob);
+    }
+
+    MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) {
+        printf("test_train: %s: %d ranks, %d failures\n", failures ? "FAIL" : "PASS", nranks,
+               failures);
+    }
+    MPI_Finalize();
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,269 @@
+/*
+ * strata-train: train a GLM over MPI ranks (LIBLINEAR's train, distributed).
+ *
+ *   mpirun -np 4 strata-run strata-train -s logistic -l 1e-5 train.svm model.txt
+ *
+ * Rank 0 prints a progress line per round (primal objective, duality gap, time)
+ * unless -q; the model is written by rank 0 in LIBLINEAR's format.
+ */
+#include "config.h"
+
+#include "strata_glm.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: strata-train [OPTION]... TRAIN_FILE [MODEL_FILE]\n"
+            "Train a linear model on TRAIN_FILE (svmlight text or strata-gen binary), every\n"
+            "MPI rank on its share of the rows; MODEL_FILE defaults to TRAIN_FILE's name\n"
+            "+ \".model\" in the current directory.\n"
+            "  -s, --solver NAME     logistic (default), svm, sqsvm, ridge; lasso,\n"
+            "                        l1-logistic, elastic-net (one rank for now)\n"
+            "  -l, --lambda X        regularization lambda > 0 (default 1e-4): minimizes\n"
+            "                        (1/n) sum loss + lambda/2 ||w||^2\n"
+            "  -c, --cost C          LIBLINEAR's C instead: lambda = 1/(C n)\n"
+            "      --eta X           elastic net's L1 share in [0, 1] (default 0.5)\n"
+            "  -e, --tol X           stop at relative duality gap X (default 1e-3)\n"
+            "  -r, --rounds N        at most N rounds (default 200)\n"
+            "  -E, --local-epochs N  passes over a rank's rows per round (default 1)\n"
+            "  -t, --threads N       threads per rank (default 1)\n"
+            "  -B, --bias X          add a constant feature X (an intercept; default none)\n"
+            "      --weight-pos X    weight of the +1 examples (default 1)\n"
+            "      --weight-neg X    weight of the -1 examples (default 1)\n"
+            "      --seed N          seed of the coordinate order (default 1)\n"
+            "      --test FILE       after training, print the metrics on FILE\n"
+            "  -q, --quiet           no progress lines\n"
+            "  -h, --help            this message\n"
+            "Exit status: 0 trained (converged or not), 1 a run-time error, 2 bad usage.\n");
+}
+
+static void die_usage(const char *fmt, const char *arg)
+{
+    if (rank == 0) {
+        fprintf(stderr, "strata-train: ");
+        fprintf(stderr, fmt, arg);
+        fprintf(stderr, "\n");
+        usage(stderr);
+    }
+    MPI_Finalize();
+    exit(2);
+}
+
+static double parse_double(const char *opt, const char *s)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v     = strtod(s, &end);
+    if (*s == '\0' || *end != '\0' || errno == ERANGE || !isfinite(v)) {
+        die_usage("option %s needs a number", opt);
+    }
+    return v;
+}
+
+static long parse_long(const char *opt, const char *s)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v     = strtol(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || errno == ERANGE) {
+        die_usage("option %s needs an integer", opt);
+    }
+    return v;
+}
+
+/* Is Strata's MPI_Allreduce the one this process calls (strata-run preloads it)? */
+static const char *allreduce_name(void)
+{
+    int (*active)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "strata_active");
+
+    return (active != NULL && active()) ? "Strata (preloaded)" : "Open MPI's";
+}
+
+static void print_metrics(const char *file, const strata_glm_metrics_t *m)
+{
+    printf("test %s: %lld examples", file, (long long)m->n);
+    if (!isnan(m->accuracy)) {
+        printf(", accuracy %.4f%%", 100 * m->accuracy);
+    }
+    if (!isnan(m->logloss)) {
+        printf(", logloss %.6f", m->logloss);
+    }
+    if (!isnan(m->auc)) {
+        printf(", AUC %.6f", m->auc);
+    }
+    if (!isnan(m->rmse)) {
+        printf(", RMSE %.6g", m->rmse);
+    }
+    printf("\n");
+}
+
+int main(int argc, char **argv)
+{
+    enum { OPT_ETA = 256, OPT_WPOS, OPT_WNEG, OPT_SEED, OPT_TEST };
+    static const struct option longopts[] = {
+        {"solver", required_argument, NULL, 's'}, {"lambda", required_argument, NULL, 'l'},
+        {"cost", required_argument, NULL, 'c'},   {"eta", required_argument, NULL, OPT_ETA},
+        {"tol", required_argument, NULL, 'e'},    {"rounds", required_argument, NULL, 'r'},
+        {"local-epochs", required_argument, NULL, 'E'},
+        {"threads", required_argument, NULL, 't'}, {"bias", required_argument, NULL, 'B'},
+        {"weight-pos", required_argument, NULL, OPT_WPOS},
+        {"weight-neg", required_argument, NULL, OPT_WNEG},
+        {"seed", required_argument, NULL, OPT_SEED}, {"test", required_argument, NULL, OPT_TEST},
+        {"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    strata_glm_problem_t *prob = NULL, *test = NULL;
+    strata_glm_model_t *model  = NULL;
+    strata_glm_param_t param;
+    strata_glm_metrics_t metrics;
+    strata_glm_info_t info;
+    const char *train_file, *test_file = NULL, *why, *base;
+    char model_file[4096], msg[1024];
+    double cost = 0;
+    int opt, nranks, regression, cost_set = 0, rc = 0;
+    strata_status_t status;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    strata_glm_param_default(&param);
+    param.verbose = 1;
+    opterr        = 0;
+    while ((opt = getopt_long(argc, argv, ":s:l:c:e:r:E:t:B:qh", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 's': param.solver = optarg; break;
+        case 'l': param.lambda = parse_double("--lambda", optarg); break;
+        case 'c': cost = parse_double("--cost", optarg); cost_set = 1; break;
+        case OPT_ETA: param.eta = parse_double("--eta", optarg); break;
+        case 'e': param.tol = parse_double("--tol", optarg); break;
+        case 'r': param.max_rounds = (int)parse_long("--rounds", optarg); break;
+        case 'E': param.local_epochs = (int)parse_long("--local-epochs", optarg); break;
+        case 't': param.threads = (int)parse_long("--threads", optarg); break;
+        case 'B': param.bias = parse_double("--bias", optarg); break;
+        case OPT_WPOS: param.weight_pos = parse_double("--weight-pos", optarg); break;
+        case OPT_WNEG: param.weight_neg = parse_double("--weight-neg", optarg); break;
+        case OPT_SEED: param.seed = (uint64_t)parse_long("--seed", optarg); break;
+        case OPT_TEST: test_file = optarg; break;
+        case 'q': param.verbose = 0; break;
+        case 'h':
+            if (rank == 0) {
+                usage(stdout);
+            }
+            MPI_Finalize();
+            return 0;
+        case ':':
+            die_usage("option %s needs a value", argv[optind - 1]);
+            break;
+        default:
+            die_usage("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (argc - optind < 1 || argc - optind > 2) {
+        die_usage("%s", argc - optind < 1 ? "no training file" : "too many arguments");
+    }
+    if (cost_set && !(cost > 0)) {
+        die_usage("%s", "--cost must be > 0");
+    }
+    train_file = argv[optind];
+    if (argc - optind == 2) {
+        snprintf(model_file, sizeof(model_file), "%s", argv[optind + 1]);
+    } else {
+        base = strrchr(train_file, '/');
+        snprintf(model_file, sizeof(model_file), "%s.model", base ? base + 1 : train_file);
+    }
+    if ((why = strata_glm_check_param(&param)) != NULL) {
+        die_usage("%s", why);
+    }
+
+    regression = (param.solver != NULL &&
+                  (!strcmp(param.solver, "ridge") || !strcmp(param.solver, "lasso") ||
+                   !strcmp(param.solver, "elastic-net")));
+    status = strata_glm_problem_read(train_file, regression, MPI_COMM_WORLD, msg, sizeof(msg),
+                                     &prob);
+    if (status != STRATA_OK) {
+        if (rank == 0) {
+            fprintf(stderr, "strata-train: %s\n", msg);
+        }
+        rc = 1;
+        goto out;
+    }
+    if (cost_set) {
+        param.lambda = 1.0 / (cost * (double)strata_glm_problem_rows_global(prob));
+        if ((why = strata_glm_check_param(&param)) != NULL) {
+            if (rank == 0) {
+                fprintf(stderr, "strata-train: %s\n", why);
+            }
+            rc = 2;
+            goto out;
+        }
+    }
+    if (rank == 0 && param.verbose) {
+        printf("strata-train: %s, lambda %g, %lld examples x %lld features, %d rank(s) x %d "
+               "thread(s), allreduce: %s\n", param.solver, param.lambda,
+               (long long)strata_glm_problem_rows_global(prob),
+               (long long)strata_glm_problem_cols(prob), nranks, param.threads,
+               allreduce_name());
+    }
+    status = strata_glm_train(prob, &param, MPI_COMM_WORLD, msg, sizeof(msg), &model);
+    if (status != STRATA_OK) {
+        if (rank == 0) {
+            fprintf(stderr, "strata-train: %s\n", msg);
+        }
+        rc = 1;
+        goto out;
+    }
+    strata_glm_model_info(model, &info);
+    if (rank == 0) {
+        printf("%s after %d rounds: primal %.10e, gap %.3e (relative %.3e), %.3f s "
+               "(allreduce %.3f s)\n", info.converged ? "converged" : "stopped", info.rounds,
+               info.primal, info.gap, info.gap / fmax(fabs(info.primal), 1e-300),
+               info.seconds, info.comm_seconds);
+        status = strata_glm_model_save(model, model_file, msg, sizeof(msg));
+        if (status != STRATA_OK) {
+            fprintf(stderr, "strata-train: %s\n", msg);
+        } else if (param.verbose) {
+            printf("model written to %s\n", model_file);
+        }
+    }
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (status != STRATA_OK) {
+        rc = 1;
+        goto out;
+    }
+    if (test_file != NULL) {
+        status = strata_glm_problem_read(test_file, regression, MPI_COMM_WORLD, msg,
+                                         sizeof(msg), &test);
+        if (status == STRATA_OK) {
+            status = strata_glm_evaluate(model, test, MPI_COMM_WORLD, &metrics);
+            snprintf(msg, sizeof(msg), "%s: cannot evaluate: %s", test_file,
+                     strata_status_string(status));
+        }
+        if (status != STRATA_OK) {
+            if (rank == 0) {
+                fprintf(stderr, "strata-train: %s\n", msg);
+            }
+            rc = 1;
+        } else if (rank == 0) {
+            print_metrics(test_file, &metrics);
+        }
+    }
+out:
+    strata_glm_model_free(model);
+    strata_glm_problem_free(prob);
+    strata_glm_problem_free(test);
+    MPI_Finalize();
+    return rc;
+}
