@@ -1,8 +1,8 @@
 #!/bin/sh
 #
 # Strata's model files against LIBLINEAR's own predict (Debian's liblinear-tools, 2.3):
-# models written by Strata (hand-made ones, and LIBLINEAR's models read and saved
-# again by Strata) are read by liblinear-predict, whose output must equal
+# models written by Strata (hand-made ones, strata-train's, and LIBLINEAR's models read
+# and saved again by Strata) are read by liblinear-predict, whose output must equal
 # strata-predict's line by line: labels, -b 1 probabilities, regression values
 # (%.17g), and the accuracy line. Strata's copy of a LIBLINEAR model file whose
 # solver Strata writes under LIBLINEAR's name is the same bytes. The test rows include empty rows (score 0: class -1
@@ -87,6 +87,28 @@ compare "hand-made svm, bias 2" "$dir/hand_svm.model" "$dir/test.svm"
 if ! grep -q '^1$' "$dir/ll.out" || ! grep -q '^-1$' "$dir/ll.out"; then
     echo "FAIL: the hand-made svm does not predict both classes"; fail=1
 fi
+
+# models trained by strata-train (alone and on 2 ranks), as it wrote them
+for spec in "-s logistic" "-s svm -B 1" "-s sqsvm" "-s logistic -B 0.5 -np 2" \
+    "-s ridge -B 1 reg"; do
+    np=1 data="$dir/train.svm" test="$dir/test.svm" args=""
+    for a in $spec; do
+        case $a in
+        -np) ;;
+        2) np=2 ;;
+        reg) data="$dir/train.reg" test="$dir/test.reg" ;;
+        *) args="$args $a" ;;
+        esac
+    done
+    # shellcheck disable=SC2086
+    run "strata-train $spec" $ST_MPIRUN -np $np tools/strata-train -q $args "$data" \
+        "$dir/st.model" || continue
+    compare "strata-train $spec" "$dir/st.model" "$test"
+    same "strata-train $spec: the file saved again" "$dir/strata.model" "$dir/st.model"
+    case $spec in
+    *logistic*) compare "strata-train $spec, -b 1" "$dir/st.model" "$test" "-b 1" ;;
+    esac
+done
 
 # LIBLINEAR's models of the problems Strata has, read and saved by Strata
 for s in 0 3 1 6 7 2; do
