@@ -206,20 +206,27 @@ ST_EXPORT strata_status_t strata_glm_problem_read(const char *path, int regressi
 {
     st_glm_data_opts_t opts;
     strata_glm_problem_t *prob;
+    st_glm_data_t *data = NULL;
     st_status_t status;
 
     if (path == NULL || prob_p == NULL) {
         st_glm_msg(msg, msg_len, "no file name");
         return STRATA_ERR_INVALID_PARAM;
     }
-    prob = calloc(1, sizeof(*prob));
     st_glm_data_opts_init(&opts);
     opts.label_kind = regression ? ST_GLM_LABEL_REAL : ST_GLM_LABEL_CLASS;
-    status = st_glm_data_load(path, &opts, comm, msg, msg_len, &prob->data);
+    status = st_glm_data_load(path, &opts, comm, msg, msg_len, &data);
     if (status != ST_OK) {
-        free(prob);
         return status;
     }
+    /* after the collective read: a failure here is this rank's alone */
+    prob = calloc(1, sizeof(*prob));
+    if (prob == NULL) {
+        st_glm_data_free(data);
+        st_glm_msg(msg, msg_len, "out of memory");
+        return STRATA_ERR_NO_MEMORY;
+    }
+    prob->data       = data;
     prob->regression = regression;
     *prob_p          = prob;
     return STRATA_OK;
