@@ -11,3 +11,19 @@ export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
 export OMPI_MCA_rmaps_base_oversubscribe OMPI_MCA_mpi_yield_when_idle
 ST_MPIRUN="$MPIRUN --bind-to none"
 cd "$top_builddir" || exit 99
+
+# Checks for the script tests: run a command into $out, and look into $out. A
+# failure prints why and sets fail=1 (the caller sets out and fail).
+expect() { # expected-rc name command...
+    want=$1 name=$2; shift 2
+    "$@" >"$out" 2>&1
+    rc=$?
+    if [ $rc -ne "$want" ]; then
+        echo "FAIL: $name: exit $rc, expected $want"; cat "$out"; fail=1
+    fi
+}
+contains() { # name pattern
+    if ! grep -q -- "$2" "$out"; then
+        echo "FAIL: $1: output lacks '$2'"; cat "$out"; fail=1
+    fi
+}

@@ -13,19 +13,6 @@ trap 'rm -rf "$dir"' EXIT
 gen=tools/strata-gen
 load=tests/test_data
 
-expect() { # expected-rc name command...
-    want=$1 name=$2; shift 2
-    "$@" >"$out" 2>&1
-    rc=$?
-    if [ $rc -ne "$want" ]; then
-        echo "FAIL: $name: exit $rc, expected $want"; cat "$out"; fail=1
-    fi
-}
-contains() { # name pattern
-    if ! grep -q -- "$2" "$out"; then
-        echo "FAIL: $1: output lacks '$2'"; cat "$out"; fail=1
-    fi
-}
 field() { # the number after word $1 in $out
     sed -n "s/.*$1 \([-0-9a-f.x]*\).*/\1/p" "$out" | head -n 1
 }

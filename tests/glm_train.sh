@@ -11,19 +11,6 @@ dir=$(mktemp -d)
 out="$dir/out"
 trap 'rm -rf "$dir"' EXIT
 
-expect() { # expected-rc name command...
-    want=$1 name=$2; shift 2
-    "$@" >"$out" 2>&1
-    rc=$?
-    if [ $rc -ne "$want" ]; then
-        echo "FAIL: $name: exit $rc, expected $want"; cat "$out"; fail=1
-    fi
-}
-contains() { # name pattern
-    if ! grep -q -- "$2" "$out"; then
-        echo "FAIL: $1: output lacks '$2'"; cat "$out"; fail=1
-    fi
-}
 
 tools/strata-gen criteo --rows 3000 --cols 4096 --seed 3 -q --test-rows 500 \
     --test-out "$dir/test.svm" "$dir/train.svm" || { echo "FAIL: strata-gen"; exit 1; }

@@ -8,19 +8,6 @@ fail=0
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-expect() { # expected-rc name command...
-    want=$1 name=$2; shift 2
-    "$@" >"$out" 2>&1
-    rc=$?
-    if [ $rc -ne "$want" ]; then
-        echo "FAIL: $name: exit $rc, expected $want"; cat "$out"; fail=1
-    fi
-}
-contains() { # name pattern
-    if ! grep -q -- "$2" "$out"; then
-        echo "FAIL: $1: output lacks '$2'"; cat "$out"; fail=1
-    fi
-}
 
 expect 0 "strata-info" tools/strata-info
 contains "strata-info version" "strata: *[0-9]"
