@@ -456,10 +456,9 @@ static void st_glm_local_sdca(st_glm_worker_t *wk)
                 order[s] = (int)t;
             }
             for (r = 0; r < len; r++) {
-                i = first + order[r];
-                if (tr->sqnorm[i] == 0) {
-                    continue;    /* an empty row: its dual variable does not move w */
-                }
+                /* an empty row (q = 0) still moves its dual variable to the
+                 * conjugate's maximum, though not w */
+                i     = first + order[r];
                 z     = st_glm_dot(tr, i, wk->u);
                 q     = tr->scale * tr->sqnorm[i];
                 delta = tr->loss->dual_step(y[i], tr->c[i], z, q, &tr->alpha[i]);
