@@ -338,7 +338,7 @@ typedef struct {
     int               id;
     pthread_t         thread;
     int64_t           lo, hi;      /* my rows */
-    int64_t          *perm;        /* the buckets of my rows, in this epoch's order */
+    int64_t          *perm;        /* my rows, in this epoch's order */
     double           *u;           /* my view of w, d_all entries */
     uint64_t          rng;
     double            sums[2];     /* loss, neg_conj of my rows (gap pass) */
@@ -416,55 +416,74 @@ static inline void st_glm_axpy(const st_glm_trainer_t *tr, int64_t i, double a, 
 }
 
 /*
- * One round of local SDCA on worker @a wk's rows, against u = w + scale dv_k.
- * The order is random by buckets of ST_GLM_BUCKET consecutive rows (SySCD's
- * bucketing): the buckets in a fresh random order, the rows of each bucket in a
- * fresh random order too. A bucket's rows are contiguous in memory, so the
- * hardware prefetches them: 10 rounds on 1M Criteo-like rows took 6.1 s instead
- * of 11.4 s with a row-by-row permutation, for the same gap.
+ * Prefetching for the random walk over the rows: the row ST_GLM_AHEAD steps ahead
+ * (its indices, values and per-row scalars, through its indptr entry) and the indptr
+ * entry of the row twice as far ahead, so that entry is cached when it is read.
  */
-#define ST_GLM_BUCKET 256
+#define ST_GLM_AHEAD 8
 
+static inline void st_glm_prefetch_row(const st_glm_trainer_t *tr, int64_t i)
+{
+    const st_glm_data_t *data = tr->data;
+    int64_t k = data->indptr[i], end = data->indptr[i + 1];
+
+    for (; k < end; k += 16) {
+        __builtin_prefetch(&data->indices[k]);
+        if (data->prec == 32) {
+            __builtin_prefetch(&data->val32[k]);
+        } else {
+            __builtin_prefetch(&data->val64[k]);
+            __builtin_prefetch(&data->val64[k + 8]);
+        }
+    }
+    __builtin_prefetch(&tr->alpha[i], 1);
+    __builtin_prefetch(&tr->sqnorm[i]);
+    __builtin_prefetch(&tr->c[i]);
+    __builtin_prefetch(&data->y[i]);
+}
+
+/*
+ * One round of local SDCA on worker @a wk's rows, against u = w + scale dv_k: each
+ * epoch visits the rows in a fresh uniformly random order. Not by buckets of
+ * consecutive rows (as SySCD does for locality): a fixed grouping of rows behaves
+ * partly like a cyclic order, and on the Criteo-like data of bench/GLM.md (300k rows,
+ * lambda 1e-5) buckets of 16 rows left the dual 1e-2 from the optimum after 40 epochs
+ * where a full permutation reached 1.7e-4 (buckets of 256: 1.5e-2; a fixed order:
+ * worse still). The random access this costs is hidden by prefetching.
+ */
 static void st_glm_local_sdca(st_glm_worker_t *wk)
 {
     st_glm_trainer_t *tr = wk->tr;
-    const double *y      = tr->data->y;
-    int64_t n = wk->hi - wk->lo, nb = (n + ST_GLM_BUCKET - 1) / ST_GLM_BUCKET;
-    int64_t j, k, i, t, b, first, len;
-    int order[ST_GLM_BUCKET], r, s;
+    const st_glm_data_t *data = tr->data;
+    const double *y      = data->y;
+    const int64_t *perm  = wk->perm;
+    int64_t n = wk->hi - wk->lo, j, k, i, t;
     double z, delta, q;
     int epoch;
 
     memcpy(wk->u, tr->w, (size_t)tr->d_all * sizeof(double));
     for (epoch = 0; epoch < tr->local_epochs; epoch++) {
-        for (j = nb - 1; j > 0; j--) {       /* Fisher-Yates over the buckets */
+        for (j = n - 1; j > 0; j--) {        /* Fisher-Yates */
             k           = (int64_t)(st_glm_rand(&wk->rng) % (uint64_t)(j + 1));
             t           = wk->perm[j];
             wk->perm[j] = wk->perm[k];
             wk->perm[k] = t;
         }
-        for (b = 0; b < nb; b++) {
-            first = wk->lo + wk->perm[b] * ST_GLM_BUCKET;
-            len   = ST_MIN((int64_t)ST_GLM_BUCKET, wk->hi - first);
-            for (r = 0; r < len; r++) {
-                order[r] = r;
+        for (j = 0; j < n; j++) {
+            if (j + 2 * ST_GLM_AHEAD < n) {
+                __builtin_prefetch(&data->indptr[perm[j + 2 * ST_GLM_AHEAD]]);
             }
-            for (r = (int)len - 1; r > 0; r--) {
-                s        = (int)(st_glm_rand(&wk->rng) % (uint64_t)(r + 1));
-                t        = order[r];
-                order[r] = order[s];
-                order[s] = (int)t;
+            if (j + ST_GLM_AHEAD < n) {
+                st_glm_prefetch_row(tr, perm[j + ST_GLM_AHEAD]);
             }
-            for (r = 0; r < len; r++) {
-                /* an empty row (q = 0) still moves its dual variable to the
-                 * conjugate's maximum, though not w */
-                i     = first + order[r];
-                z     = st_glm_dot(tr, i, wk->u);
-                q     = tr->scale * tr->sqnorm[i];
-                delta = tr->loss->dual_step(y[i], tr->c[i], z, q, &tr->alpha[i]);
-                if (delta != 0) {
-                    st_glm_axpy(tr, i, tr->scale * delta, wk->u);
-                }
+            /* an empty row (q = 0) still moves its dual variable to the conjugate's
+             * maximum, though not w */
+            i     = perm[j];
+            z     = st_glm_dot(tr, i, wk->u);
+            q     = tr->scale * tr->sqnorm[i];
+            delta = tr->loss->dual_step(y[i], tr->c[i], z, q, &tr->alpha[i]);
+            if (delta != 0) {
+                st_glm_axpy(tr, i, tr->scale * delta, wk->u);
             }
         }
     }
@@ -710,8 +729,8 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
         wk->perm = malloc((size_t)ST_MAX(wk->hi - wk->lo, 1) * sizeof(int64_t));
         wk->u    = malloc((size_t)tr.d_all * sizeof(double));
         ok       = (wk->perm != NULL && wk->u != NULL);
-        for (i = 0; ok && i * ST_GLM_BUCKET < wk->hi - wk->lo; i++) {
-            wk->perm[i] = i;
+        for (i = 0; ok && i < wk->hi - wk->lo; i++) {
+            wk->perm[i] = wk->lo + i;
         }
     }
     all_ok = ok;
