@@ -41,6 +41,18 @@ typedef struct strata_glm_problem strata_glm_problem_t;
 /** A trained model: the same on every rank (opaque). */
 typedef struct strata_glm_model strata_glm_model_t;
 
+/** How the threads of a rank work together (strata_glm_param_t.thread_mode). */
+enum {
+    /** Each thread is a CoCoA+ worker with its own copy of the model, merged once per
+        round (as SySCD does): the result does not depend on thread timing, but every
+        thread counts in CoCoA+'s sigma', so a round makes less progress. */
+    STRATA_GLM_THREADS_REPLICAS = 0,
+    /** The threads update one model vector with atomic adds (PASSCoDe-Atomic): a round
+        makes nearly a single thread's progress at the threads' speed; the result
+        depends on thread timing (to the tolerance). */
+    STRATA_GLM_THREADS_SHARED = 1
+};
+
 /** Training parameters; strata_glm_param_default() fills in the defaults. */
 typedef struct {
     const char *solver;      /**< "logistic" (default), "svm", "sqsvm", "ridge"; the L1
@@ -52,6 +64,9 @@ typedef struct {
     int      max_rounds;     /**< CoCoA rounds at most (default 200) */
     int      local_epochs;   /**< passes over the rank's rows per round (default 1) */
     int      threads;        /**< threads per rank (default 1) */
+    int      thread_mode;    /**< how a rank's threads combine their work:
+                                  STRATA_GLM_THREADS_REPLICAS (default) or
+                                  STRATA_GLM_THREADS_SHARED */
     double   bias;           /**< > 0: append a constant feature of this value (an
                                   intercept, regularized like the other weights, as
                                   LIBLINEAR's -B); <= 0 (default -1): none */

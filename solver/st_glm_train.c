@@ -188,6 +188,10 @@ ST_EXPORT const char *strata_glm_check_param(const strata_glm_param_t *param)
     if (param->threads < 1 || param->threads > 1024) {
         return "threads must be in [1, 1024]";
     }
+    if (param->thread_mode != STRATA_GLM_THREADS_REPLICAS &&
+        param->thread_mode != STRATA_GLM_THREADS_SHARED) {
+        return "thread_mode must be STRATA_GLM_THREADS_REPLICAS or STRATA_GLM_THREADS_SHARED";
+    }
     if (!isfinite(param->bias)) {
         return "bias must be finite";
     }
@@ -353,6 +357,8 @@ struct st_glm_trainer {
     double                lambda, scale;  /* scale = sigma' / (lambda n) */
     double               *alpha, *c, *sqnorm;
     double               *w, *v, *dv;
+    double               *u;       /* shared mode: the vector of all my threads */
+    int                   shared;  /* the threads update u together (else replicas) */
     int                   nworkers, local_epochs;
     st_glm_worker_t      *workers;
     pthread_barrier_t     barrier;
@@ -372,8 +378,40 @@ static inline uint64_t st_glm_rand(uint64_t *s)
     return z ^ (z >> 31);
 }
 
+/*
+ * Entries of u: plain, or (shared, a vector the rank's threads update together) read
+ * with relaxed atomic loads and updated with a compare-and-swap loop, so no update is
+ * lost (PASSCoDe-Atomic). @a shared is a constant at every call: the compiler makes
+ * one loop of each kind.
+ */
+static inline double st_glm_load(const double *p, int shared)
+{
+    double v;
+
+    if (!shared) {
+        return *p;
+    }
+    __atomic_load(p, &v, __ATOMIC_RELAXED);
+    return v;
+}
+
+static inline void st_glm_add(double *p, double a, int shared)
+{
+    double old, sum;
+
+    if (!shared) {
+        *p += a;
+        return;
+    }
+    __atomic_load(p, &old, __ATOMIC_RELAXED);
+    do {
+        sum = old + a;
+    } while (!__atomic_compare_exchange(p, &old, &sum, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+
 /* x_i . u, and u += a x_i, for both value precisions, the bias feature included */
-static inline double st_glm_dot(const st_glm_trainer_t *tr, int64_t i, const double *u)
+static inline double st_glm_dot(const st_glm_trainer_t *tr, int64_t i, const double *u,
+                                int shared)
 {
     const st_glm_data_t *data = tr->data;
     const uint32_t *idx       = data->indices;
@@ -382,20 +420,21 @@ static inline double st_glm_dot(const st_glm_trainer_t *tr, int64_t i, const dou
 
     if (data->prec == 32) {
         for (k = data->indptr[i]; k < end; k++) {
-            s += (double)data->val32[k] * u[idx[k]];
+            s += (double)data->val32[k] * st_glm_load(&u[idx[k]], shared);
         }
     } else {
         for (k = data->indptr[i]; k < end; k++) {
-            s += data->val64[k] * u[idx[k]];
+            s += data->val64[k] * st_glm_load(&u[idx[k]], shared);
         }
     }
     if (tr->bias > 0) {
-        s += tr->bias * u[tr->d];
+        s += tr->bias * st_glm_load(&u[tr->d], shared);
     }
     return s;
 }
 
-static inline void st_glm_axpy(const st_glm_trainer_t *tr, int64_t i, double a, double *u)
+static inline void st_glm_axpy(const st_glm_trainer_t *tr, int64_t i, double a, double *u,
+                               int shared)
 {
     const st_glm_data_t *data = tr->data;
     const uint32_t *idx       = data->indices;
@@ -403,15 +442,15 @@ static inline void st_glm_axpy(const st_glm_trainer_t *tr, int64_t i, double a, 
 
     if (data->prec == 32) {
         for (k = data->indptr[i]; k < end; k++) {
-            u[idx[k]] += a * (double)data->val32[k];
+            st_glm_add(&u[idx[k]], a * (double)data->val32[k], shared);
         }
     } else {
         for (k = data->indptr[i]; k < end; k++) {
-            u[idx[k]] += a * data->val64[k];
+            st_glm_add(&u[idx[k]], a * data->val64[k], shared);
         }
     }
     if (tr->bias > 0) {
-        u[tr->d] += a * tr->bias;
+        st_glm_add(&u[tr->d], a * tr->bias, shared);
     }
 }
 
@@ -451,7 +490,8 @@ static inline void st_glm_prefetch_row(const st_glm_trainer_t *tr, int64_t i)
  * where a full permutation reached 1.7e-4 (buckets of 256: 1.5e-2; a fixed order:
  * worse still). The random access this costs is hidden by prefetching.
  */
-static void st_glm_local_sdca(st_glm_worker_t *wk)
+static inline __attribute__((always_inline)) void st_glm_local_sdca_run(st_glm_worker_t *wk,
+                                                                         int shared)
 {
     st_glm_trainer_t *tr = wk->tr;
     const st_glm_data_t *data = tr->data;
@@ -461,7 +501,6 @@ static void st_glm_local_sdca(st_glm_worker_t *wk)
     double z, delta, q;
     int epoch;
 
-    memcpy(wk->u, tr->w, (size_t)tr->d_all * sizeof(double));
     for (epoch = 0; epoch < tr->local_epochs; epoch++) {
         for (j = n - 1; j > 0; j--) {        /* Fisher-Yates */
             k           = (int64_t)(st_glm_rand(&wk->rng) % (uint64_t)(j + 1));
@@ -479,13 +518,26 @@ static void st_glm_local_sdca(st_glm_worker_t *wk)
             /* an empty row (q = 0) still moves its dual variable to the conjugate's
              * maximum, though not w */
             i     = perm[j];
-            z     = st_glm_dot(tr, i, wk->u);
+            z     = st_glm_dot(tr, i, wk->u, shared);
             q     = tr->scale * tr->sqnorm[i];
             delta = tr->loss->dual_step(y[i], tr->c[i], z, q, &tr->alpha[i]);
             if (delta != 0) {
-                st_glm_axpy(tr, i, tr->scale * delta, wk->u);
+                st_glm_axpy(tr, i, tr->scale * delta, wk->u, shared);
             }
         }
+    }
+}
+
+/* A replica starts the round from w; the shared vector was set to w by st_glm_apply. */
+static void st_glm_local_sdca(st_glm_worker_t *wk)
+{
+    st_glm_trainer_t *tr = wk->tr;
+
+    if (tr->shared) {
+        st_glm_local_sdca_run(wk, 1);
+    } else {
+        memcpy(wk->u, tr->w, (size_t)tr->d_all * sizeof(double));
+        st_glm_local_sdca_run(wk, 0);
     }
 }
 
@@ -507,7 +559,7 @@ static void st_glm_merge(st_glm_worker_t *wk)
     for (j = lo; j < hi; j++) {
         tr->dv[j] = 0;
     }
-    for (k = 0; k < tr->nworkers; k++) {
+    for (k = 0; k < (tr->shared ? 1 : tr->nworkers); k++) {
         const double *u = tr->workers[k].u;
 
         for (j = lo; j < hi; j++) {
@@ -531,6 +583,9 @@ static void st_glm_apply(st_glm_worker_t *wk)
         tr->v[j] += tr->dv[j];
         tr->w[j] = tr->v[j] * inv;
     }
+    if (tr->shared) {
+        memcpy(&tr->u[lo], &tr->w[lo], (size_t)(hi - lo) * sizeof(double));
+    }
 }
 
 /* The gap pass over my rows: loss at fresh margins, and the dual terms. */
@@ -542,7 +597,7 @@ static void st_glm_gap_pass(st_glm_worker_t *wk)
     int64_t i;
 
     for (i = wk->lo; i < wk->hi; i++) {
-        loss += tr->c[i] * tr->loss->loss(st_glm_dot(tr, i, tr->w), y[i]);
+        loss += tr->c[i] * tr->loss->loss(st_glm_dot(tr, i, tr->w, 0), y[i]);
         conj += tr->loss->neg_conj(tr->alpha[i], y[i], tr->c[i]);
     }
     wk->sums[0] = loss;
@@ -660,7 +715,9 @@ static void st_glm_trainer_free(st_glm_trainer_t *tr)
     if (tr->workers != NULL) {
         for (k = 0; k < tr->nworkers; k++) {
             free(tr->workers[k].perm);
-            free(tr->workers[k].u);
+            if (!tr->shared) {
+                free(tr->workers[k].u);
+            }
         }
     }
     free(tr->workers);
@@ -670,6 +727,7 @@ static void st_glm_trainer_free(st_glm_trainer_t *tr)
     free(tr->w);
     free(tr->v);
     free(tr->dv);
+    free(tr->u);
     pthread_mutex_destroy(&tr->gate_lock);
     pthread_cond_destroy(&tr->gate_cond);
 }
@@ -706,8 +764,11 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
     tr.lambda       = param->lambda;
     tr.local_epochs = param->local_epochs;
     tr.nworkers     = (int)ST_MAX(1, ST_MIN((int64_t)param->threads, ST_MAX(m, 1)));
-    /* CoCoA+ adding: sigma' = the number of workers over all ranks */
-    tr.scale = (double)nranks * tr.nworkers / (param->lambda * (double)data->n_rows_global);
+    tr.shared       = (param->thread_mode == STRATA_GLM_THREADS_SHARED && tr.nworkers > 1);
+    /* CoCoA+ adding: sigma' = the number of workers over all ranks (with a shared
+     * vector, a rank's threads are one worker) */
+    tr.scale = (double)nranks * (tr.shared ? 1 : tr.nworkers) /
+               (param->lambda * (double)data->n_rows_global);
 
     tr.alpha   = calloc((size_t)ST_MAX(m, 1), sizeof(double));
     tr.c       = malloc((size_t)ST_MAX(m, 1) * sizeof(double));
@@ -716,7 +777,9 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
     tr.v       = calloc((size_t)tr.d_all, sizeof(double));
     tr.dv      = calloc((size_t)tr.d_all, sizeof(double));
     tr.workers = calloc((size_t)tr.nworkers, sizeof(*tr.workers));
-    ok = (tr.alpha && tr.c && tr.sqnorm && tr.w && tr.v && tr.dv && tr.workers);
+    tr.u       = tr.shared ? calloc((size_t)tr.d_all, sizeof(double)) : NULL;
+    ok = (tr.alpha && tr.c && tr.sqnorm && tr.w && tr.v && tr.dv && tr.workers &&
+          (tr.u || !tr.shared));
     for (k = 0; ok && k < tr.nworkers; k++) {
         st_glm_worker_t *wk = &tr.workers[k];
 
@@ -727,7 +790,7 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
         wk->rng  = param->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)ctx.rank * 1000003ULL +
                    (uint64_t)k;
         wk->perm = malloc((size_t)ST_MAX(wk->hi - wk->lo, 1) * sizeof(int64_t));
-        wk->u    = malloc((size_t)tr.d_all * sizeof(double));
+        wk->u    = tr.shared ? tr.u : malloc((size_t)tr.d_all * sizeof(double));
         ok       = (wk->perm != NULL && wk->u != NULL);
         for (i = 0; ok && i < wk->hi - wk->lo; i++) {
             wk->perm[i] = wk->lo + i;

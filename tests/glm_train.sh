@@ -28,6 +28,8 @@ expect 2 "negative lambda" tools/strata-train -l -1 "$dir/train.svm"
 expect 2 "unknown solver" tools/strata-train -s logistik "$dir/train.svm"
 contains "unknown solver named" "logistik"
 expect 2 "zero threads" tools/strata-train -t 0 "$dir/train.svm"
+expect 2 "bad thread mode" tools/strata-train --thread-mode wild "$dir/train.svm"
+contains "bad thread mode named" "thread-mode"
 expect 2 "bad cost" tools/strata-train -c 0 "$dir/train.svm"
 expect 1 "missing file" tools/strata-train "$dir/none.svm" "$dir/m"
 contains "missing file named" "none.svm"
@@ -60,6 +62,18 @@ tools/strata-gen criteo --rows 20000 --cols 65536 --seed 1 -q "$dir/c20k.svm" ||
     { echo "FAIL: strata-gen 20k"; exit 1; }
 expect 0 "convergence rate" tools/strata-train -l 1e-4 -e 1e-3 -r 80 -t 1 "$dir/c20k.svm" "$dir/mc"
 contains "convergence rate" "^converged after"
+
+# threads sharing one vector (atomic updates) reach the optimum of one thread: the
+# primal at a relative gap of 1e-5 agrees to 1e-5
+primal() { sed -n 's/^converged after .* primal \([^,]*\),.*/\1/p' "$out"; }
+expect 0 "one thread" tools/strata-train -t 1 -l 1e-4 -e 1e-5 -r 500 "$dir/c20k.svm" "$dir/mt1"
+p1=$(primal)
+expect 0 "shared threads" tools/strata-train -t 2 --thread-mode shared -l 1e-4 -e 1e-5 -r 500 \
+    "$dir/c20k.svm" "$dir/mt2"
+contains "shared threads converged" "^converged after"
+p2=$(primal)
+awk -v a="$p1" -v b="$p2" 'BEGIN { d = (a - b) / a; exit !(a != "" && b != "" && d < 1e-5 && d > -1e-5) }' ||
+    { echo "FAIL: shared threads' primal $p2 differs from one thread's $p1"; fail=1; }
 
 # regression
 expect 0 "ridge" tools/strata-train -s ridge -l 0.010666666666666666 -e 1e-5 -r 2000 "$dir/reg.svm" "$dir/mr"

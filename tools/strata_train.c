@@ -37,6 +37,10 @@ static void usage(FILE *f)
             "  -r, --rounds N        at most N rounds (default 200)\n"
             "  -E, --local-epochs N  passes over a rank's rows per round (default 1)\n"
             "  -t, --threads N       threads per rank (default 1)\n"
+            "      --thread-mode M   replicas (default): a model copy per thread, merged\n"
+            "                        each round, results independent of thread timing;\n"
+            "                        shared: one model vector, atomic updates, more\n"
+            "                        progress per round\n"
             "  -B, --bias X          add a constant feature X (an intercept; default none)\n"
             "      --weight-pos X    weight of the +1 examples (default 1)\n"
             "      --weight-neg X    weight of the -1 examples (default 1)\n"
@@ -113,13 +117,14 @@ static void print_metrics(const char *file, const strata_glm_metrics_t *m)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_ETA = 256, OPT_WPOS, OPT_WNEG, OPT_SEED, OPT_TEST };
+    enum { OPT_ETA = 256, OPT_WPOS, OPT_WNEG, OPT_SEED, OPT_TEST, OPT_TMODE };
     static const struct option longopts[] = {
         {"solver", required_argument, NULL, 's'}, {"lambda", required_argument, NULL, 'l'},
         {"cost", required_argument, NULL, 'c'},   {"eta", required_argument, NULL, OPT_ETA},
         {"tol", required_argument, NULL, 'e'},    {"rounds", required_argument, NULL, 'r'},
         {"local-epochs", required_argument, NULL, 'E'},
         {"threads", required_argument, NULL, 't'}, {"bias", required_argument, NULL, 'B'},
+        {"thread-mode", required_argument, NULL, OPT_TMODE},
         {"weight-pos", required_argument, NULL, OPT_WPOS},
         {"weight-neg", required_argument, NULL, OPT_WNEG},
         {"seed", required_argument, NULL, OPT_SEED}, {"test", required_argument, NULL, OPT_TEST},
@@ -152,6 +157,15 @@ int main(int argc, char **argv)
         case 'r': param.max_rounds = (int)parse_long("--rounds", optarg); break;
         case 'E': param.local_epochs = (int)parse_long("--local-epochs", optarg); break;
         case 't': param.threads = (int)parse_long("--threads", optarg); break;
+        case OPT_TMODE:
+            if (strcmp(optarg, "replicas") == 0) {
+                param.thread_mode = STRATA_GLM_THREADS_REPLICAS;
+            } else if (strcmp(optarg, "shared") == 0) {
+                param.thread_mode = STRATA_GLM_THREADS_SHARED;
+            } else {
+                die_usage("--thread-mode must be replicas or shared, not '%s'", optarg);
+            }
+            break;
         case 'B': param.bias = parse_double("--bias", optarg); break;
         case OPT_WPOS: param.weight_pos = parse_double("--weight-pos", optarg); break;
         case OPT_WNEG: param.weight_neg = parse_double("--weight-neg", optarg); break;
