@@ -55,9 +55,10 @@ enum {
 
 /** Training parameters; strata_glm_param_default() fills in the defaults. */
 typedef struct {
-    const char *solver;      /**< "logistic" (default), "svm", "sqsvm", "ridge"; the L1
-                                  models ("lasso", "l1-logistic", "elastic-net") are
-                                  not trained across ranks yet */
+    const char *solver;      /**< "logistic" (default), "svm", "sqsvm", "ridge" (dual,
+                                  examples partitioned over ranks); "lasso",
+                                  "l1-logistic", "elastic-net" (primal, features
+                                  partitioned over ranks) */
     double   lambda;         /**< regularization, > 0 (default 1e-4) */
     double   eta;            /**< elastic net's L1 share in [0, 1] (default 0.5) */
     double   tol;            /**< stop when gap <= tol * |P(w)| (default 1e-3) */

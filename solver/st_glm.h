@@ -32,4 +32,36 @@ strata_glm_model_t *st_glm_model_new(const st_glm_model_t *loss, int64_t n_featu
 /* Progress output: through the user's print function, or to stdout. */
 void st_glm_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* An error message into msg[len] (nothing when msg is NULL). */
+void st_glm_msg(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Monotonic seconds. */
+double st_glm_now(void);
+
+/* Rank and size of @a comm; MPI_COMM_NULL is one process on its own (no MPI). */
+void st_glm_comm_shape(MPI_Comm comm, int *rank_p, int *size_p);
+
+/* In-place allreduce of @a count elements, in pieces an int can count; nothing on
+ * MPI_COMM_NULL. */
+void st_glm_allreduce(MPI_Comm comm, void *buf, int64_t count, MPI_Datatype type, MPI_Op op);
+
+/* A training run's rounds: where progress goes and what it has reached. */
+typedef struct {
+    MPI_Comm                  comm;
+    int                       rank;
+    const strata_glm_param_t *param;
+    strata_glm_info_t         info;
+    double                    t_start;
+} st_glm_round_ctx_t;
+
+/* The end of a round: record @a obj in ctx->info, test the tolerance, and print the
+ * progress line on rank 0 when verbose. */
+void st_glm_round_end(st_glm_round_ctx_t *ctx, const st_glm_objectives_t *obj);
+
+/* The L1 (primal) models across ranks: ProxCoCoA+ over a feature partition
+ * (solver/st_glm_train_primal.c). Fills model->w and model->info. */
+strata_status_t st_glm_train_primal(const st_glm_model_t *loss, const strata_glm_problem_t *prob,
+                                    const strata_glm_param_t *param, MPI_Comm comm, char *msg,
+                                    size_t msg_len, strata_glm_model_t *model);
+
 #endif /* ST_GLM_H */

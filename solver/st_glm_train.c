@@ -26,9 +26,9 @@
  * shared vector with atomic updates: with replicas the result does not depend on
  * thread timing, so a run can be repeated bit for bit.
  *
- * The L1 models (lasso, l1-logistic, elastic net) are primal problems whose
- * distributed form partitions features; until that lands they train on one rank
- * with the serial reference solver (solver/st_glm_model_serial.c).
+ * The L1 models (lasso, l1-logistic, elastic net) are primal problems: on one rank
+ * the serial reference solver (solver/st_glm_model_serial.c) trains them, across
+ * ranks ProxCoCoA+ over a partition of the features (solver/st_glm_train_primal.c).
  */
 #include "config.h"
 
@@ -68,10 +68,7 @@ void st_glm_print(const char *fmt, ...)
     }
 }
 
-static void st_glm_msg(char *msg, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void st_glm_msg(char *msg, size_t len, const char *fmt, ...)
+void st_glm_msg(char *msg, size_t len, const char *fmt, ...)
 {
     va_list ap;
 
@@ -83,7 +80,7 @@ static void st_glm_msg(char *msg, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
-static double st_glm_now(void)
+double st_glm_now(void)
 {
     struct timespec ts;
 
@@ -93,7 +90,7 @@ static double st_glm_now(void)
 
 /* ---- communication: MPI_COMM_NULL is a process on its own, MPI not needed ---- */
 
-static void st_glm_comm_shape(MPI_Comm comm, int *rank_p, int *size_p)
+void st_glm_comm_shape(MPI_Comm comm, int *rank_p, int *size_p)
 {
     *rank_p = 0;
     *size_p = 1;
@@ -104,8 +101,7 @@ static void st_glm_comm_shape(MPI_Comm comm, int *rank_p, int *size_p)
 }
 
 /* In-place allreduce of @a count elements, in pieces an int can count. */
-static void st_glm_allreduce(MPI_Comm comm, void *buf, int64_t count, MPI_Datatype type,
-                             MPI_Op op)
+void st_glm_allreduce(MPI_Comm comm, void *buf, int64_t count, MPI_Datatype type, MPI_Op op)
 {
     const int64_t piece = (int64_t)1 << 30;
     int64_t off, n;
@@ -604,22 +600,11 @@ static void st_glm_gap_pass(st_glm_worker_t *wk)
     wk->sums[1] = conj;
 }
 
-typedef struct {
-    MPI_Comm                  comm;
-    int                       rank;
-    const strata_glm_param_t *param;
-    strata_glm_info_t         info;
-    double                    t_start;
-} st_glm_round_ctx_t;
-
-/* The end of a round (worker 0): objectives from the summed loss and dual terms,
- * the stopping test, the progress line. */
-static void st_glm_round_end(st_glm_round_ctx_t *ctx, const double *sums, double wsq,
-                             const st_glm_trainer_t *tr)
+/* The end of a round (one thread): the stopping test and the progress line. */
+void st_glm_round_end(st_glm_round_ctx_t *ctx, const st_glm_objectives_t *objp)
 {
-    st_glm_objectives_t obj;
+    st_glm_objectives_t obj = *objp;
 
-    st_glm_dual_objectives(sums[0], sums[1], wsq, tr->data->n_rows_global, tr->lambda, &obj);
     ctx->info.rounds++;
     ctx->info.primal    = obj.primal;
     ctx->info.dual      = obj.dual;
@@ -645,6 +630,7 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
 {
     st_glm_trainer_t *tr = wk->tr;
     st_glm_round_ctx_t *ctx;
+    st_glm_objectives_t obj;
     double tc, sums[2], wsq;
     int64_t j;
     int k;
@@ -679,7 +665,9 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
             for (j = 0; j < tr->d_all; j++) {
                 wsq += tr->w[j] * tr->w[j];
             }
-            st_glm_round_end(ctx, sums, wsq, tr);
+            st_glm_dual_objectives(sums[0], sums[1], wsq, tr->data->n_rows_global,
+                                   tr->lambda, &obj);
+            st_glm_round_end(ctx, &obj);
             tr->stop = ctx->info.converged || ctx->info.rounds >= ctx->param->max_rounds;
         }
         pthread_barrier_wait(&tr->barrier);
@@ -967,11 +955,6 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
         return STRATA_ERR_INVALID_PARAM;
     }
     st_glm_comm_shape(comm, &rank, &nranks);
-    if (loss->form == ST_GLM_FORM_PRIMAL && nranks > 1) {
-        st_glm_msg(msg, msg_len, "%s trains on one rank only for now (run without mpirun, or "
-                   "-np 1)", loss->name);
-        return STRATA_ERR_UNSUPPORTED;
-    }
     model = st_glm_model_new(loss, prob->data->n_cols, param->bias > 0 ? param->bias : -1);
     if (model == NULL) {
         st_glm_msg(msg, msg_len, "out of memory");
@@ -981,7 +964,8 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
     model->eta    = st_glm_model_eta(loss, param->eta);
     status = (loss->form == ST_GLM_FORM_DUAL)
                      ? st_glm_train_dual(loss, prob, param, comm, msg, msg_len, model)
-                     : st_glm_train_serial(loss, prob, param, msg, msg_len, model);
+             : (nranks == 1) ? st_glm_train_serial(loss, prob, param, msg, msg_len, model)
+                             : st_glm_train_primal(loss, prob, param, comm, msg, msg_len, model);
     if (status != STRATA_OK) {
         free(model->w);
         free(model);

@@ -28,7 +28,7 @@ static void usage(FILE *f)
             "MPI rank on its share of the rows; MODEL_FILE defaults to TRAIN_FILE's name\n"
             "+ \".model\" in the current directory.\n"
             "  -s, --solver NAME     logistic (default), svm, sqsvm, ridge; lasso,\n"
-            "                        l1-logistic, elastic-net (one rank for now)\n"
+            "                        l1-logistic, elastic-net\n"
             "  -l, --lambda X        regularization lambda > 0 (default 1e-4): minimizes\n"
             "                        (1/n) sum loss + lambda/2 ||w||^2\n"
             "  -c, --cost C          LIBLINEAR's C instead: lambda = 1/(C n)\n"

@@ -1,0 +1,443 @@
+/*
+ * Training of the L1 models (lasso, l1-logistic, elastic net) across ranks:
+ * ProxCoCoA+ over a partition of the features (Smith, Forte, Ma, Takac, Jordan, Jaggi,
+ * "CoCoA: A General Framework for Communication-Efficient Distributed Optimization",
+ * JMLR 2018, the primal setting, adding with sigma' = K ranks):
+ *
+ *     min_w  f(X w) + g(w),   f(z) = (1/n) sum_i c_i phi(z_i, y_i),
+ *                             g(w) = lambda sum_j (eta |w_j| + (1 - eta)/2 w_j^2).
+ *
+ * The rows arrive partitioned over ranks (each rank read its share of the file). They
+ * are redistributed once, with an all-to-all, so that rank k holds the columns of its
+ * block P_k of features (contiguous, balanced by nonzeros) over all n rows, as CSC,
+ * and every rank keeps the margins z = X w of all n rows. A round: rank k runs
+ * local_epochs passes of coordinate descent over its features, each in a fresh random
+ * order, on the local subproblem
+ *
+ *     min_dw  grad f(z)^T X_k dw + (sigma'/2) sum_i b_i (X_k dw)_i^2 + g_k(w_k + dw),
+ *     b_i = c_i beta / n,  beta = sup phi'' (the model's smoothness),
+ *
+ * whose coordinate minimizers are exact (st_glm_prox_step). Since f's Hessian is
+ * diagonal and at most diag(b), and (sum_k a_k)^T B (sum_k a_k) <= K sum_k a_k^T B a_k,
+ * the summed steps never increase the objective by more than the subproblems promise.
+ * The n-vector dz_k = X_k dw is summed over ranks with one MPI_Allreduce and every rank
+ * adds it to z.
+ *
+ * After every round the certificate of MODELS.md 4.4 (the Lipschitzed dual of Duenner
+ * et al. 2016): the loss gradient on my features at the new z, st_glm_reg_sums over my
+ * block, loss and conjugate sums over my share of the rows, all summed over ranks (max
+ * for vmax). With one rank the serial solver (Newton steps with a line search for
+ * l1-logistic) is used instead: sup phi'' = 1/4 makes these quadratic steps
+ * conservative for logistic where phi'' is small.
+ */
+#include "config.h"
+
+#include "st_glm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One nonzero on its way to its column's owner. */
+typedef struct {
+    uint32_t row;   /* global row */
+    uint32_t col;   /* global column */
+    double   x;
+} st_glm_entry_t;
+
+typedef struct {
+    const st_glm_model_t *loss;
+    int                   rank, nranks;
+    int64_t               n;        /* rows over all ranks */
+    int64_t               d_all;    /* features, + 1 with a bias feature */
+    int64_t              *bounds;   /* rank k owns features [bounds[k], bounds[k + 1]) */
+    int64_t               nloc;     /* my features */
+    int64_t              *cp;       /* CSC of my features: nloc + 1 column pointers */
+    uint32_t             *ri;       /* rows */
+    double               *cv;       /* values */
+    double               *y, *c;    /* labels and example weights of all n rows */
+    double               *z;        /* margins X w of all n rows */
+    double               *gz;       /* c_i phi'(z_i) / n at the round's start */
+    double               *dz;       /* X_k dw, then summed over ranks */
+    double               *h;        /* sigma' sum_i b_i x_ij^2 of my features */
+    double               *w;        /* my features' weights */
+    double               *grad;     /* the loss gradient on my features */
+    int64_t              *perm;
+    int                  *counts, *displs;  /* per rank, for the gathers */
+} st_glm_primal_t;
+
+static void st_glm_primal_free(st_glm_primal_t *pt)
+{
+    free(pt->bounds);
+    free(pt->cp);
+    free(pt->ri);
+    free(pt->cv);
+    free(pt->y);
+    free(pt->c);
+    free(pt->z);
+    free(pt->gz);
+    free(pt->dz);
+    free(pt->h);
+    free(pt->w);
+    free(pt->grad);
+    free(pt->perm);
+    free(pt->counts);
+    free(pt->displs);
+}
+
+static int st_glm_owner(const st_glm_primal_t *pt, int64_t j)
+{
+    int lo = 0, hi = pt->nranks - 1, mid;
+
+    while (lo < hi) {   /* the last k with bounds[k] <= j */
+        mid = (lo + hi + 1) / 2;
+        if (pt->bounds[mid] <= j) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return lo;
+}
+
+/*
+ * Everything that does not change during training: the feature blocks, the CSC of my
+ * features (an all-to-all of my rows' nonzeros), labels and weights of all rows.
+ * Returns 0, or -1 with a message (the same answer on every rank).
+ */
+static int st_glm_primal_setup(st_glm_primal_t *pt, const st_glm_data_t *data,
+                               const strata_glm_param_t *param, MPI_Comm comm, char *msg,
+                               size_t msg_len)
+{
+    int64_t m = data->n_rows, d = data->n_cols, nb = (param->bias > 0), row0 = 0, i, j, k;
+    int64_t total = 0, acc, *cnt = NULL, *fill = NULL, nrecv = 0;
+    int *scount = NULL, *sdispl = NULL, *rcount = NULL, *rdispl = NULL, ok, all_ok, r;
+    st_glm_entry_t *sbuf = NULL, *rbuf = NULL;
+    double beta = pt->loss->smoothness, sig = (double)pt->nranks;
+    int64_t send_bytes = 0, recv_bytes = 0;
+
+    pt->n     = data->n_rows_global;
+    pt->d_all = d + nb;
+    MPI_Exscan(&m, &row0, 1, MPI_INT64_T, MPI_SUM, comm);
+    if (pt->rank == 0) {
+        row0 = 0;
+    }
+
+    /* blocks of features with about equal nonzeros, from the column counts */
+    cnt        = calloc((size_t)pt->d_all, sizeof(*cnt));
+    pt->bounds = malloc(((size_t)pt->nranks + 1) * sizeof(*pt->bounds));
+    scount     = calloc((size_t)pt->nranks, sizeof(int));
+    sdispl     = calloc((size_t)pt->nranks, sizeof(int));
+    rcount     = calloc((size_t)pt->nranks, sizeof(int));
+    rdispl     = calloc((size_t)pt->nranks, sizeof(int));
+    ok = (cnt && pt->bounds && scount && sdispl && rcount && rdispl && pt->n <= UINT32_MAX);
+    all_ok = ok;
+    st_glm_allreduce(comm, &all_ok, 1, MPI_INT, MPI_MIN);
+    if (!all_ok) {
+        st_glm_msg(msg, msg_len, "out of memory, or more than 2^32 rows");
+        goto fail;
+    }
+    for (k = 0; k < data->indptr[m]; k++) {
+        cnt[data->indices[k]]++;
+    }
+    if (nb) {
+        cnt[d] = m;
+    }
+    st_glm_allreduce(comm, cnt, pt->d_all, MPI_INT64_T, MPI_SUM);
+    for (j = 0; j < pt->d_all; j++) {
+        total += cnt[j] + 1;   /* + 1: empty columns count a little too */
+    }
+    pt->bounds[0] = 0;
+    for (j = 0, acc = 0, r = 1; r < pt->nranks; r++) {
+        while (j < pt->d_all && acc + cnt[j] + 1 <= total * r / pt->nranks) {
+            acc += cnt[j++] + 1;
+        }
+        pt->bounds[r] = j;
+    }
+    pt->bounds[pt->nranks] = pt->d_all;
+    pt->nloc = pt->bounds[pt->rank + 1] - pt->bounds[pt->rank];
+
+    /* my rows' nonzeros to their owners */
+    for (i = 0; i < m; i++) {
+        for (k = data->indptr[i]; k < data->indptr[i + 1]; k++) {
+            scount[st_glm_owner(pt, data->indices[k])]++;
+        }
+        if (nb) {
+            scount[pt->nranks - 1]++;
+        }
+    }
+    MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, comm);
+    for (r = 0; r < pt->nranks; r++) {
+        send_bytes += (int64_t)scount[r] * (int64_t)sizeof(st_glm_entry_t);
+        recv_bytes += (int64_t)rcount[r] * (int64_t)sizeof(st_glm_entry_t);
+        nrecv += rcount[r];
+    }
+    sbuf = malloc((size_t)ST_MAX(send_bytes, 1));
+    rbuf = malloc((size_t)ST_MAX(recv_bytes, 1));
+    fill = calloc((size_t)pt->nranks, sizeof(*fill));
+    ok   = (sbuf && rbuf && fill && send_bytes < INT32_MAX && recv_bytes < INT32_MAX);
+    all_ok = ok;
+    st_glm_allreduce(comm, &all_ok, 1, MPI_INT, MPI_MIN);
+    if (!all_ok) {
+        st_glm_msg(msg, msg_len, "out of memory, or a rank's share of the nonzeros over 2 GB "
+                   "(use more ranks)");
+        goto fail;
+    }
+    for (r = 1; r < pt->nranks; r++) {
+        sdispl[r] = sdispl[r - 1] + scount[r - 1];
+        rdispl[r] = rdispl[r - 1] + rcount[r - 1];
+    }
+    for (i = 0; i < m; i++) {
+        for (k = data->indptr[i]; k < data->indptr[i + 1]; k++) {
+            r = st_glm_owner(pt, data->indices[k]);
+            sbuf[sdispl[r] + fill[r]++] = (st_glm_entry_t){
+                    (uint32_t)(row0 + i), data->indices[k],
+                    (data->prec == 32) ? (double)data->val32[k] : data->val64[k]};
+        }
+        if (nb) {
+            r = pt->nranks - 1;
+            sbuf[sdispl[r] + fill[r]++] =
+                    (st_glm_entry_t){(uint32_t)(row0 + i), (uint32_t)d, param->bias};
+        }
+    }
+    for (r = 0; r < pt->nranks; r++) {   /* now in bytes */
+        scount[r] *= (int)sizeof(st_glm_entry_t);
+        sdispl[r] *= (int)sizeof(st_glm_entry_t);
+        rcount[r] *= (int)sizeof(st_glm_entry_t);
+        rdispl[r] *= (int)sizeof(st_glm_entry_t);
+    }
+    MPI_Alltoallv(sbuf, scount, sdispl, MPI_BYTE, rbuf, rcount, rdispl, MPI_BYTE, comm);
+    free(sbuf);
+    sbuf = NULL;
+
+    /* CSC: the entries arrive by source rank, in row order, so every column's rows
+       are increasing */
+    pt->cp     = calloc((size_t)pt->nloc + 1, sizeof(*pt->cp));
+    pt->ri     = malloc((size_t)ST_MAX(nrecv, 1) * sizeof(*pt->ri));
+    pt->cv     = malloc((size_t)ST_MAX(nrecv, 1) * sizeof(*pt->cv));
+    pt->y      = malloc((size_t)pt->n * sizeof(double));
+    pt->c      = malloc((size_t)pt->n * sizeof(double));
+    pt->z      = calloc((size_t)pt->n, sizeof(double));
+    pt->gz     = malloc((size_t)pt->n * sizeof(double));
+    pt->dz     = calloc((size_t)pt->n, sizeof(double));
+    pt->h      = calloc((size_t)ST_MAX(pt->nloc, 1), sizeof(double));
+    pt->w      = calloc((size_t)ST_MAX(pt->nloc, 1), sizeof(double));
+    pt->grad   = calloc((size_t)ST_MAX(pt->nloc, 1), sizeof(double));
+    pt->perm   = malloc((size_t)ST_MAX(pt->nloc, 1) * sizeof(int64_t));
+    pt->counts = malloc((size_t)pt->nranks * sizeof(int));
+    pt->displs = malloc((size_t)pt->nranks * sizeof(int));
+    ok = (pt->cp && pt->ri && pt->cv && pt->y && pt->c && pt->z && pt->gz && pt->dz && pt->h &&
+          pt->w && pt->grad && pt->perm && pt->counts && pt->displs);
+    all_ok = ok;
+    st_glm_allreduce(comm, &all_ok, 1, MPI_INT, MPI_MIN);
+    if (!all_ok) {
+        st_glm_msg(msg, msg_len, "out of memory (%lld rows)", (long long)pt->n);
+        goto fail;
+    }
+    for (k = 0; k < nrecv; k++) {
+        pt->cp[rbuf[k].col - pt->bounds[pt->rank] + 1]++;
+    }
+    for (j = 0; j < pt->nloc; j++) {
+        pt->cp[j + 1] += pt->cp[j];
+    }
+    {
+        int64_t *pos = calloc((size_t)ST_MAX(pt->nloc, 1), sizeof(int64_t));
+
+        if (pos == NULL) {
+            ok = 0;
+        }
+        for (k = 0; ok && k < nrecv; k++) {
+            j              = rbuf[k].col - pt->bounds[pt->rank];
+            pt->ri[pt->cp[j] + pos[j]] = rbuf[k].row;
+            pt->cv[pt->cp[j] + pos[j]] = rbuf[k].x;
+            pos[j]++;
+        }
+        free(pos);
+    }
+    free(rbuf);
+    rbuf   = NULL;
+    all_ok = ok;
+    st_glm_allreduce(comm, &all_ok, 1, MPI_INT, MPI_MIN);
+    if (!all_ok) {
+        st_glm_msg(msg, msg_len, "out of memory (%lld features on a rank)", (long long)pt->nloc);
+        goto fail;
+    }
+
+    /* labels of all rows, their weights, and the curvature of my columns */
+    MPI_Allgather(&(int){(int)m}, 1, MPI_INT, pt->counts, 1, MPI_INT, comm);
+    pt->displs[0] = 0;
+    for (r = 1; r < pt->nranks; r++) {
+        pt->displs[r] = pt->displs[r - 1] + pt->counts[r - 1];
+    }
+    MPI_Allgatherv(data->y, (int)m, MPI_DOUBLE, pt->y, pt->counts, pt->displs, MPI_DOUBLE,
+                   comm);
+    for (i = 0; i < pt->n; i++) {
+        pt->c[i] = (!pt->loss->classification) ? 1.0
+                   : (pt->y[i] > 0)            ? param->weight_pos
+                                               : param->weight_neg;
+    }
+    for (j = 0; j < pt->nloc; j++) {
+        for (k = pt->cp[j]; k < pt->cp[j + 1]; k++) {
+            pt->h[j] += pt->c[pt->ri[k]] * pt->cv[k] * pt->cv[k];
+        }
+        pt->h[j] *= sig * beta / (double)pt->n;
+        pt->perm[j] = j;
+    }
+    /* the feature blocks, for gathering w at the end */
+    for (r = 0; r < pt->nranks; r++) {
+        pt->counts[r] = (int)(pt->bounds[r + 1] - pt->bounds[r]);
+        pt->displs[r] = (int)pt->bounds[r];
+    }
+    free(cnt);
+    free(fill);
+    free(scount);
+    free(sdispl);
+    free(rcount);
+    free(rdispl);
+    return 0;
+
+fail:
+    free(cnt);
+    free(fill);
+    free(sbuf);
+    free(rbuf);
+    free(scount);
+    free(sdispl);
+    free(rcount);
+    free(rdispl);
+    return -1;
+}
+
+static inline uint64_t st_glm_primal_rand(uint64_t *s)
+{
+    /* splitmix64 */
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* gz = c_i phi'(z_i) / n for all rows, and the loss gradient on my features. */
+static void st_glm_primal_gradient(st_glm_primal_t *pt)
+{
+    double inv_n = 1.0 / (double)pt->n, g;
+    int64_t i, j, k;
+
+    for (i = 0; i < pt->n; i++) {
+        pt->gz[i] = pt->c[i] * pt->loss->dloss(pt->z[i], pt->y[i]) * inv_n;
+    }
+    for (j = 0; j < pt->nloc; j++) {
+        for (g = 0, k = pt->cp[j]; k < pt->cp[j + 1]; k++) {
+            g += pt->cv[k] * pt->gz[pt->ri[k]];
+        }
+        pt->grad[j] = g;
+    }
+}
+
+/* The local subproblem: passes of exact coordinate steps; dz = X_k dw. */
+static void st_glm_primal_local(st_glm_primal_t *pt, const strata_glm_param_t *param,
+                                double eta, uint64_t *rng)
+{
+    double sb = (double)pt->nranks * pt->loss->smoothness / (double)pt->n, g, wn, delta;
+    int64_t j, k, t, q, s;
+    int epoch;
+
+    memset(pt->dz, 0, (size_t)pt->n * sizeof(double));
+    for (epoch = 0; epoch < param->local_epochs; epoch++) {
+        for (q = pt->nloc - 1; q > 0; q--) {
+            s           = (int64_t)(st_glm_primal_rand(rng) % (uint64_t)(q + 1));
+            t           = pt->perm[q];
+            pt->perm[q] = pt->perm[s];
+            pt->perm[s] = t;
+        }
+        for (q = 0; q < pt->nloc; q++) {
+            j = pt->perm[q];
+            /* the subproblem's gradient at dw: grad_j + sigma' sum_i b_i x_ij dz_i */
+            for (g = 0, k = pt->cp[j]; k < pt->cp[j + 1]; k++) {
+                g += pt->cv[k] * pt->c[pt->ri[k]] * pt->dz[pt->ri[k]];
+            }
+            g     = pt->grad[j] + sb * g;
+            wn    = pt->w[j];
+            delta = st_glm_prox_step(g, pt->h[j], param->lambda, eta, &wn);
+            if (delta == 0.0) {
+                continue;
+            }
+            pt->w[j] = wn;
+            for (k = pt->cp[j]; k < pt->cp[j + 1]; k++) {
+                pt->dz[pt->ri[k]] += delta * pt->cv[k];
+            }
+        }
+    }
+}
+
+/* The certificate at the current z and w (all ranks take part). */
+static void st_glm_primal_certificate(st_glm_primal_t *pt, MPI_Comm comm, double lambda,
+                                      double eta, st_glm_objectives_t *obj)
+{
+    int64_t lo = pt->n * pt->rank / pt->nranks, hi = pt->n * (pt->rank + 1) / pt->nranks;
+    st_glm_reg_sums_t reg;
+    double sums[4];
+
+    st_glm_reg_sums(pt->nloc, pt->w, pt->grad, lambda, eta, &reg);
+    sums[0] = reg.reg;
+    sums[1] = reg.conj;
+    sums[2] = st_glm_loss_sum(pt->loss, hi - lo, pt->z + lo, pt->y + lo, pt->c + lo);
+    sums[3] = st_glm_grad_conj_sum(pt->loss, hi - lo, pt->z + lo, pt->y + lo, pt->c + lo);
+    st_glm_allreduce(comm, sums, 4, MPI_DOUBLE, MPI_SUM);
+    st_glm_allreduce(comm, &reg.vmax, 1, MPI_DOUBLE, MPI_MAX);
+    reg.reg  = sums[0];
+    reg.conj = sums[1];
+    st_glm_primal_objectives(sums[2], sums[3], &reg, pt->n, lambda, eta, 0.0, obj);
+}
+
+strata_status_t st_glm_train_primal(const st_glm_model_t *loss, const strata_glm_problem_t *prob,
+                                    const strata_glm_param_t *param, MPI_Comm comm, char *msg,
+                                    size_t msg_len, strata_glm_model_t *model)
+{
+    double eta = st_glm_model_eta(loss, param->eta), tc;
+    st_glm_round_ctx_t ctx;
+    st_glm_objectives_t obj;
+    st_glm_primal_t pt;
+    uint64_t rng;
+    int64_t i;
+
+    memset(&pt, 0, sizeof(pt));
+    memset(&ctx, 0, sizeof(ctx));
+    pt.loss = loss;
+    st_glm_comm_shape(comm, &pt.rank, &pt.nranks);
+    ctx.comm    = comm;
+    ctx.rank    = pt.rank;
+    ctx.param   = param;
+    ctx.t_start = st_glm_now();
+    if (!isfinite(loss->smoothness)) {
+        st_glm_msg(msg, msg_len, "%s has no bounded curvature for the primal solver",
+                   loss->name);
+        return STRATA_ERR_UNSUPPORTED;
+    }
+    if (st_glm_primal_setup(&pt, prob->data, param, comm, msg, msg_len) != 0) {
+        st_glm_primal_free(&pt);
+        return STRATA_ERR_NO_MEMORY;
+    }
+    rng = param->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)pt.rank * 1000003ULL;
+    ctx.t_start = st_glm_now();   /* rounds only, as the dual trainer */
+    st_glm_primal_gradient(&pt);
+    do {
+        st_glm_primal_local(&pt, param, eta, &rng);
+        tc = st_glm_now();
+        st_glm_allreduce(comm, pt.dz, pt.n, MPI_DOUBLE, MPI_SUM);
+        ctx.info.comm_seconds += st_glm_now() - tc;
+        for (i = 0; i < pt.n; i++) {
+            pt.z[i] += pt.dz[i];
+        }
+        st_glm_primal_gradient(&pt);
+        st_glm_primal_certificate(&pt, comm, param->lambda, eta, &obj);
+        st_glm_round_end(&ctx, &obj);
+    } while (!ctx.info.converged && ctx.info.rounds < param->max_rounds);
+
+    MPI_Allgatherv(pt.w, (int)pt.nloc, MPI_DOUBLE, model->w, pt.counts, pt.displs, MPI_DOUBLE,
+                   comm);
+    model->info = ctx.info;
+    st_glm_primal_free(&pt);
+    return STRATA_OK;
+}
