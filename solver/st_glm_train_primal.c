@@ -172,10 +172,14 @@ static int st_glm_primal_setup(st_glm_primal_t *pt, const st_glm_data_t *data,
         recv_bytes += (int64_t)rcount[r] * (int64_t)sizeof(st_glm_entry_t);
         nrecv += rcount[r];
     }
+    if (data->indptr[m] + m * nb >= INT32_MAX / (int64_t)sizeof(st_glm_entry_t)) {
+        send_bytes = INT32_MAX;   /* an int count above may have wrapped: refuse */
+    }
     sbuf = malloc((size_t)ST_MAX(send_bytes, 1));
     rbuf = malloc((size_t)ST_MAX(recv_bytes, 1));
     fill = calloc((size_t)pt->nranks, sizeof(*fill));
-    ok   = (sbuf && rbuf && fill && send_bytes < INT32_MAX && recv_bytes < INT32_MAX);
+    ok   = (sbuf && rbuf && fill && send_bytes < INT32_MAX && recv_bytes >= 0 &&
+            recv_bytes < INT32_MAX);
     all_ok = ok;
     st_glm_allreduce(comm, &all_ok, 1, MPI_INT, MPI_MIN);
     if (!all_ok) {
