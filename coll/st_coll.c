@@ -15,6 +15,7 @@
 
 #include "st_coll.h"
 #include "st_config.h"
+#include "st_cuda.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -91,6 +92,7 @@ static void st_plan_destroy(st_plan_t *plan)
 
     st_shm_destroy(plan->shm);
     st_topo_destroy(plan->topo);
+    free(plan->stage);
     for (l = 0; l < STRATA_LEVEL_LAST; l++) {
         if ((plan->comms_made & (1u << l)) && plan->level_comm[l] != MPI_COMM_NULL) {
             PMPI_Comm_free(&plan->level_comm[l]);
@@ -427,6 +429,63 @@ int st_coll_finalize(void)
 
 /* ---- MPI_Allreduce ---- */
 
+/* A staging step failed: the other ranks are already inside the collective, so this
+ * rank can neither leave it nor give a wrong answer. */
+static void st_coll_stage_fatal(st_plan_t *plan, const char *what, size_t bytes)
+{
+    st_error("MPI_Allreduce on a device buffer: %s (%zu bytes); aborting the job", what,
+             bytes);
+    PMPI_Abort(plan->user_comm, 1);
+}
+
+/*
+ * The fast path. Device buffers (a CUDA program's) are staged: copied into host
+ * memory kept with the plan, reduced there, copied back. Which path runs does not
+ * depend on where a rank's buffers live, so ranks may mix host and device buffers.
+ * (No CUDA IPC or GPU reduction yet: issue 5.)
+ */
+static void st_coll_fast(st_plan_t *plan, const void *sbuf, void *rbuf, size_t count,
+                         st_type_t type, st_op_t op)
+{
+    size_t bytes = count * st_type_size(type), need;
+    int s_dev    = (sbuf != MPI_IN_PLACE && st_cuda_classify(sbuf) == ST_MEM_DEVICE);
+    int r_dev    = (st_cuda_classify(rbuf) == ST_MEM_DEVICE);
+    const void *s;
+    void *r, *grown;
+
+    if (ST_LIKELY(!s_dev && !r_dev)) {
+        st_shm_allreduce(plan->shm, sbuf, rbuf, count, type, op, plan->comm);
+        return;
+    }
+    need = (s_dev ? bytes : 0) + (r_dev ? bytes : 0);
+    if (plan->stage_size < need) {
+        grown = realloc(plan->stage, need);
+        if (grown == NULL) {
+            st_coll_stage_fatal(plan, "no host memory to stage it", need);
+            return;
+        }
+        plan->stage      = grown;
+        plan->stage_size = need;
+    }
+    s = sbuf;
+    r = r_dev ? plan->stage : rbuf;
+    if (s_dev) {
+        s = (char*)plan->stage + (r_dev ? bytes : 0);
+        if (st_cuda_copy((void*)s, sbuf, bytes) != 0) {
+            st_coll_stage_fatal(plan, "copy to host failed", bytes);
+        }
+    } else if (sbuf == MPI_IN_PLACE && r_dev && st_cuda_copy(r, rbuf, bytes) != 0) {
+        st_coll_stage_fatal(plan, "copy to host failed", bytes);
+    }
+    st_trace("staging device buffers: %zu bytes (send %s, receive %s)", bytes,
+             s_dev ? "device" : (sbuf == MPI_IN_PLACE ? "in place" : "host"),
+             r_dev ? "device" : "host");
+    st_shm_allreduce(plan->shm, s, r, count, type, op, plan->comm);
+    if (r_dev && st_cuda_copy(rbuf, r, bytes) != 0) {
+        st_coll_stage_fatal(plan, "copy back to the device failed", bytes);
+    }
+}
+
 static int st_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dtype,
                              MPI_Op mop, MPI_Comm comm)
 {
@@ -470,8 +529,7 @@ static int st_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Dataty
 
     t0 = PMPI_Wtime();
     if (count > 0) {
-        st_shm_allreduce(plan->shm, sbuf, rbuf, (size_t)count, (st_type_t)type, (st_op_t)op,
-                         plan->comm);
+        st_coll_fast(plan, sbuf, rbuf, (size_t)count, (st_type_t)type, (st_op_t)op);
     }
     plan->stats.fast_calls++;
     plan->stats.fast_bytes   += (uint64_t)count * st_type_size((st_type_t)type);

@@ -83,6 +83,8 @@ typedef struct st_plan {
     MPI_Comm          leader_comm[STRATA_LEVEL_LAST];  /* strata_comm_leaders */
     unsigned          comms_made;   /* bit l: level_comm[l]; bit 8 + l: leader_comm[l] */
     strata_comm_stats_t stats;
+    void             *stage;        /* host copies of device buffers (st_coll_staged) */
+    size_t            stage_size;
     char              name[MPI_MAX_OBJECT_NAME];
     struct st_plan   *prev, *next;  /* list of live plans */
 } st_plan_t;

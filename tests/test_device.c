@@ -1,0 +1,139 @@
+/*
+ * MPI_Allreduce on device buffers, without a GPU: tests/fake_cuda.c stands in for
+ * libcuda.so.1 (loaded here by path, found by Strata by its soname) and gives out
+ * "device memory" the CPU cannot touch. Ranks mix their buffers: device send and
+ * receive, host send and device receive, device send and host receive, device in
+ * place, all host; small and large counts, doubles and ints. The results must be
+ * right on every rank, Strata's fast path must have run, and every rank with a
+ * device buffer must have gone through the driver's copies.
+ *
+ *   test_device PATH/libcuda.so.1
+ */
+#include "config.h"
+
+#include "strata.h"
+#include "st_test.h"
+
+#include <dlfcn.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *(*dev_alloc)(size_t);
+static void (*dev_free)(void *);
+static unsigned long (*dev_copies)(void);
+static int (*dev_memcpy)(unsigned long long, unsigned long long, size_t);
+
+static void to_dev(void *dst, const void *src, size_t n)
+{
+    dev_memcpy((unsigned long long)(uintptr_t)dst, (unsigned long long)(uintptr_t)src, n);
+}
+
+int main(int argc, char **argv)
+{
+    static const int counts[] = {1, 10, 3000, 1 << 20};
+    int rank, size, failures = 0, c, mode, k, dev_used = 0;
+    strata_comm_stats_t stats;
+    void *lib;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    lib = (argc > 1) ? dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL) : NULL;
+    if (lib == NULL) {
+        fprintf(stderr, "test_device: cannot load the fake libcuda: %s\n", dlerror());
+        MPI_Abort(MPI_COMM_WORLD, 99);
+    }
+    *(void**)&dev_alloc  = dlsym(lib, "fake_cuda_alloc");
+    *(void**)&dev_free   = dlsym(lib, "fake_cuda_free");
+    *(void**)&dev_copies = dlsym(lib, "fake_cuda_copies");
+    *(void**)&dev_memcpy = dlsym(lib, "cuMemcpy");
+
+    for (c = 0; c < (int)(sizeof(counts) / sizeof(counts[0])); c++) {
+        int n = counts[c];
+        double *hs = malloc((size_t)n * sizeof(double)), *hr = malloc((size_t)n * sizeof(double));
+        int *is = malloc((size_t)n * sizeof(int)), *ir = malloc((size_t)n * sizeof(int));
+        void *ds = dev_alloc((size_t)n * sizeof(double)), *dr = dev_alloc((size_t)n * sizeof(double));
+
+        for (mode = 0; mode < 5; mode++) {
+            /* the mode of this rank: 0 device/device, 1 host/device, 2 device/host,
+               3 device in place, 4 host/host; ranks take different ones */
+            int my = (mode + rank) % 5, bad = 0;
+            const void *sb;
+            void *rb;
+
+            for (k = 0; k < n; k++) {
+                hs[k] = (double)(rank + 1) * 0.5 + k % 7;
+                is[k] = rank * 3 + k % 11;
+            }
+            memset(hr, 0, (size_t)n * sizeof(double));
+            sb = (my == 0 || my == 2) ? ds : hs;
+            rb = (my == 0 || my == 1 || my == 3) ? dr : hr;
+            if (my == 0 || my == 2) {
+                to_dev(ds, hs, (size_t)n * sizeof(double));
+            }
+            if (my == 3) {
+                to_dev(dr, hs, (size_t)n * sizeof(double));
+                sb = MPI_IN_PLACE;
+            }
+            dev_used += (my != 4);
+            MPI_Allreduce(sb, rb, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            if (rb == dr) {
+                to_dev(hr, dr, (size_t)n * sizeof(double));
+            }
+            for (k = 0; k < n && !bad; k++) {
+                double want = 0.5 * size * (size + 1) / 2.0 + (double)size * (k % 7);
+
+                if (hr[k] != want) {
+                    printf("rank %d: count %d mode %d: [%d] = %g, expected %g\n", rank, n, my,
+                           k, hr[k], want);
+                    bad = 1;
+                }
+            }
+            failures += bad;
+
+            /* ints, device in and out */
+            to_dev(ds, is, (size_t)n * sizeof(int));
+            MPI_Allreduce(ds, (my == 4) ? (void*)ir : dr, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            if (my != 4) {
+                to_dev(ir, dr, (size_t)n * sizeof(int));
+            }
+            for (k = 0, bad = 0; k < n && !bad; k++) {
+                int want = 3 * size * (size - 1) / 2 + size * (k % 11);
+
+                if (ir[k] != want) {
+                    printf("rank %d: int count %d: [%d] = %d, expected %d\n", rank, n, k, ir[k],
+                           want);
+                    bad = 1;
+                }
+            }
+            failures += bad;
+        }
+        dev_free(ds);
+        dev_free(dr);
+        free(hs);
+        free(hr);
+        free(is);
+        free(ir);
+    }
+
+    /* Strata's path ran (not a fallback), and the driver moved the device data */
+    if (strata_comm_stats(MPI_COMM_WORLD, &stats) == STRATA_OK && strata_active() &&
+        stats.fast_calls == 0 && size > 1) {
+        printf("rank %d: no call took Strata's fast path\n", rank);
+        failures++;
+    }
+    if (dev_used > 0 && dev_copies() < (unsigned long)dev_used) {
+        printf("rank %d: %lu driver copies for %d calls with device buffers\n", rank,
+               dev_copies(), dev_used);
+        failures++;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) {
+        printf("test_device: %s: %d ranks, %d failures\n", failures ? "FAIL" : "PASS", size,
+               failures);
+    }
+    MPI_Finalize();
+    return failures ? 1 : 0;
+}
