@@ -29,6 +29,16 @@ struct strata_glm_model {
 strata_glm_model_t *st_glm_model_new(const st_glm_model_t *loss, int64_t n_features,
                                      double bias);
 
+/* splitmix64: the trainers' coordinate orders */
+static inline uint64_t st_glm_rand(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
 /* Progress output: through the user's print function, or to stdout. */
 void st_glm_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

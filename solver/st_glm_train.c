@@ -364,16 +364,6 @@ struct st_glm_trainer {
     int                   gate;    /* 0 wait, 1 run, -1 quit (a rank lacks threads) */
 };
 
-static inline uint64_t st_glm_rand(uint64_t *s)
-{
-    /* splitmix64 */
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 /*
  * Entries of u: plain, or (shared, a vector the rank's threads update together) read
  * with relaxed atomic loads and updated with a compare-and-swap loop, so no update is

@@ -312,16 +312,6 @@ fail:
     return -1;
 }
 
-static inline uint64_t st_glm_primal_rand(uint64_t *s)
-{
-    /* splitmix64 */
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 /* gz = c_i phi'(z_i) / n for all rows, and the loss gradient on my features. */
 static void st_glm_primal_gradient(st_glm_primal_t *pt)
 {
@@ -350,7 +340,7 @@ static void st_glm_primal_local(st_glm_primal_t *pt, const strata_glm_param_t *p
     memset(pt->dz, 0, (size_t)pt->n * sizeof(double));
     for (epoch = 0; epoch < param->local_epochs; epoch++) {
         for (q = pt->nloc - 1; q > 0; q--) {
-            s           = (int64_t)(st_glm_primal_rand(rng) % (uint64_t)(q + 1));
+            s           = (int64_t)(st_glm_rand(rng) % (uint64_t)(q + 1));
             t           = pt->perm[q];
             pt->perm[q] = pt->perm[s];
             pt->perm[s] = t;
