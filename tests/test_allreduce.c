@@ -17,7 +17,8 @@
  * The algorithm's boundaries (latency threshold, pipeline chunk) come from
  * strata_comm_layout(). With --layout, the job runs on one of the synthetic
  * machines of tests/st_layouts.h; communicators that span virtual nodes must
- * then fall back ("multinode") on every call.
+ * then fall back ("multinode") on every call, as must communicators spanning
+ * hosts in a multi-host job (tests/cluster.sh runs it on two).
  *
  * Usage: test_allreduce [--big] [--layout NAME]
  *   default  the sweep (all pairs on MPI_COMM_WORLD, a subset elsewhere)
@@ -468,7 +469,30 @@ typedef struct {
     size_t      chunk;
 } ctx_t;
 
-/* Which path calls on @a comm must take: one rank, spanning nodes, or fast. */
+/* Whether the ranks of @a comm run on more than one host (by their processor
+ * names: a multi-host job, such as one on tools/strata-cluster's hosts). */
+static int spans_hosts(MPI_Comm comm, int size)
+{
+    char name[MPI_MAX_PROCESSOR_NAME] = "", *names;
+    int len, i, multi = 0;
+
+    MPI_Get_processor_name(name, &len);
+    names = calloc((size_t)size, MPI_MAX_PROCESSOR_NAME);
+    CHECK(names != NULL);
+    if (names == NULL) {
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME,
+                  MPI_CHAR, comm);
+    for (i = 1; i < size; i++) {
+        multi |= (strcmp(names + (size_t)i * MPI_MAX_PROCESSOR_NAME, names) != 0);
+    }
+    free(names);
+    return multi;
+}
+
+/* Which path calls on @a comm must take: one rank, spanning hosts or (virtual)
+ * nodes, or fast. */
 static int expected_path(MPI_Comm comm)
 {
     int size, world_size, wrank, node, i, *nodes, multi = 0;
@@ -476,6 +500,9 @@ static int expected_path(MPI_Comm comm)
     MPI_Comm_size(comm, &size);
     if (size == 1) {
         return STRATA_FALLBACK_COMM_SIZE;
+    }
+    if (spans_hosts(comm, size)) {
+        return STRATA_FALLBACK_MULTINODE;
     }
     if (layout == NULL) {
         return -1;
