@@ -16,6 +16,7 @@
 #include "st_coll.h"
 #include "st_config.h"
 #include "st_cuda.h"
+#include "st_ucx.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -424,6 +425,9 @@ int st_coll_finalize(void)
         PMPI_Comm_free_keyval(&st_coll_keyval);
         st_coll_in_lib = 0;
     }
+#if HAVE_UCX
+    st_ucx_finalize();   /* after the plans (and their lanes), before MPI goes */
+#endif
     return PMPI_Finalize();
 }
 

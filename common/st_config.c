@@ -32,6 +32,10 @@ static const char *const st_config_levels[] = {
     "auto", "flat", "node", "socket", NULL
 };
 
+static const char *const st_config_ucx_modes[] = {
+    "auto", "y", "n", NULL
+};
+
 static const char *const st_config_vnode_maps[] = {
     "contiguous", "round-robin", NULL
 };
@@ -106,7 +110,8 @@ static const st_config_field_t st_config_table[] = {
              "Messages up to this size take the latency path (every rank reduces all).",
              ST_CONFIG_SIZE, small_msg, 0, 1LL << 30, 0, NULL),
     ST_FIELD("SPIN_COUNT", "auto",
-             "Polls of a shared flag before yielding the core (auto: 0 when oversubscribed).",
+             "Polls of a shared flag, or idle polls of UCX, before yielding the core (auto: 0 "
+             "when oversubscribed; 10 for UCX).",
              ST_CONFIG_INT, spin_count, 0, INT_MAX, 1, NULL),
     ST_FIELD("CHECK_ARGS", "n",
              "Check with one extra collective that all ranks took the same path (debugging).",
@@ -130,6 +135,14 @@ static const st_config_field_t st_config_table[] = {
     ST_FIELD("VIRTUAL_NODES_MAP", "contiguous",
              "How virtual nodes take a host's ranks: contiguous blocks or round-robin.",
              ST_CONFIG_ENUM, vnode_map, 0, 0, 0, st_config_vnode_maps),
+    ST_FIELD("UCX", "auto",
+             "UCX transport between nodes: auto (where it can be used), y (the same, and warn "
+             "when it cannot), n (never start UCX).",
+             ST_CONFIG_ENUM, ucx, 0, 0, 0, st_config_ucx_modes),
+    ST_FIELD("UCX_RDB_MAX", "16K",
+             "Between nodes, messages up to this size take recursive doubling; larger "
+             "ones the ring (reduce-scatter + allgather).",
+             ST_CONFIG_SIZE, ucx_rdb_max, 0, 1LL << 40, 0, NULL),
     ST_FIELD_STRING("TOPO_BIND", "os",
                     "Binding Strata assumes for each rank: os (ask the OS), none, core "
                     "(rank r on core r), socket (ranks round-robin over packages), or a "

@@ -43,6 +43,12 @@ typedef enum {
     ST_LEVELS_SOCKET     /* socket level wherever the binding allows */
 } st_config_levels_t;
 
+typedef enum {
+    ST_UCX_AUTO = 0,     /* use UCX where it starts, fall back silently otherwise */
+    ST_UCX_YES,          /* the same, and warn when it does not start */
+    ST_UCX_NO            /* never start UCX */
+} st_config_ucx_t;
+
 typedef struct {
     int    enable;      /* master switch */
     int    log_level;   /* st_log_level_t */
@@ -57,6 +63,8 @@ typedef struct {
     int    levels;      /* st_config_levels_t */
     int    vnodes;      /* virtual nodes per host */
     int    vnode_map;   /* st_config_vnode_map_t */
+    int    ucx;         /* st_config_ucx_t */
+    size_t ucx_rdb_max; /* inter-node recursive doubling up to this many bytes */
     char   topo_bind[ST_CONFIG_STRLEN];      /* "os", "none", "core", "socket" or PU list */
     char   topo_synthetic[ST_CONFIG_STRLEN]; /* hwloc synthetic description, "" = off */
     char   topo_xml[ST_CONFIG_STRLEN];       /* hwloc XML file, "" = off */

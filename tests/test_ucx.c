@@ -1,0 +1,507 @@
+/*
+ * The UCX transport of the inter-node level (coll/st_ucx.c), on any number of
+ * ranks of one machine (every rank plays a node).
+ *
+ * 1. A lane over MPI_COMM_WORLD: st_ucx_allreduce in place for double sum and
+ *    prod, int32 sum and max, int64 prod, double max; counts 0, 1, 7, around
+ *    STRATA_UCX_RDB_MAX (recursive doubling up to it, the ring above) and 1M.
+ *    Every rank computes the reference itself from the inputs of all ranks (a
+ *    pure function of rank and index): integers must match exactly, doubles
+ *    within rounding; the result must be bitwise identical on every rank, and
+ *    the same when the call is repeated.
+ * 2. Two groups (even and odd world ranks) each with a lane over their
+ *    sub-communicator, used interleaved with the world lane: three lanes, two
+ *    collectives running at once, hundreds of iterations (tags reused).
+ * 3. Lanes created and destroyed in a loop (lane ids reused).
+ * 4. With MPI_THREAD_MULTIPLE: two threads per rank, each with its own lane.
+ * 5. Teardown: once every lane is destroyed no endpoint stays open.
+ * --dead: the last rank shuts UCX down (as if it died); the others' next
+ *    allreduce on a lane with it must fail (ST_ERR_IO), not hang, and so must
+ *    the one after. Run with UCX_TLS=tcp,self: only a connection tells a peer
+ *    is gone (a shared-memory transport keeps no connection to lose).
+ * --bench [--sizes=8,65536,...]: times st_ucx_allreduce against PMPI_Allreduce
+ *    (no checks).
+ * --quick: smaller counts and fewer iterations (to run under valgrind).
+ *
+ * Exits 77 (skip) when Strata is built without UCX or UCX does not start.
+ */
+#include "config.h"
+
+#include "st_config.h"
+#include "st_test.h"
+#include "st_ucx.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define WATCHDOG_S   240
+
+static int world_rank, world_size;
+/* sizes of the sections (--quick: smaller, for valgrind) */
+static size_t big_count    = 1 << 20;
+static int    loop_iters   = 300;
+static int    churn_lanes  = 20;
+static int    thread_iters = 150;
+
+static void watchdog(int sig)
+{
+    static const char msg[] = "test_ucx: no progress for a long time: deadlock?\n";
+    ssize_t rc = write(STDOUT_FILENO, msg, sizeof(msg) - 1);
+
+    (void)rc;
+    (void)sig;
+    _exit(3);
+}
+
+/* ---- inputs and references ---- */
+
+typedef enum { K_DOUBLE_SUM, K_INT32_SUM, K_INT32_MAX, K_DOUBLE_MAX, K_INT64_PROD,
+               K_DOUBLE_PROD, K_LAST } kind_t;
+
+static const struct {
+    const char *name;
+    st_type_t   type;
+    st_op_t     op;
+    size_t      size;
+} kinds[K_LAST] = {
+    [K_DOUBLE_SUM]  = {"double sum", ST_TYPE_DOUBLE, ST_OP_SUM, sizeof(double)},
+    [K_INT32_SUM]   = {"int32 sum", ST_TYPE_INT32, ST_OP_SUM, sizeof(int32_t)},
+    [K_INT32_MAX]   = {"int32 max", ST_TYPE_INT32, ST_OP_MAX, sizeof(int32_t)},
+    [K_DOUBLE_MAX]  = {"double max", ST_TYPE_DOUBLE, ST_OP_MAX, sizeof(double)},
+    [K_INT64_PROD]  = {"int64 prod", ST_TYPE_INT64, ST_OP_PROD, sizeof(int64_t)},
+    [K_DOUBLE_PROD] = {"double prod", ST_TYPE_DOUBLE, ST_OP_PROD, sizeof(double)},
+};
+
+/* Element @a i of rank @a rank's input, as bits of the kind's type. */
+static void input(kind_t k, uint64_t seed, int rank, size_t i, void *dst)
+{
+    uint64_t x = st_test_rand(seed, rank, i);
+    double d;
+    int32_t i32;
+    int64_t i64;
+
+    switch (k) {
+    case K_DOUBLE_SUM:
+    case K_DOUBLE_MAX:
+        /* 53 random bits, signed, magnitudes spread over 2^-10 ... 2^10 */
+        d = ldexp((double)(x >> 11), -53 + (int)(x % 21) - 10) * ((x & 1024) ? -1.0 : 1.0);
+        memcpy(dst, &d, sizeof(d));
+        break;
+    case K_DOUBLE_PROD:
+        d = 1.0 + ((double)(x % 20001) - 10000.0) * 1e-6;
+        memcpy(dst, &d, sizeof(d));
+        break;
+    case K_INT32_SUM:
+    case K_INT32_MAX:
+        i32 = (int32_t)(uint32_t)x;
+        memcpy(dst, &i32, sizeof(i32));
+        break;
+    default:
+        i64 = (int64_t)(x | 1);
+        memcpy(dst, &i64, sizeof(i64));
+        break;
+    }
+}
+
+/* Check @a out (the result on this rank) against the inputs of all @a size ranks. */
+static long check_result(kind_t k, uint64_t seed, int size, const void *out, size_t count)
+{
+    long bad = 0;
+    size_t i;
+    int r;
+
+    for (i = 0; i < count; i++) {
+        union { double d; int32_t i32; int64_t i64; } v, acc;
+        double abs_sum = 0, got;
+        uint64_t p64 = 1;
+        uint32_t s32 = 0;
+        int ok = 1;
+
+        for (r = 0; r < size; r++) {
+            input(k, seed, r, i, &v);
+            switch (k) {
+            case K_DOUBLE_SUM:
+                acc.d    = (r == 0) ? v.d : acc.d + v.d;
+                abs_sum += fabs(v.d);
+                break;
+            case K_DOUBLE_PROD:
+                acc.d    = (r == 0) ? v.d : acc.d * v.d;
+                break;
+            case K_DOUBLE_MAX:
+                acc.d    = (r == 0 || v.d > acc.d) ? v.d : acc.d;
+                break;
+            case K_INT32_SUM:
+                s32     += (uint32_t)v.i32;
+                break;
+            case K_INT32_MAX:
+                acc.i32  = (r == 0 || v.i32 > acc.i32) ? v.i32 : acc.i32;
+                break;
+            default:
+                p64     *= (uint64_t)v.i64;
+                break;
+            }
+        }
+        switch (k) {
+        case K_DOUBLE_SUM:
+            memcpy(&got, (const double*)out + i, sizeof(got));
+            ok = fabs(got - acc.d) <= 1e-13 * abs_sum;
+            break;
+        case K_DOUBLE_PROD:
+            memcpy(&got, (const double*)out + i, sizeof(got));
+            ok = fabs(got - acc.d) <= 1e-13 * fabs(acc.d);
+            break;
+        case K_DOUBLE_MAX:
+            ok = !memcmp((const double*)out + i, &acc.d, sizeof(double));
+            break;
+        case K_INT32_SUM:
+            ok = ((const uint32_t*)out)[i] == s32;
+            break;
+        case K_INT32_MAX:
+            ok = ((const int32_t*)out)[i] == acc.i32;
+            break;
+        default:
+            ok = ((const uint64_t*)out)[i] == p64;
+            break;
+        }
+        if (!ok && bad++ < 3) {
+            CHECKF(0, "%s count %zu: element %zu wrong", kinds[k].name, count, i);
+        }
+    }
+    return bad;
+}
+
+static void *fill(kind_t k, uint64_t seed, int rank, size_t count)
+{
+    char *buf = malloc(count * kinds[k].size + 1);
+    size_t i;
+
+    if (buf == NULL) {
+        st_test_fail(__FILE__, __LINE__, "out of memory");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    for (i = 0; i < count; i++) {
+        input(k, seed, rank, i, buf + i * kinds[k].size);
+    }
+    return buf;
+}
+
+/* One checked allreduce of @a count elements of kind @a k on @a lane over @a comm. */
+static void one_case(st_ucx_lane_t *lane, MPI_Comm comm, kind_t k, size_t count, uint64_t seed,
+                     int repeat)
+{
+    int rank, size;
+    size_t bytes = count * kinds[k].size;
+    char *buf, *again;
+    st_status_t status;
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    buf    = fill(k, seed, rank, count);
+    status = st_ucx_allreduce(lane, buf, count, kinds[k].type, kinds[k].op, comm);
+    if (!CHECKF(status == ST_OK, "%s count %zu: %s (%s)", kinds[k].name, count,
+                strata_status_string(status), st_ucx_why())) {
+        free(buf);
+        return;
+    }
+    CHECKF(check_result(k, seed, size, buf, count) == 0, "%s count %zu on %d ranks",
+           kinds[k].name, count, size);
+    CHECKF(st_test_same_everywhere(comm, buf, bytes), "%s count %zu: ranks disagree",
+           kinds[k].name, count);
+    if (repeat) {
+        again  = fill(k, seed, rank, count);
+        status = st_ucx_allreduce(lane, again, count, kinds[k].type, kinds[k].op,
+                                  MPI_COMM_NULL);
+        CHECKF(status == ST_OK && !memcmp(buf, again, bytes),
+               "%s count %zu: not the same bits the second time", kinds[k].name, count);
+        free(again);
+    }
+    free(buf);
+}
+
+/* ---- 1. the world lane ---- */
+
+static void test_cases(st_ucx_lane_t *lane)
+{
+    size_t counts[16], t, c;
+    int n = 0, i, j, dup;
+    kind_t k;
+
+    for (k = 0; k < K_LAST; k++) {
+        t = st_config.ucx_rdb_max / kinds[k].size;   /* elements on recursive doubling */
+        n = 0;
+        counts[n++] = 0;
+        counts[n++] = 1;
+        counts[n++] = 7;
+        if (t > 1 && t - 1 <= big_count) {
+            counts[n++] = t - 1;
+        }
+        if (t > 0 && t <= big_count) {
+            counts[n++] = t;
+            counts[n++] = t + 1;
+        }
+        if (t <= big_count / 8) {
+            counts[n++] = 5 * t + 3;
+        }
+        counts[n++] = big_count;
+        for (i = 0; i < n; i++) {
+            c   = counts[i];
+            dup = 0;
+            for (j = 0; j < i; j++) {
+                dup = dup || (counts[j] == c);
+            }
+            if (!dup) {
+                one_case(lane, MPI_COMM_WORLD, k, c, 100 + (uint64_t)k * 31 + c, c < big_count);
+            }
+        }
+    }
+}
+
+/* ---- 2. groups and the world lane, interleaved ---- */
+
+static void test_groups(st_ucx_lane_t *world)
+{
+    st_ucx_lane_t *lane = NULL;
+    MPI_Comm group;
+    st_status_t status;
+    size_t count;
+    int it;
+
+    ST_TEST_MPI(MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, world_rank, &group));
+    status = st_ucx_lane_create(group, &lane);
+    if (!CHECKF(status == ST_OK, "group lane: %s (%s)", strata_status_string(status),
+                st_ucx_why())) {
+        MPI_Comm_free(&group);
+        return;
+    }
+    for (it = 0; it < loop_iters; it++) {
+        count = (it % 25 == 0) ? 100000 + (size_t)it : 1 + (size_t)(it % 13) * 97;
+        one_case(lane, group, (it % 2) ? K_INT32_SUM : K_DOUBLE_SUM, count, 5000 + (uint64_t)it,
+                 0);
+        one_case(world, MPI_COMM_WORLD, (it % 3) ? K_INT64_PROD : K_INT32_MAX, count / 2 + 1,
+                 9000 + (uint64_t)it, 0);
+    }
+    st_ucx_lane_destroy(lane);
+    MPI_Comm_free(&group);
+}
+
+/* ---- 3. churn ---- */
+
+static void test_churn(void)
+{
+    st_ucx_lane_t *lane;
+    st_status_t status;
+    MPI_Comm dup;
+    int i;
+
+    for (i = 0; i < churn_lanes; i++) {
+        ST_TEST_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+        status = st_ucx_lane_create(dup, &lane);
+        if (CHECKF(status == ST_OK, "lane %d: %s (%s)", i, strata_status_string(status),
+                   st_ucx_why())) {
+            CHECK(st_ucx_lane_rank(lane) == world_rank && st_ucx_lane_size(lane) == world_size);
+            one_case(lane, dup, K_INT32_SUM, 1 + (size_t)i * 1000, 700 + (uint64_t)i, 0);
+            st_ucx_lane_destroy(lane);
+        }
+        MPI_Comm_free(&dup);
+    }
+}
+
+/* ---- 4. threads ---- */
+
+typedef struct {
+    MPI_Comm       comm;
+    st_ucx_lane_t *lane;
+    int            index;
+} thread_arg_t;
+
+static void *thread_main(void *p)
+{
+    thread_arg_t *arg = p;
+    size_t count;
+    int it;
+
+    for (it = 0; it < thread_iters; it++) {
+        count = (it % 20 == 0) ? 50000 : 1 + (size_t)((it * 37 + arg->index * 11) % 500);
+        one_case(arg->lane, arg->comm, (it + arg->index) % 2 ? K_INT32_SUM : K_DOUBLE_SUM, count,
+                 30000 + (uint64_t)arg->index * 1000 + (uint64_t)it, 0);
+    }
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    thread_arg_t args[2];
+    pthread_t tid[2];
+    st_status_t status;
+    int i;
+
+    for (i = 0; i < 2; i++) {
+        args[i].index = i;
+        args[i].lane  = NULL;
+        ST_TEST_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &args[i].comm));
+        status = st_ucx_lane_create(args[i].comm, &args[i].lane);
+        CHECKF(status == ST_OK, "thread lane %d: %s (%s)", i, strata_status_string(status),
+               st_ucx_why());
+    }
+    if (args[0].lane != NULL && args[1].lane != NULL) {
+        for (i = 0; i < 2; i++) {
+            CHECK(pthread_create(&tid[i], NULL, thread_main, &args[i]) == 0);
+        }
+        for (i = 0; i < 2; i++) {
+            pthread_join(tid[i], NULL);
+        }
+    }
+    for (i = 0; i < 2; i++) {
+        st_ucx_lane_destroy(args[i].lane);
+        MPI_Comm_free(&args[i].comm);
+    }
+}
+
+/* ---- --dead ---- */
+
+static void test_dead(void)
+{
+    st_ucx_lane_t *lane;
+    st_status_t status;
+    int32_t v[64];
+    int i;
+
+    status = st_ucx_lane_create(MPI_COMM_WORLD, &lane);
+    if (!CHECKF(status == ST_OK, "dead lane: %s (%s)", strata_status_string(status),
+                st_ucx_why())) {
+        return;
+    }
+    one_case(lane, MPI_COMM_WORLD, K_INT32_SUM, 64, 77, 0);
+    if (world_rank == world_size - 1) {
+        st_ucx_finalize();   /* as if this process died: its connections close */
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (world_rank != world_size - 1) {
+        for (i = 0; i < 64; i++) {
+            v[i] = i;
+        }
+        status = st_ucx_allreduce(lane, v, 64, ST_TYPE_INT32, ST_OP_SUM, MPI_COMM_NULL);
+        CHECKF(status == ST_ERR_IO, "allreduce with a dead peer: %s, expected an I/O error",
+               strata_status_string(status));
+        status = st_ucx_allreduce(lane, v, 64, ST_TYPE_INT32, ST_OP_SUM, MPI_COMM_NULL);
+        CHECKF(status == ST_ERR_IO, "allreduce on a broken lane: %s, expected an I/O error",
+               strata_status_string(status));
+    }
+    st_ucx_lane_destroy(lane);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* ---- --bench ---- */
+
+static size_t bench_sizes[32] = {8, 64 * 1024, 16 * 1024 * 1024};
+static size_t bench_nsizes = 3;
+
+static void bench(st_ucx_lane_t *lane)
+{
+    const size_t *sizes = bench_sizes;
+    double t0, t, t_ucx, t_mpi, *buf;
+    size_t s, count;
+    int it, iters, rep;
+
+    for (s = 0; s < bench_nsizes; s++) {
+        count = ST_MAX(sizes[s] / sizeof(double), 1);
+        iters = (sizes[s] <= 65536) ? 500 : (sizes[s] <= 1048576) ? 50 : 5;
+        buf   = calloc(count, sizeof(double));
+        t_ucx = t_mpi = 1e30;
+        /* the best of 7 rounds, the two interleaved: the machine is shared */
+        for (rep = 0; rep < 7; rep++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            t0 = MPI_Wtime();
+            for (it = 0; it < iters; it++) {
+                st_ucx_allreduce(lane, buf, count, ST_TYPE_DOUBLE, ST_OP_SUM, MPI_COMM_WORLD);
+            }
+            t = (MPI_Wtime() - t0) / iters;
+            PMPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            t_ucx = ST_MIN(t_ucx, t);
+            MPI_Barrier(MPI_COMM_WORLD);
+            t0 = MPI_Wtime();
+            for (it = 0; it < iters; it++) {
+                PMPI_Allreduce(MPI_IN_PLACE, buf, (int)count, MPI_DOUBLE, MPI_SUM,
+                               MPI_COMM_WORLD);
+            }
+            t = (MPI_Wtime() - t0) / iters;
+            PMPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            t_mpi = ST_MIN(t_mpi, t);
+        }
+        if (world_rank == 0) {
+            printf("bench: %d ranks %9zu B: st_ucx_allreduce %10.1f us (%7.1f MB/s)   "
+                   "PMPI_Allreduce %10.1f us (%7.1f MB/s)\n", world_size, sizes[s], t_ucx * 1e6,
+                   sizes[s] / t_ucx / 1e6, t_mpi * 1e6, sizes[s] / t_mpi / 1e6);
+        }
+        free(buf);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    st_ucx_lane_t *lane = NULL;
+    st_status_t status;
+    int provided, dead = 0, do_bench = 0, i, ok;
+
+    for (i = 1; i < argc; i++) {
+        dead     = dead || !strcmp(argv[i], "--dead");
+        do_bench = do_bench || !strcmp(argv[i], "--bench");
+        if (!strncmp(argv[i], "--sizes=", 8)) {   /* bytes, comma-separated */
+            char *p = argv[i] + 8;
+            for (bench_nsizes = 0; *p && bench_nsizes < ST_ARRAY_SIZE(bench_sizes); ) {
+                bench_sizes[bench_nsizes++] = strtoull(p, &p, 10);
+                p += (*p == ',');
+            }
+        }
+        if (!strcmp(argv[i], "--quick")) {
+            big_count    = 20000;
+            loop_iters   = 30;
+            churn_lanes  = 4;
+            thread_iters = 20;
+        }
+    }
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    signal(SIGALRM, watchdog);
+    alarm(WATCHDOG_S);
+
+    status = st_ucx_lane_create(MPI_COMM_WORLD, &lane);
+    ok     = (status == ST_OK);
+    if (!ok) {
+        if (world_rank == 0) {
+            printf("test_ucx: SKIP: no UCX lane: %s (%s)\n", strata_status_string(status),
+                   st_ucx_why());
+        }
+        MPI_Finalize();
+        return 77;
+    }
+    CHECK(st_ucx_lane_rank(lane) == world_rank && st_ucx_lane_size(lane) == world_size);
+
+    if (do_bench) {
+        bench(lane);
+    } else if (dead) {
+        test_dead();
+    } else {
+        test_cases(lane);
+        test_groups(lane);
+        test_churn();
+        if (provided == MPI_THREAD_MULTIPLE) {
+            test_threads();
+        }
+    }
+    st_ucx_lane_destroy(lane);
+    if (!dead) {
+        /* every lane destroyed: once the peers said goodbye, no endpoint is left */
+        MPI_Barrier(MPI_COMM_WORLD);
+        CHECKF(st_ucx_quiesce(20.0) == 0, "endpoints still open after every lane was destroyed");
+    }
+    alarm(0);
+    return st_test_finish("test_ucx");
+}
