@@ -92,6 +92,7 @@ static void st_plan_destroy(st_plan_t *plan)
     pthread_mutex_unlock(&st_coll_lock);
 
     st_shm_destroy(plan->shm);
+    st_hier_destroy(plan->hier);
     st_topo_destroy(plan->topo);
     free(plan->stage);
     for (l = 0; l < STRATA_LEVEL_LAST; l++) {
@@ -195,8 +196,14 @@ static void st_plan_setup(st_plan_t *plan)
         return;
     }
     if (plan->topo->nnodes > 1) {
-        plan->fallback_reason = STRATA_FALLBACK_MULTINODE;
-        st_debug("communicator spans %d nodes: falling back", plan->topo->nnodes);
+        status = st_hier_create(plan->comm, plan->topo, st_config.small_msg, &plan->hier);
+        if (status != ST_OK) {
+            plan->fallback_reason = STRATA_FALLBACK_MULTINODE;
+            st_debug("communicator spans %d nodes, no inter-node level (%s): falling back",
+                     plan->topo->nnodes, strata_status_string(status));
+            return;
+        }
+        plan->state = ST_PLAN_READY;
         return;
     }
 
@@ -442,6 +449,17 @@ static void st_coll_stage_fatal(st_plan_t *plan, const char *what, size_t bytes)
     PMPI_Abort(plan->user_comm, 1);
 }
 
+/* The algorithm of the plan on host buffers: one node, or several. */
+static void st_coll_host(st_plan_t *plan, const void *sbuf, void *rbuf, size_t count,
+                         st_type_t type, st_op_t op, MPI_Datatype dtype)
+{
+    if (plan->hier != NULL) {
+        st_hier_allreduce(plan->hier, sbuf, rbuf, count, type, op, dtype, plan->comm);
+    } else {
+        st_shm_allreduce(plan->shm, sbuf, rbuf, count, type, op, plan->comm);
+    }
+}
+
 /*
  * The fast path. Device buffers (a CUDA program's) are staged: copied into host
  * memory kept with the plan, reduced there, copied back. Which path runs does not
@@ -449,7 +467,7 @@ static void st_coll_stage_fatal(st_plan_t *plan, const char *what, size_t bytes)
  * (No CUDA IPC or GPU reduction yet: issue 5.)
  */
 static void st_coll_fast(st_plan_t *plan, const void *sbuf, void *rbuf, size_t count,
-                         st_type_t type, st_op_t op)
+                         st_type_t type, st_op_t op, MPI_Datatype dtype)
 {
     size_t bytes = count * st_type_size(type), need;
     int s_dev    = (sbuf != MPI_IN_PLACE && st_cuda_classify(sbuf) == ST_MEM_DEVICE);
@@ -458,7 +476,7 @@ static void st_coll_fast(st_plan_t *plan, const void *sbuf, void *rbuf, size_t c
     void *r, *grown;
 
     if (ST_LIKELY(!s_dev && !r_dev)) {
-        st_shm_allreduce(plan->shm, sbuf, rbuf, count, type, op, plan->comm);
+        st_coll_host(plan, sbuf, rbuf, count, type, op, dtype);
         return;
     }
     need = (s_dev ? bytes : 0) + (r_dev ? bytes : 0);
@@ -484,7 +502,7 @@ static void st_coll_fast(st_plan_t *plan, const void *sbuf, void *rbuf, size_t c
     st_trace("staging device buffers: %zu bytes (send %s, receive %s)", bytes,
              s_dev ? "device" : (sbuf == MPI_IN_PLACE ? "in place" : "host"),
              r_dev ? "device" : "host");
-    st_shm_allreduce(plan->shm, s, r, count, type, op, plan->comm);
+    st_coll_host(plan, s, r, count, type, op, dtype);
     if (r_dev && st_cuda_copy(rbuf, r, bytes) != 0) {
         st_coll_stage_fatal(plan, "copy back to the device failed", bytes);
     }
@@ -533,12 +551,14 @@ static int st_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Dataty
 
     t0 = PMPI_Wtime();
     if (count > 0) {
-        st_coll_fast(plan, sbuf, rbuf, (size_t)count, (st_type_t)type, (st_op_t)op);
+        st_coll_fast(plan, sbuf, rbuf, (size_t)count, (st_type_t)type, (st_op_t)op, dtype);
     }
     plan->stats.fast_calls++;
     plan->stats.fast_bytes   += (uint64_t)count * st_type_size((st_type_t)type);
     plan->stats.fast_seconds += PMPI_Wtime() - t0;
-    plan->stats.cross_socket_bytes = st_shm_cross_bytes(plan->shm);
+    plan->stats.cross_socket_bytes = (plan->shm != NULL)  ? st_shm_cross_bytes(plan->shm)
+                                     : (plan->hier != NULL) ? st_hier_cross_bytes(plan->hier)
+                                                            : 0;
     st_coll_in_lib = 0;
     return MPI_SUCCESS;
 }
@@ -627,8 +647,13 @@ ST_EXPORT strata_status_t strata_comm_layout(MPI_Comm comm, strata_layout_t *lay
     layout_p->fast_path       = (plan->state == ST_PLAN_READY);
     layout_p->fallback_reason = layout_p->fast_path ? STRATA_FALLBACK_LAST
                                                     : plan->fallback_reason;
-    layout_p->shm_chunk       = (plan->shm != NULL) ? st_shm_chunk(plan->shm) : 0;
-    layout_p->small_msg       = (plan->shm != NULL) ? st_shm_small_msg(plan->shm) : 0;
+    if (plan->hier != NULL) {
+        layout_p->shm_chunk = st_hier_chunk(plan->hier);
+        layout_p->small_msg = st_hier_small_msg(plan->hier);
+    } else if (plan->shm != NULL) {
+        layout_p->shm_chunk = st_shm_chunk(plan->shm);
+        layout_p->small_msg = st_shm_small_msg(plan->shm);
+    }
     snprintf(layout_p->why, sizeof(layout_p->why), "%s", topo->socket_level ? "" : topo->why);
     if (places != NULL) {
         memcpy(places, topo->places, (size_t)topo->size * sizeof(*places));

@@ -53,6 +53,37 @@ size_t st_shm_small_msg(const st_shm_t *shm);
 /* Bytes this rank read from areas written by ranks of another package. */
 uint64_t st_shm_cross_bytes(const st_shm_t *shm);
 
+/* ---- the inter-node level (st_hier.c, over st_ucx.c) ---- */
+
+typedef struct st_hier st_hier_t;
+
+/*
+ * Collective over @a comm (several nodes in @a topo): node communicators and
+ * segments, and the UCX lanes (local rank j of every node). Messages up to @a small
+ * bytes cross the nodes on the node leaders' lane only. @return ST_OK, or the same
+ * failure on every rank (no UCX, a segment or a lane that could not be made).
+ */
+st_status_t st_hier_create(MPI_Comm comm, const st_topo_t *topo, size_t small,
+                           st_hier_t **hier_p);
+void st_hier_destroy(st_hier_t *hier);
+
+/* The largest pipeline chunk of the nodes' segments (0: no node has one), and the
+ * latency threshold across nodes: the same on every rank. */
+size_t st_hier_chunk(const st_hier_t *hier);
+size_t st_hier_small_msg(const st_hier_t *hier);
+
+/* Bytes this rank read across packages in its node's segment. */
+uint64_t st_hier_cross_bytes(const st_hier_t *hier);
+
+/*
+ * Allreduce over all nodes: the node's sum (shared memory), the lanes (UCX), the
+ * result spread inside the node. @a dtype is the predefined MPI datatype of @a type
+ * (the node steps move elements with it); @a comm is polled while waiting. A lane
+ * that fails (a peer died) ends the job with a message.
+ */
+void st_hier_allreduce(st_hier_t *hier, const void *sbuf, void *rbuf, size_t count,
+                       st_type_t type, st_op_t op, MPI_Datatype dtype, MPI_Comm comm);
+
 /* ---- entry points shared with the Fortran bindings (st_coll.c) ---- */
 
 /* MPI_Allreduce as libstrata implements it (the C MPI_Allreduce is its alias). */
@@ -77,7 +108,8 @@ typedef struct st_plan {
     int               is_inter;
     st_plan_state_t   state;
     strata_fallback_t fallback_reason;
-    st_shm_t         *shm;
+    st_shm_t         *shm;        /* one node: its segment */
+    st_hier_t        *hier;       /* several nodes: the levels below and across them */
     st_topo_t        *topo;       /* layout (NULL before setup, or when it failed) */
     MPI_Comm          level_comm[STRATA_LEVEL_LAST];   /* strata_comm_level, made on demand */
     MPI_Comm          leader_comm[STRATA_LEVEL_LAST];  /* strata_comm_leaders */

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* failed checks printed in full per rank; the rest are only counted */
 #define ST_TEST_MAX_REPORTS 30
@@ -27,6 +28,16 @@
 static _Atomic long st_test_nfail;
 static _Atomic long st_test_ncheck;
 static int st_test_rank = -1;
+
+/* Can communicators spanning (virtual) nodes take Strata's path? They need the
+ * UCX transport: built in, and not turned off by STRATA_UCX=n. */
+static inline int st_test_multinode_fast(void)
+{
+    const char *v = getenv("STRATA_UCX");
+
+    return HAVE_UCX && !(v != NULL && (v[0] == 'n' || v[0] == 'N' || v[0] == '0' ||
+                                       strcasecmp(v, "off") == 0 || strcasecmp(v, "false") == 0));
+}
 
 static inline int st_test_world_rank(void)
 {

@@ -16,9 +16,10 @@
  *
  * The algorithm's boundaries (latency threshold, pipeline chunk) come from
  * strata_comm_layout(). With --layout, the job runs on one of the synthetic
- * machines of tests/st_layouts.h; communicators that span virtual nodes must
- * then fall back ("multinode") on every call, as must communicators spanning
- * hosts in a multi-host job (tests/cluster.sh runs it on two).
+ * machines of tests/st_layouts.h. Communicators that span virtual nodes, or hosts
+ * in a multi-host job (tests/cluster.sh runs it on two), take the inter-node level
+ * over UCX; built without UCX, or with STRATA_UCX=n, they must fall back
+ * ("multinode") on every call.
  *
  * Usage: test_allreduce [--big] [--layout NAME]
  *   default  the sweep (all pairs on MPI_COMM_WORLD, a subset elsewhere)
@@ -502,7 +503,7 @@ static int expected_path(MPI_Comm comm)
         return STRATA_FALLBACK_COMM_SIZE;
     }
     if (spans_hosts(comm, size)) {
-        return STRATA_FALLBACK_MULTINODE;
+        return st_test_multinode_fast() ? -1 : STRATA_FALLBACK_MULTINODE;
     }
     if (layout == NULL) {
         return -1;
@@ -516,7 +517,7 @@ static int expected_path(MPI_Comm comm)
         multi |= (nodes[i] != nodes[0]);
     }
     free(nodes);
-    return multi ? STRATA_FALLBACK_MULTINODE : -1;
+    return (multi && !st_test_multinode_fast()) ? STRATA_FALLBACK_MULTINODE : -1;
 }
 
 static void ctx_init(ctx_t *c, MPI_Comm comm, const char *name, uint64_t tag)
@@ -541,9 +542,9 @@ static void ctx_init(ctx_t *c, MPI_Comm comm, const char *name, uint64_t tag)
     CHECK(strata_comm_layout(comm, &lay, NULL) == STRATA_OK);
     CHECKF(lay.fast_path == (c->expect < 0), "%s: layout says fast path %d", name,
            lay.fast_path);
-    if (lay.fast_path) {
+    if (lay.fast_path) {   /* (no chunk across nodes when a node has one rank) */
         c->small = lay.small_msg;
-        c->chunk = lay.shm_chunk;
+        c->chunk = lay.shm_chunk ? lay.shm_chunk : c->chunk;
     }
 }
 
