@@ -2,7 +2,8 @@
 #
 # Nothing survives a job: no shared-memory segment or file after a normal exit,
 # after mpirun is told to stop, or after a rank is killed with SIGKILL; and a
-# killed rank ends the job instead of hanging it. Both segment methods.
+# killed rank ends the job instead of hanging it. Both segment methods; and a rank
+# killed in a job of two virtual nodes (the inter-node level over UCX).
 #
 . "${top_srcdir}/tests/common.sh"
 fail=0
@@ -65,4 +66,29 @@ for STRATA_SHM_METHOD in memfd posix; do
     check "no rank survives" test -z "$(pgrep -f "$long")"
     check "SIGKILL leaves nothing in /dev/shm" test "$(shm_count)" -eq "$before"
 done
+
+# 4. across (virtual) nodes: a rank killed while the lanes carry its slices
+unset STRATA_SHM_METHOD
+STRATA_VIRTUAL_NODES=2 tools/strata-run $ST_MPIRUN -np 4 examples/$long >/dev/null 2>"$err" &
+job=$!
+sleep 4
+victim=$(pgrep -f "^examples/$long" | tail -n 1)
+if [ -n "$victim" ]; then
+    kill -KILL "$victim"
+    t0=$(date +%s)
+    ( sleep 60; kill -KILL $job 2>/dev/null ) &
+    watchdog=$!
+    wait $job
+    rc=$?
+    kill $watchdog 2>/dev/null
+    STRATA_SHM_METHOD="virtual nodes"
+    check "SIGKILL of a rank ends the job within 60 s" test $(( $(date +%s) - t0 )) -lt 60
+    check "the job reports failure" test $rc -ne 0
+else
+    echo "FAIL: virtual nodes: no rank process found"; fail=1
+    kill -KILL $job 2>/dev/null
+fi
+sleep 1
+check "no rank survives" test -z "$(pgrep -f "$long")"
+check "SIGKILL leaves nothing in /dev/shm" test "$(shm_count)" -eq "$before"
 exit $fail
