@@ -16,14 +16,42 @@ shm_count() { ls /dev/shm 2>/dev/null | grep -c -i strata; }
 before=$(shm_count)
 
 check() {
-    name="$STRATA_SHM_METHOD: $1"; shift
+    name="$label: $1"; shift
     if ! "$@"; then
         echo "FAIL: $name"; cat "$err"; fail=1
     fi
 }
 
+# kill_a_rank NP DELAY: start a long job on NP ranks, SIGKILL one rank after DELAY
+# seconds; the job must end within 60 s and fail, no rank may survive, and nothing
+# may be left in /dev/shm
+kill_a_rank() {
+    tools/strata-run $ST_MPIRUN -np "$1" examples/$long >/dev/null 2>"$err" &
+    job=$!
+    sleep "$2"
+    victim=$(pgrep -f "^examples/$long" | tail -n 1)
+    if [ -n "$victim" ]; then
+        kill -KILL "$victim"
+        t0=$(date +%s)
+        ( sleep 60; kill -KILL $job 2>/dev/null ) &
+        watchdog=$!
+        wait $job
+        rc=$?
+        kill $watchdog 2>/dev/null
+        check "SIGKILL of a rank ends the job within 60 s" test $(( $(date +%s) - t0 )) -lt 60
+        check "the job reports failure" test $rc -ne 0
+    else
+        echo "FAIL: $label: no rank process found"; fail=1
+        kill -KILL $job 2>/dev/null
+    fi
+    sleep 1
+    check "no rank survives" test -z "$(pgrep -f "$long")"
+    check "SIGKILL leaves nothing in /dev/shm" test "$(shm_count)" -eq "$before"
+}
+
 for STRATA_SHM_METHOD in memfd posix; do
     export STRATA_SHM_METHOD
+    label=$STRATA_SHM_METHOD
 
     # 1. normal exit; the statistics prove the shared-memory path ran
     STRATA_STATS=1 tools/strata-run $ST_MPIRUN -np 3 examples/allreduce_demo 300000 3 \
@@ -44,51 +72,13 @@ for STRATA_SHM_METHOD in memfd posix; do
     check "SIGTERM leaves nothing in /dev/shm" test "$(shm_count)" -eq "$before"
 
     # 3. one rank killed with SIGKILL mid-collective: the job must end, not hang
-    tools/strata-run $ST_MPIRUN -np 3 examples/$long >/dev/null 2>"$err" &
-    job=$!
-    sleep 3
-    victim=$(pgrep -f "^examples/$long" | tail -n 1)
-    if [ -n "$victim" ]; then
-        kill -KILL "$victim"
-        t0=$(date +%s)
-        ( sleep 60; kill -KILL $job 2>/dev/null ) &
-        watchdog=$!
-        wait $job
-        rc=$?
-        kill $watchdog 2>/dev/null
-        check "SIGKILL of a rank ends the job within 60 s" test $(( $(date +%s) - t0 )) -lt 60
-        check "the job reports failure" test $rc -ne 0
-    else
-        echo "FAIL: $STRATA_SHM_METHOD: no rank process found"; fail=1
-        kill -KILL $job 2>/dev/null
-    fi
-    sleep 1
-    check "no rank survives" test -z "$(pgrep -f "$long")"
-    check "SIGKILL leaves nothing in /dev/shm" test "$(shm_count)" -eq "$before"
+    kill_a_rank 3 3
 done
 
-# 4. across (virtual) nodes: a rank killed while the lanes carry its slices
+# 4. across (virtual) nodes: a rank killed while the UCX lanes carry its slices
 unset STRATA_SHM_METHOD
-STRATA_VIRTUAL_NODES=2 tools/strata-run $ST_MPIRUN -np 4 examples/$long >/dev/null 2>"$err" &
-job=$!
-sleep 4
-victim=$(pgrep -f "^examples/$long" | tail -n 1)
-if [ -n "$victim" ]; then
-    kill -KILL "$victim"
-    t0=$(date +%s)
-    ( sleep 60; kill -KILL $job 2>/dev/null ) &
-    watchdog=$!
-    wait $job
-    rc=$?
-    kill $watchdog 2>/dev/null
-    STRATA_SHM_METHOD="virtual nodes"
-    check "SIGKILL of a rank ends the job within 60 s" test $(( $(date +%s) - t0 )) -lt 60
-    check "the job reports failure" test $rc -ne 0
-else
-    echo "FAIL: virtual nodes: no rank process found"; fail=1
-    kill -KILL $job 2>/dev/null
-fi
-sleep 1
-check "no rank survives" test -z "$(pgrep -f "$long")"
-check "SIGKILL leaves nothing in /dev/shm" test "$(shm_count)" -eq "$before"
+label="virtual nodes"
+STRATA_VIRTUAL_NODES=2
+export STRATA_VIRTUAL_NODES
+kill_a_rank 4 4
 exit $fail
