@@ -59,7 +59,7 @@ typedef enum {
     STRATA_FALLBACK_DATATYPE,      /**< derived, non-contiguous or unknown datatype */
     STRATA_FALLBACK_OP_TYPE,       /**< this op is not defined on this type (MPI reports it) */
     STRATA_FALLBACK_ARGS,          /**< invalid arguments (negative count, aliased buffers) */
-    STRATA_FALLBACK_MULTINODE,     /**< communicator spans several nodes (not yet supported) */
+    STRATA_FALLBACK_MULTINODE,     /**< spans several nodes, and no UCX lane (no UCX, or it failed) */
     STRATA_FALLBACK_SHM,           /**< the shared-memory segment could not be set up */
     STRATA_FALLBACK_LAST
 } strata_fallback_t;
