@@ -63,6 +63,9 @@ typedef struct {
     double   eta;            /**< elastic net's L1 share in [0, 1] (default 0.5) */
     double   tol;            /**< stop when gap <= tol * |P(w)| (default 1e-3) */
     int      max_rounds;     /**< CoCoA rounds at most (default 200) */
+    int      gap_every;      /**< dual models: compute the duality gap (a pass over
+                                  the rows) and test tol every this many rounds, and
+                                  after the last (default 1; 0 is taken for 1) */
     int      local_epochs;   /**< passes over the rank's rows per round (default 1) */
     int      threads;        /**< threads per rank (default 1) */
     int      thread_mode;    /**< how a rank's threads combine their work:

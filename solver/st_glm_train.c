@@ -148,6 +148,7 @@ ST_EXPORT void strata_glm_param_default(strata_glm_param_t *param)
     param->eta          = 0.5;
     param->tol          = 1e-3;
     param->max_rounds   = 200;
+    param->gap_every    = 1;
     param->local_epochs = 1;
     param->threads      = 1;
     param->bias         = -1;
@@ -177,6 +178,9 @@ ST_EXPORT const char *strata_glm_check_param(const strata_glm_param_t *param)
     }
     if (param->max_rounds < 1) {
         return "max_rounds must be >= 1";
+    }
+    if (param->gap_every < 0) {
+        return "gap_every must be >= 1 (0 is taken for 1)";
     }
     if (param->local_epochs < 1 || param->local_epochs > 1000) {
         return "local_epochs must be in [1, 1000]";
@@ -623,9 +627,12 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
     st_glm_objectives_t obj;
     double tc, sums[2], wsq;
     int64_t j;
-    int k;
+    int k, round = 0, every = ST_MAX(st_glm_ctx->param->gap_every, 1), certify;
 
     for (;;) {
+        /* the certificate every gap_every rounds, and after the last */
+        round++;
+        certify = (round % every == 0 || round >= st_glm_ctx->param->max_rounds);
         st_glm_local_sdca(wk);
         pthread_barrier_wait(&tr->barrier);
         st_glm_merge(wk);
@@ -639,6 +646,13 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
         pthread_barrier_wait(&tr->barrier);
         st_glm_apply(wk);
         pthread_barrier_wait(&tr->barrier);
+        if (!certify) {
+            if (wk->id == 0) {
+                st_glm_ctx->info.rounds++;
+                st_glm_ctx->info.seconds = st_glm_now() - st_glm_ctx->t_start;
+            }
+            continue;   /* the next round's epoch starts after the apply barrier */
+        }
         st_glm_gap_pass(wk);
         pthread_barrier_wait(&tr->barrier);
         if (wk->id == 0) {

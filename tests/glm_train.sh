@@ -30,6 +30,8 @@ contains "unknown solver named" "logistik"
 expect 2 "zero threads" tools/strata-train -t 0 "$dir/train.svm"
 expect 2 "bad thread mode" tools/strata-train --thread-mode wild "$dir/train.svm"
 contains "bad thread mode named" "thread-mode"
+expect 2 "zero gap-every" tools/strata-train --gap-every 0 "$dir/train.svm"
+contains "bad gap-every named" "gap-every"
 expect 2 "bad cost" tools/strata-train -c 0 "$dir/train.svm"
 expect 1 "missing file" tools/strata-train "$dir/none.svm" "$dir/m"
 contains "missing file named" "none.svm"
@@ -62,6 +64,14 @@ tools/strata-gen criteo --rows 20000 --cols 65536 --seed 1 -q "$dir/c20k.svm" ||
     { echo "FAIL: strata-gen 20k"; exit 1; }
 expect 0 "convergence rate" tools/strata-train -l 1e-4 -e 1e-3 -r 80 -t 1 "$dir/c20k.svm" "$dir/mc"
 contains "convergence rate" "^converged after"
+
+# the certificate every 4th round only: progress lines and the stop on those rounds
+expect 0 "gap every 4" tools/strata-train --gap-every 4 -l 1e-4 -e 1e-3 -r 80 -t 1 \
+    "$dir/c20k.svm" "$dir/mg"
+contains "gap every 4 converged" "^converged after [0-9]* rounds"
+awk '/^round/ { if ($2 % 4 != 0) bad = 1; n++ } /^converged after/ { if ($3 % 4 != 0) bad = 1 }
+     END { exit (bad || n == 0) }' "$out" ||
+    { echo "FAIL: --gap-every 4 printed or stopped on other rounds"; cat "$out"; fail=1; }
 
 # threads sharing one vector (atomic updates) reach the optimum of one thread: the
 # primal at a relative gap of 1e-5 agrees to 1e-5

@@ -277,6 +277,9 @@ int main(int argc, char **argv)
     strata_glm_param_default(&p);
     p.threads = 0;
     CHECKF(strata_glm_check_param(&p) != NULL, "0 threads accepted");
+    strata_glm_param_default(&p);
+    p.gap_every = -1;
+    CHECKF(strata_glm_check_param(&p) != NULL, "gap_every -1 accepted");
 
     /* L1 models: ProxCoCoA+ over features across ranks (the serial solver on one);
      * with a bias feature (owned by the last rank) and class weights too */

@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 
 static int rank;
@@ -35,6 +36,8 @@ static void usage(FILE *f)
             "      --eta X           elastic net's L1 share in [0, 1] (default 0.5)\n"
             "  -e, --tol X           stop at relative duality gap X (default 1e-3)\n"
             "  -r, --rounds N        at most N rounds (default 200)\n"
+            "      --gap-every N     the gap (and the stopping test, and the progress\n"
+            "                        line) every N rounds only (default 1)\n"
             "  -E, --local-epochs N  passes over a rank's rows per round (default 1)\n"
             "  -t, --threads N       threads per rank (default 1)\n"
             "      --thread-mode M   replicas (default): a model copy per thread, merged\n"
@@ -117,7 +120,7 @@ static void print_metrics(const char *file, const strata_glm_metrics_t *m)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_ETA = 256, OPT_WPOS, OPT_WNEG, OPT_SEED, OPT_TEST, OPT_TMODE };
+    enum { OPT_ETA = 256, OPT_WPOS, OPT_WNEG, OPT_SEED, OPT_TEST, OPT_TMODE, OPT_GAP };
     static const struct option longopts[] = {
         {"solver", required_argument, NULL, 's'}, {"lambda", required_argument, NULL, 'l'},
         {"cost", required_argument, NULL, 'c'},   {"eta", required_argument, NULL, OPT_ETA},
@@ -125,6 +128,7 @@ int main(int argc, char **argv)
         {"local-epochs", required_argument, NULL, 'E'},
         {"threads", required_argument, NULL, 't'}, {"bias", required_argument, NULL, 'B'},
         {"thread-mode", required_argument, NULL, OPT_TMODE},
+        {"gap-every", required_argument, NULL, OPT_GAP},
         {"weight-pos", required_argument, NULL, OPT_WPOS},
         {"weight-neg", required_argument, NULL, OPT_WNEG},
         {"seed", required_argument, NULL, OPT_SEED}, {"test", required_argument, NULL, OPT_TEST},
@@ -155,6 +159,15 @@ int main(int argc, char **argv)
         case OPT_ETA: param.eta = parse_double("--eta", optarg); break;
         case 'e': param.tol = parse_double("--tol", optarg); break;
         case 'r': param.max_rounds = (int)parse_long("--rounds", optarg); break;
+        case OPT_GAP: {
+            long v = parse_long("--gap-every", optarg);
+
+            if (v < 1 || v > INT_MAX) {
+                die_usage("--gap-every must be between 1 and 2^31 - 1, not '%s'", optarg);
+            }
+            param.gap_every = (int)v;
+            break;
+        }
         case 'E': param.local_epochs = (int)parse_long("--local-epochs", optarg); break;
         case 't': param.threads = (int)parse_long("--threads", optarg); break;
         case OPT_TMODE:
