@@ -20,11 +20,13 @@
  *   across ranks (the d-vector the hierarchy speeds up), v += sum dv_k, and every
  *   rank recomputes w = v / (lambda n).
  *
- * After every round the gap P(w) - D(alpha), computed from fresh margins x_i . w
- * and two summed scalars, is the stopping certificate (relative tolerance), as in
- * Snap ML. Threads hold replicas merged once per round (as SySCD does), not a
- * shared vector with atomic updates: with replicas the result does not depend on
- * thread timing, so a run can be repeated bit for bit.
+ * After every round (or every gap_every rounds) the gap P(w) - D(alpha), computed
+ * from fresh margins x_i . w and two summed scalars, is the stopping certificate
+ * (relative tolerance), as in Snap ML. By default threads hold replicas merged once
+ * per round (as SySCD does): the result does not depend on thread timing, so a run
+ * can be repeated bit for bit. With thread_mode shared, a rank's threads update one
+ * vector with atomic adds instead (PASSCoDe-Atomic) and count as one CoCoA+ worker:
+ * more progress per round, results that depend on timing.
  *
  * The L1 models (lasso, l1-logistic, elastic net) are primal problems: on one rank
  * the serial reference solver (solver/st_glm_model_serial.c) trains them, across
