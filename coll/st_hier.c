@@ -99,8 +99,8 @@ st_status_t st_hier_create(MPI_Comm comm, const st_topo_t *topo, size_t small,
     h->displs = malloc((size_t)h->node_size * sizeof(int));
     group     = malloc((size_t)h->node_size * sizeof(int));
     pkg       = malloc((size_t)h->node_size * sizeof(int));
-    ok        = (h->counts && h->displs && group && pkg);
-    if (ok && h->node_size > 1) {
+    ok        = st_hier_agree(h->node_comm, h->counts && h->displs && group && pkg);
+    if (ok && h->node_size > 1) {   /* collective over the node: all or none call it */
         for (i = 0; i < h->node_size; i++) {
             r        = topo->node_ranks[i];
             group[i] = topo->places[r].socket;
