@@ -25,6 +25,16 @@ for knob in LEVELS VIRTUAL_NODES VIRTUAL_NODES_MAP TOPO_BIND TOPO_SYNTHETIC TOPO
     contains "strata-info -c lists $knob" "^STRATA_$knob="
 done
 
+# --topo over two virtual nodes: the inter-node level when UCX is built in
+out_ucx=$(tools/strata-info 2>&1 | grep -c 'UCX yes')
+expect 0 "strata-info --topo, 2 virtual nodes" $ST_MPIRUN -np 2 -x STRATA_VIRTUAL_NODES=2 \
+    tools/strata-info --topo
+if [ "$out_ucx" -gt 0 ]; then
+    contains "strata-info --topo across nodes" "UCX across the 2 nodes"
+else
+    contains "strata-info --topo across nodes" "PMPI_Allreduce (multinode)"
+fi
+
 # --topo on a synthetic 2-package machine, ranks round-robin over packages
 STRATA_TOPO_SYNTHETIC="pack:2 [numa] core:2 pu:1" STRATA_TOPO_BIND=socket \
     expect 0 "strata-info --topo" $ST_MPIRUN -np 4 -x STRATA_TOPO_SYNTHETIC -x STRATA_TOPO_BIND \

@@ -164,7 +164,12 @@ static int print_topo(int json)
             printf("levels:    node (%d) -> cluster; no socket level: %s\n", lay.nnodes,
                    lay.why);
         }
-        if (lay.fast_path) {
+        if (lay.fast_path && lay.nnodes > 1) {
+            printf("allreduce: Strata, shared memory in each node (%zu KB per rank per "
+                   "pipeline step), UCX across the %d nodes (node leaders up to %zu bytes, "
+                   "a lane per local rank above)\n", lay.shm_chunk >> 10, lay.nnodes,
+                   lay.small_msg);
+        } else if (lay.fast_path) {
             printf("allreduce: Strata shared memory, %zu KB per rank per pipeline step, "
                    "latency path up to %zu bytes\n", lay.shm_chunk >> 10, lay.small_msg);
         } else {
