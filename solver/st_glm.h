@@ -55,6 +55,17 @@ void st_glm_comm_shape(MPI_Comm comm, int *rank_p, int *size_p);
  * MPI_COMM_NULL. */
 void st_glm_allreduce(MPI_Comm comm, void *buf, int64_t count, MPI_Datatype type, MPI_Op op);
 
+/* Collective over @a comm: 1 when @a ok is nonzero on every rank (on MPI_COMM_NULL,
+ * @a ok itself). */
+int st_glm_agree(MPI_Comm comm, int ok);
+
+/* c_i, the weight of an example with label @a y: 1 for regression, else the class's. */
+static inline double st_glm_example_weight(const st_glm_model_t *loss,
+                                           const strata_glm_param_t *param, double y)
+{
+    return !loss->classification ? 1.0 : (y > 0) ? param->weight_pos : param->weight_neg;
+}
+
 /* A training run's rounds: where progress goes and what it has reached. */
 typedef struct {
     MPI_Comm                  comm;

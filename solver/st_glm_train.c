@@ -119,6 +119,12 @@ void st_glm_allreduce(MPI_Comm comm, void *buf, int64_t count, MPI_Datatype type
     }
 }
 
+int st_glm_agree(MPI_Comm comm, int ok)
+{
+    st_glm_allreduce(comm, &ok, 1, MPI_INT, MPI_MIN);
+    return ok;
+}
+
 /* ---- models ---- */
 
 strata_glm_model_t *st_glm_model_new(const st_glm_model_t *loss, int64_t n_features,
@@ -249,7 +255,7 @@ ST_EXPORT strata_status_t strata_glm_problem_create(int64_t n_rows, int64_t n_co
     int64_t all[3], offset = 0, nnz, r, k;
     strata_glm_problem_t *prob = NULL;
     st_glm_data_t *data = NULL;
-    int ok = 1, all_ok;
+    int ok = 1;
 
     nnz = (n_rows >= 0 && indptr != NULL) ? indptr[n_rows] : -1;
     if (n_rows < 0 || n_cols < 0 || nnz < 0 || prob_p == NULL || (n_rows > 0 && y == NULL) ||
@@ -277,9 +283,7 @@ ST_EXPORT strata_status_t strata_glm_problem_create(int64_t n_rows, int64_t n_co
         st_glm_msg(msg, msg_len, "out of memory");
         ok = 0;
     }
-    all_ok = ok;
-    st_glm_allreduce(comm, &all_ok, 1, MPI_INT, MPI_MIN);
-    if (!all_ok) {
+    if (!st_glm_agree(comm, ok)) {
         if (ok) {
             st_glm_msg(msg, msg_len, "another rank's rows are invalid");
         }
@@ -737,7 +741,7 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
     const st_glm_data_t *data = prob->data;
     st_glm_trainer_t tr;
     st_glm_round_ctx_t ctx;
-    int nranks, ok, all_ok, k, started = 0;
+    int nranks, ok, k, started = 0;
     int64_t i, m = data->n_rows;
     strata_status_t status = STRATA_OK;
 
@@ -790,9 +794,7 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
             wk->perm[i] = wk->lo + i;
         }
     }
-    all_ok = ok;
-    st_glm_allreduce(comm, &all_ok, 1, MPI_INT, MPI_MIN);
-    if (!all_ok) {
+    if (!st_glm_agree(comm, ok)) {
         st_glm_msg(msg, msg_len, "out of memory (%lld features, %lld rows on a rank)",
                    (long long)tr.d_all, (long long)m);
         st_glm_trainer_free(&tr);
@@ -801,9 +803,7 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
     st_glm_data_row_sqnorms(data, tr.sqnorm);
     for (i = 0; i < m; i++) {
         tr.sqnorm[i] += (param->bias > 0) ? param->bias * param->bias : 0;
-        tr.c[i] = (!loss->classification) ? 1.0
-                  : (data->y[i] > 0)      ? param->weight_pos
-                                          : param->weight_neg;
+        tr.c[i] = st_glm_example_weight(loss, param, data->y[i]);
     }
 
     pthread_mutex_lock(&st_glm_train_lock);
@@ -818,13 +818,12 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
         started++;
     }
     /* every rank starts its threads, or none trains */
-    all_ok = (started == tr.nworkers - 1);
-    st_glm_allreduce(comm, &all_ok, 1, MPI_INT, MPI_MIN);
+    ok = st_glm_agree(comm, started == tr.nworkers - 1);
     pthread_mutex_lock(&tr.gate_lock);
-    tr.gate = all_ok ? 1 : -1;
+    tr.gate = ok ? 1 : -1;
     pthread_cond_broadcast(&tr.gate_cond);
     pthread_mutex_unlock(&tr.gate_lock);
-    if (all_ok) {
+    if (ok) {
         st_glm_worker_run(&tr.workers[0]);
     } else {
         st_glm_msg(msg, msg_len, "cannot start %d threads per rank", tr.nworkers);
@@ -883,8 +882,7 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
             indices[o]  = (uint32_t)data->n_cols;
             values[o++] = param->bias;
         }
-        c[i] = (!loss->classification) ? 1.0 : (data->y[i] > 0) ? param->weight_pos
-                                                                 : param->weight_neg;
+        c[i] = st_glm_example_weight(loss, param, data->y[i]);
     }
     indptr[n]         = o;
     sp.n              = n;

@@ -111,7 +111,7 @@ static int st_glm_primal_setup(st_glm_primal_t *pt, const st_glm_data_t *data,
 {
     int64_t m = data->n_rows, d = data->n_cols, nb = (param->bias > 0), row0 = 0, i, j, k;
     int64_t total = 0, acc, *cnt = NULL, *fill = NULL, nrecv = 0;
-    int *scount = NULL, *sdispl = NULL, *rcount = NULL, *rdispl = NULL, ok, all_ok, r;
+    int *scount = NULL, *sdispl = NULL, *rcount = NULL, *rdispl = NULL, ok, r;
     st_glm_entry_t *sbuf = NULL, *rbuf = NULL;
     double beta = pt->loss->smoothness, sig = (double)pt->nranks;
     int64_t send_bytes = 0, recv_bytes = 0;
@@ -131,9 +131,7 @@ static int st_glm_primal_setup(st_glm_primal_t *pt, const st_glm_data_t *data,
     rcount     = calloc((size_t)pt->nranks, sizeof(int));
     rdispl     = calloc((size_t)pt->nranks, sizeof(int));
     ok = (cnt && pt->bounds && scount && sdispl && rcount && rdispl && pt->n <= UINT32_MAX);
-    all_ok = ok;
-    st_glm_allreduce(comm, &all_ok, 1, MPI_INT, MPI_MIN);
-    if (!all_ok) {
+    if (!st_glm_agree(comm, ok)) {
         st_glm_msg(msg, msg_len, "out of memory, or more than 2^32 rows");
         goto fail;
     }
@@ -180,9 +178,7 @@ static int st_glm_primal_setup(st_glm_primal_t *pt, const st_glm_data_t *data,
     fill = calloc((size_t)pt->nranks, sizeof(*fill));
     ok   = (sbuf && rbuf && fill && send_bytes < INT32_MAX && recv_bytes >= 0 &&
             recv_bytes < INT32_MAX);
-    all_ok = ok;
-    st_glm_allreduce(comm, &all_ok, 1, MPI_INT, MPI_MIN);
-    if (!all_ok) {
+    if (!st_glm_agree(comm, ok)) {
         st_glm_msg(msg, msg_len, "out of memory, or a rank's share of the nonzeros over 2 GB "
                    "(use more ranks)");
         goto fail;
@@ -232,9 +228,7 @@ static int st_glm_primal_setup(st_glm_primal_t *pt, const st_glm_data_t *data,
     pt->displs = malloc((size_t)pt->nranks * sizeof(int));
     ok = (pt->cp && pt->ri && pt->cv && pt->y && pt->c && pt->z && pt->gz && pt->dz && pt->h &&
           pt->w && pt->grad && pt->perm && pt->counts && pt->displs);
-    all_ok = ok;
-    st_glm_allreduce(comm, &all_ok, 1, MPI_INT, MPI_MIN);
-    if (!all_ok) {
+    if (!st_glm_agree(comm, ok)) {
         st_glm_msg(msg, msg_len, "out of memory (%lld rows)", (long long)pt->n);
         goto fail;
     }
@@ -260,9 +254,7 @@ static int st_glm_primal_setup(st_glm_primal_t *pt, const st_glm_data_t *data,
     }
     free(rbuf);
     rbuf   = NULL;
-    all_ok = ok;
-    st_glm_allreduce(comm, &all_ok, 1, MPI_INT, MPI_MIN);
-    if (!all_ok) {
+    if (!st_glm_agree(comm, ok)) {
         st_glm_msg(msg, msg_len, "out of memory (%lld features on a rank)", (long long)pt->nloc);
         goto fail;
     }
@@ -276,9 +268,7 @@ static int st_glm_primal_setup(st_glm_primal_t *pt, const st_glm_data_t *data,
     MPI_Allgatherv(data->y, (int)m, MPI_DOUBLE, pt->y, pt->counts, pt->displs, MPI_DOUBLE,
                    comm);
     for (i = 0; i < pt->n; i++) {
-        pt->c[i] = (!pt->loss->classification) ? 1.0
-                   : (pt->y[i] > 0)            ? param->weight_pos
-                                               : param->weight_neg;
+        pt->c[i] = st_glm_example_weight(pt->loss, param, pt->y[i]);
     }
     for (j = 0; j < pt->nloc; j++) {
         for (k = pt->cp[j]; k < pt->cp[j + 1]; k++) {
