@@ -151,14 +151,39 @@ static st_plan_t *st_plan_get(MPI_Comm comm)
     return plan;
 }
 
+int st_coll_all_ok(MPI_Comm comm, int ok)
+{
+    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+    return ok;
+}
+
+st_status_t st_coll_node_shm(MPI_Comm node_comm, const st_topo_t *topo, st_shm_t **shm_p)
+{
+    int *group = malloc((size_t)topo->node_size * sizeof(int));
+    int *pkg   = malloc((size_t)topo->node_size * sizeof(int));
+    st_status_t status = ST_ERR_NO_MEMORY;
+    int i, r;
+
+    *shm_p = NULL;
+    if (st_coll_all_ok(node_comm, group != NULL && pkg != NULL)) {
+        for (i = 0; i < topo->node_size; i++) {
+            r        = topo->node_ranks[i];
+            group[i] = topo->places[r].socket;
+            pkg[i]   = topo->places[r].package;
+        }
+        status = st_shm_create(node_comm, topo->socket_level ? group : NULL, pkg, shm_p);
+    }
+    free(group);
+    free(pkg);
+    return status;
+}
+
 /*
  * Collective over the plan's communicator: called by every rank on the same call.
  * Builds the layout (topo/), then, on one node, the shared-memory segment.
  */
 static void st_plan_setup(st_plan_t *plan)
 {
-    int *group = NULL, *pkg = NULL;
-    int ok, r;
     st_status_t status;
 
     plan->state           = ST_PLAN_FALLBACK;
@@ -170,17 +195,13 @@ static void st_plan_setup(st_plan_t *plan)
     }
     /* a step that failed on some ranks only must not split them onto different
      * paths: agree (on the user's comm, the one every rank surely has) */
-    ok = (plan->comm != MPI_COMM_NULL);
-    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, plan->user_comm);
-    if (!ok) {
+    if (!st_coll_all_ok(plan->user_comm, plan->comm != MPI_COMM_NULL)) {
         st_debug("private communicator setup failed: falling back");
         return;
     }
     st_coll_proc.world_rank = st_coll_world_rank;
     status = st_topo_build(plan->comm, &st_coll_proc, &plan->topo);
-    ok     = (status == ST_OK);
-    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, plan->comm);
-    if (!ok) {
+    if (!st_coll_all_ok(plan->comm, status == ST_OK)) {
         st_topo_destroy(plan->topo);
         plan->topo = NULL;
         st_debug("layout failed (%s): falling back", strata_status_string(status));
@@ -207,24 +228,8 @@ static void st_plan_setup(st_plan_t *plan)
         return;
     }
 
-    group = malloc((size_t)plan->size * sizeof(int));
-    pkg   = malloc((size_t)plan->size * sizeof(int));
-    if (group != NULL && pkg != NULL) {
-        for (r = 0; r < plan->size; r++) {
-            group[r] = plan->topo->places[r].socket;
-            pkg[r]   = plan->topo->places[r].package;
-        }
-    }
-    ok = (group != NULL && pkg != NULL);
-    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, plan->comm);
-    status = ok ? st_shm_create(plan->comm, plan->topo->socket_level ? group : NULL, pkg,
-                                &plan->shm)
-                : ST_ERR_NO_MEMORY;
-    free(group);
-    free(pkg);
-    ok = (status == ST_OK);
-    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, plan->comm);
-    if (!ok) {
+    status = st_coll_node_shm(plan->comm, plan->topo, &plan->shm);
+    if (!st_coll_all_ok(plan->comm, status == ST_OK)) {
         st_shm_destroy(plan->shm);
         plan->shm = NULL;
         st_debug("shared memory unavailable (%s): falling back", strata_status_string(status));
@@ -493,17 +498,17 @@ static void st_coll_fast(st_plan_t *plan, const void *sbuf, void *rbuf, size_t c
     r = r_dev ? plan->stage : rbuf;
     if (s_dev) {
         s = (char*)plan->stage + (r_dev ? bytes : 0);
-        if (st_cuda_copy((void*)s, sbuf, bytes) != 0) {
+        if (st_cuda_copy((void*)s, sbuf, bytes, sbuf) != 0) {
             st_coll_stage_fatal(plan, "copy to host failed", bytes);
         }
-    } else if (sbuf == MPI_IN_PLACE && r_dev && st_cuda_copy(r, rbuf, bytes) != 0) {
+    } else if (sbuf == MPI_IN_PLACE && r_dev && st_cuda_copy(r, rbuf, bytes, rbuf) != 0) {
         st_coll_stage_fatal(plan, "copy to host failed", bytes);
     }
     st_trace("staging device buffers: %zu bytes (send %s, receive %s)", bytes,
              s_dev ? "device" : (sbuf == MPI_IN_PLACE ? "in place" : "host"),
              r_dev ? "device" : "host");
     st_coll_host(plan, s, r, count, type, op, dtype);
-    if (r_dev && st_cuda_copy(rbuf, r, bytes) != 0) {
+    if (r_dev && st_cuda_copy(rbuf, r, bytes, rbuf) != 0) {
         st_coll_stage_fatal(plan, "copy back to the device failed", bytes);
     }
 }

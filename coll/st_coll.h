@@ -53,6 +53,19 @@ size_t st_shm_small_msg(const st_shm_t *shm);
 /* Bytes this rank read from areas written by ranks of another package. */
 uint64_t st_shm_cross_bytes(const st_shm_t *shm);
 
+/* ---- plan helpers (st_coll.c) ---- */
+
+/* Collective over @a comm: 1 when @a ok is nonzero on every rank. */
+int st_coll_all_ok(MPI_Comm comm, int ok);
+
+/*
+ * Collective over @a node_comm, the ranks of my node in @a topo in ascending order
+ * (the plan's communicator on one node): the node's segment, with the socket groups
+ * of @a topo when its socket level is on. The status is this rank's; the caller
+ * agrees on it.
+ */
+st_status_t st_coll_node_shm(MPI_Comm node_comm, const st_topo_t *topo, st_shm_t **shm_p);
+
 /* ---- the inter-node level (st_hier.c, over st_ucx.c) ---- */
 
 typedef struct st_hier st_hier_t;

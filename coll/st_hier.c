@@ -40,7 +40,7 @@ struct st_hier {
     int           *counts, *displs;  /* node_size entries: elements, for the allgather */
 };
 
-static void st_hier_free(st_hier_t *h)
+void st_hier_destroy(st_hier_t *h)
 {
     if (h == NULL) {
         return;
@@ -58,23 +58,16 @@ static void st_hier_free(st_hier_t *h)
     free(h);
 }
 
-/* Collective over @a comm: did every rank succeed? */
-static int st_hier_agree(MPI_Comm comm, int ok)
-{
-    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
-    return ok;
-}
-
 st_status_t st_hier_create(MPI_Comm comm, const st_topo_t *topo, size_t small,
                            st_hier_t **hier_p)
 {
     st_hier_t *h = calloc(1, sizeof(*h));
-    int *group = NULL, *pkg = NULL, ok, i, r;
+    int ok;
     st_status_t status = ST_OK;
     uint64_t chunk;
 
     *hier_p = NULL;
-    if (!st_hier_agree(comm, h != NULL)) {
+    if (!st_coll_all_ok(comm, h != NULL)) {
         free(h);
         return ST_ERR_NO_MEMORY;
     }
@@ -87,32 +80,23 @@ st_status_t st_hier_create(MPI_Comm comm, const st_topo_t *topo, size_t small,
         PMPI_Comm_size(h->node_comm, &h->node_size);
         ok = (PMPI_Comm_split(comm, h->node_rank, topo->rank, &h->lane_comm) == MPI_SUCCESS);
     }
-    if (!st_hier_agree(comm, ok)) {
-        st_hier_free(h);
+    if (!st_coll_all_ok(comm, ok)) {
+        st_hier_destroy(h);
         return ST_ERR_MPI;
     }
     h->nlanes = h->node_size;
     PMPI_Allreduce(MPI_IN_PLACE, &h->nlanes, 1, MPI_INT, MPI_MIN, comm);
 
-    /* the node's segment, with its socket groups as the single-node plan has them */
+    /* the node's segment (none for a rank alone on its node) */
     h->counts = malloc((size_t)h->node_size * sizeof(int));
     h->displs = malloc((size_t)h->node_size * sizeof(int));
-    group     = malloc((size_t)h->node_size * sizeof(int));
-    pkg       = malloc((size_t)h->node_size * sizeof(int));
-    ok        = st_hier_agree(h->node_comm, h->counts && h->displs && group && pkg);
-    if (ok && h->node_size > 1) {   /* collective over the node: all or none call it */
-        for (i = 0; i < h->node_size; i++) {
-            r        = topo->node_ranks[i];
-            group[i] = topo->places[r].socket;
-            pkg[i]   = topo->places[r].package;
-        }
-        status = st_shm_create(h->node_comm, topo->socket_level ? group : NULL, pkg, &h->shm);
+    ok        = (h->counts != NULL && h->displs != NULL);
+    if (st_coll_all_ok(comm, ok) && h->node_size > 1) {
+        status = st_coll_node_shm(h->node_comm, topo, &h->shm);
         ok     = (status == ST_OK);
     }
-    free(group);
-    free(pkg);
-    if (!st_hier_agree(comm, ok)) {
-        st_hier_free(h);
+    if (!st_coll_all_ok(comm, ok)) {
+        st_hier_destroy(h);
         return (status != ST_OK) ? status : ST_ERR_NO_MEMORY;
     }
     chunk = (h->shm != NULL) ? st_shm_chunk(h->shm) : 0;
@@ -127,17 +111,12 @@ st_status_t st_hier_create(MPI_Comm comm, const st_topo_t *topo, size_t small,
                      st_ucx_why());
         }
     }
-    if (!st_hier_agree(comm, status == ST_OK)) {
-        st_hier_free(h);
+    if (!st_coll_all_ok(comm, status == ST_OK)) {
+        st_hier_destroy(h);
         return (status != ST_OK) ? status : ST_ERR_NO_RESOURCE;
     }
     *hier_p = h;
     return ST_OK;
-}
-
-void st_hier_destroy(st_hier_t *hier)
-{
-    st_hier_free(hier);
 }
 
 size_t st_hier_chunk(const st_hier_t *hier)

@@ -105,11 +105,10 @@ st_mem_kind_t st_cuda_classify(const void *ptr)
     return (type == ST_CU_MEMORYTYPE_HOST) ? ST_MEM_HOST : ST_MEM_DEVICE;
 }
 
-int st_cuda_copy(void *dst, const void *src, size_t bytes)
+int st_cuda_copy(void *dst, const void *src, size_t bytes, const void *dev)
 {
     st_cu_ctx_t ctx = NULL, popped;
     st_cu_result_t rc;
-    const void *dev;
 
     if (bytes == 0) {
         return 0;
@@ -118,7 +117,6 @@ int st_cuda_copy(void *dst, const void *src, size_t bytes)
         return -1;
     }
     /* the copy runs in the context of the device buffer, whatever this thread's is */
-    dev = (st_cuda_classify(src) == ST_MEM_DEVICE) ? src : dst;
     if (st_cu.pointer_get_attribute(&ctx, ST_CU_POINTER_ATTRIBUTE_CONTEXT,
                                     (st_cu_ptr_t)(uintptr_t)dev) != 0) {
         ctx = NULL;

@@ -27,9 +27,9 @@ st_mem_kind_t st_cuda_classify(const void *ptr);
 
 /**
  * Copy @a bytes between any two buffers the driver knows (unified addressing), in
- * the context the device pointer belongs to. @return 0, or -1 (the driver's error
- * was logged).
+ * the context of @a dev, whichever of the two is the device buffer (the caller
+ * classified them already). @return 0, or -1 (the driver's error was logged).
  */
-int st_cuda_copy(void *dst, const void *src, size_t bytes);
+int st_cuda_copy(void *dst, const void *src, size_t bytes, const void *dev);
 
 #endif /* ST_CUDA_H */
