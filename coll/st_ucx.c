@@ -477,6 +477,38 @@ static void st_ucx_ep_kill(st_ucx_lane_t *lane, int peer)
 }
 
 /*
+ * Lock held (released while yielding): progress until the @a n requests at @a reqs
+ * are complete, or @a deadline passes; each is then freed (one still in flight is
+ * released to UCX, which frees it when it completes) and marked failed.
+ */
+static void st_ucx_settle(st_ucx_req_t *reqs, int n, double deadline)
+{
+    int i, pending;
+
+    do {
+        ucp_worker_progress(st_ucx_worker);
+        pending = 0;
+        for (i = 0; i < n; i++) {
+            if (reqs[i].ucp != NULL && ucp_request_check_status(reqs[i].ucp) == UCS_INPROGRESS) {
+                pending++;
+            }
+        }
+        if (pending != 0) {
+            pthread_mutex_unlock(&st_ucx_lock);
+            sched_yield();
+            pthread_mutex_lock(&st_ucx_lock);
+        }
+    } while (pending != 0 && st_ucx_now() < deadline);
+    for (i = 0; i < n; i++) {
+        if (reqs[i].ucp != NULL) {
+            ucp_request_free(reqs[i].ucp);
+            reqs[i].ucp    = NULL;
+            reqs[i].status = ST_ERR_IO;
+        }
+    }
+}
+
+/*
  * Tell the peers of @a lane that it is broken (the peers of a member that
  * stops waiting would wait for it forever: its worker is alive, so UCX sees
  * nothing wrong): an abort notice to every peer the algorithms use, given a
@@ -486,7 +518,7 @@ static void st_ucx_notify(st_ucx_lane_t *lane)
 {
     double deadline = st_ucx_now() + ST_UCX_NOTIFY_S;
     st_ucx_req_t *sent;
-    int i, k = 0, pending;
+    int i, k = 0;
 
     if (lane->notified) {
         return;   /* told them already */
@@ -502,31 +534,7 @@ static void st_ucx_notify(st_ucx_lane_t *lane)
         }
     }
     pthread_mutex_lock(&st_ucx_lock);
-    do {
-        ucp_worker_progress(st_ucx_worker);
-        pending = 0;
-        for (i = 0; i < k; i++) {
-            if (sent[i].ucp == NULL) {
-                continue;
-            }
-            if (ucp_request_check_status(sent[i].ucp) == UCS_INPROGRESS) {
-                pending++;
-                continue;
-            }
-            ucp_request_free(sent[i].ucp);
-            sent[i].ucp = NULL;
-        }
-        if (pending != 0) {
-            pthread_mutex_unlock(&st_ucx_lock);
-            sched_yield();
-            pthread_mutex_lock(&st_ucx_lock);
-        }
-    } while (pending != 0 && st_ucx_now() < deadline);
-    for (i = 0; i < k; i++) {
-        if (sent[i].ucp != NULL) {
-            ucp_request_free(sent[i].ucp);   /* completes (cancelled) when the endpoint closes */
-        }
-    }
+    st_ucx_settle(sent, k, deadline);   /* the rest complete (cancelled) when the endpoints close */
     pthread_mutex_unlock(&st_ucx_lock);
     free(sent);
 }
@@ -599,7 +607,7 @@ static void st_ucx_disarm(st_ucx_lane_t *lane)
 static void st_ucx_abort(st_ucx_lane_t *lane, st_ucx_req_t *reqs, int n)
 {
     double deadline = st_ucx_now() + ST_UCX_ABORT_S;
-    int i, pending;
+    int i;
 
     st_ucx_notify(lane);
     pthread_mutex_lock(&st_ucx_lock);
@@ -612,34 +620,7 @@ static void st_ucx_abort(st_ucx_lane_t *lane, st_ucx_req_t *reqs, int n)
     for (i = 0; i < lane->size; i++) {
         st_ucx_ep_kill(lane, i);
     }
-    do {
-        ucp_worker_progress(st_ucx_worker);
-        pending = 0;
-        for (i = 0; i < n; i++) {
-            if (reqs[i].ucp == NULL) {
-                continue;
-            }
-            if (ucp_request_check_status(reqs[i].ucp) == UCS_INPROGRESS) {
-                pending++;
-                continue;
-            }
-            ucp_request_free(reqs[i].ucp);
-            reqs[i].ucp    = NULL;
-            reqs[i].status = ST_ERR_IO;
-        }
-        if (pending != 0) {
-            pthread_mutex_unlock(&st_ucx_lock);
-            sched_yield();
-            pthread_mutex_lock(&st_ucx_lock);
-        }
-    } while (pending != 0 && st_ucx_now() < deadline);
-    for (i = 0; i < n; i++) {
-        if (reqs[i].ucp != NULL) {
-            ucp_request_free(reqs[i].ucp);  /* released by UCX when it completes */
-            reqs[i].ucp    = NULL;
-            reqs[i].status = ST_ERR_IO;
-        }
-    }
+    st_ucx_settle(reqs, n, deadline);
     pthread_mutex_unlock(&st_ucx_lock);
     st_debug("ucx: lane %u broken", lane->id);
 }
