@@ -30,11 +30,21 @@ static void to_dev(void *dst, const void *src, size_t n)
     dev_memcpy((unsigned long long)(uintptr_t)dst, (unsigned long long)(uintptr_t)src, n);
 }
 
+/* the sums of the inputs below over @a size ranks */
+static double want_d(int size, int k)
+{
+    return 0.5 * size * (size + 1) / 2.0 + (double)size * (k % 7);
+}
+
+static int want_i(int size, int k)
+{
+    return 3 * size * (size - 1) / 2 + size * (k % 11);
+}
+
 int main(int argc, char **argv)
 {
     static const int counts[] = {1, 10, 3000, 1 << 20};
-    int rank, size, failures = 0, c, mode, k, dev_used = 0;
-    strata_comm_stats_t stats;
+    int rank, size, c, mode, k, dev_used = 0;
     void *lib;
 
     MPI_Init(&argc, &argv);
@@ -59,7 +69,7 @@ int main(int argc, char **argv)
         for (mode = 0; mode < 5; mode++) {
             /* the mode of this rank: 0 device/device, 1 host/device, 2 device/host,
                3 device in place, 4 host/host; ranks take different ones */
-            int my = (mode + rank) % 5, bad = 0;
+            int my = (mode + rank) % 5;
             const void *sb;
             void *rb;
 
@@ -82,16 +92,10 @@ int main(int argc, char **argv)
             if (rb == dr) {
                 to_dev(hr, dr, (size_t)n * sizeof(double));
             }
-            for (k = 0; k < n && !bad; k++) {
-                double want = 0.5 * size * (size + 1) / 2.0 + (double)size * (k % 7);
-
-                if (hr[k] != want) {
-                    printf("rank %d: count %d mode %d: [%d] = %g, expected %g\n", rank, n, my,
-                           k, hr[k], want);
-                    bad = 1;
-                }
+            for (k = 0; k < n && hr[k] == want_d(size, k); k++) {
             }
-            failures += bad;
+            CHECKF(k == n, "count %d mode %d: [%d] = %g, expected %g", n, my, k,
+                   k < n ? hr[k] : 0.0, want_d(size, k));
 
             /* ints, device in and out */
             to_dev(ds, is, (size_t)n * sizeof(int));
@@ -99,16 +103,10 @@ int main(int argc, char **argv)
             if (my != 4) {
                 to_dev(ir, dr, (size_t)n * sizeof(int));
             }
-            for (k = 0, bad = 0; k < n && !bad; k++) {
-                int want = 3 * size * (size - 1) / 2 + size * (k % 11);
-
-                if (ir[k] != want) {
-                    printf("rank %d: int count %d: [%d] = %d, expected %d\n", rank, n, k, ir[k],
-                           want);
-                    bad = 1;
-                }
+            for (k = 0; k < n && ir[k] == want_i(size, k); k++) {
             }
-            failures += bad;
+            CHECKF(k == n, "int count %d: [%d] = %d, expected %d", n, k, k < n ? ir[k] : 0,
+                   want_i(size, k));
         }
         dev_free(ds);
         dev_free(dr);
@@ -119,21 +117,9 @@ int main(int argc, char **argv)
     }
 
     /* Strata's path ran (not a fallback), and the driver moved the device data */
-    if (strata_comm_stats(MPI_COMM_WORLD, &stats) == STRATA_OK && strata_active() &&
-        stats.fast_calls == 0 && size > 1) {
-        printf("rank %d: no call took Strata's fast path\n", rank);
-        failures++;
-    }
-    if (dev_used > 0 && dev_copies() < (unsigned long)dev_used) {
-        printf("rank %d: %lu driver copies for %d calls with device buffers\n", rank,
-               dev_copies(), dev_used);
-        failures++;
-    }
-    MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0) {
-        printf("test_device: %s: %d ranks, %d failures\n", failures ? "FAIL" : "PASS", size,
-               failures);
-    }
-    MPI_Finalize();
-    return failures ? 1 : 0;
+    CHECKF(!strata_active() || size == 1 || st_test_stats(MPI_COMM_WORLD).fast_calls > 0,
+           "no call took Strata's fast path");
+    CHECKF(dev_copies() >= (unsigned long)dev_used,
+           "%lu driver copies for %d calls with device buffers", dev_copies(), dev_used);
+    return st_test_finish("test_device");
 }
