@@ -475,8 +475,9 @@ static void st_coll_fast(st_plan_t *plan, const void *sbuf, void *rbuf, size_t c
                          st_type_t type, st_op_t op, MPI_Datatype dtype)
 {
     size_t bytes = count * st_type_size(type), need;
-    int s_dev    = (sbuf != MPI_IN_PLACE && st_cuda_classify(sbuf) == ST_MEM_DEVICE);
-    int r_dev    = (st_cuda_classify(rbuf) == ST_MEM_DEVICE);
+    int cuda     = st_cuda_loaded();   /* one look per call, not one per buffer */
+    int s_dev    = cuda && sbuf != MPI_IN_PLACE && st_cuda_classify(sbuf) == ST_MEM_DEVICE;
+    int r_dev    = cuda && st_cuda_classify(rbuf) == ST_MEM_DEVICE;
     const void *s;
     void *r, *grown;
 

@@ -52,8 +52,7 @@ static int st_cuda_first_object(struct dl_phdr_info *info, size_t size, void *ar
     return 1;   /* the first object is enough */
 }
 
-/* 1 when libcuda is loaded and its entry points are known. */
-static int st_cuda_loaded(void)
+int st_cuda_loaded(void)
 {
     unsigned long long adds = 0;
     void *lib;

@@ -19,6 +19,12 @@ typedef enum {
 } st_mem_kind_t;
 
 /**
+ * @return 1 when the process has loaded libcuda and its entry points are known
+ *         (about 11 ns while it has not: see st_cuda.c).
+ */
+int st_cuda_loaded(void);
+
+/**
  * @return ST_MEM_DEVICE when @a ptr is memory the CUDA driver says is not plain host
  *         memory; ST_MEM_HOST when it is host memory, when the driver cannot tell (not
  *         initialized, unknown pointer), or when libcuda is not loaded in the process.
