@@ -570,6 +570,7 @@ void st_shm_allreduce(st_shm_t *shm, const void *sbuf, void *rbuf, size_t count,
 
 typedef struct {
     int      ok;
+    int      err;        /* rank 0's errno when not ok */
     int      pid;
     int      fd;
     uint64_t dev, ino;   /* identity of rank 0's file, checked by the others */
@@ -586,6 +587,25 @@ static int st_shm_same_file(int fd, const st_shm_info_t *info)
            (uint64_t)st.st_ino == info->ino;
 }
 
+/*
+ * Size rank 0's new file and reserve its pages. tmpfs (/dev/shm, and memfd's) gives
+ * a page on first touch, and one it cannot give (/dev/shm full, a memory limit) is
+ * a SIGBUS in the middle of an allreduce; reserved here, it is an error now, and
+ * the communicator falls back. Returns 0 or an errno.
+ */
+static int st_shm_reserve(int fd, size_t size)
+{
+    int rc;
+
+    if (ftruncate(fd, (off_t)size) != 0) {
+        return errno;
+    }
+    do {
+        rc = posix_fallocate(fd, 0, (off_t)size);
+    } while (rc == EINTR);
+    return rc;
+}
+
 static void *st_shm_map_fd(int fd, size_t size)
 {
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -595,7 +615,8 @@ static void *st_shm_map_fd(int fd, size_t size)
 
 /* Method 1: an anonymous memfd, opened by the others through /proc: it has no
  * name anywhere, so nothing can outlive the job. */
-static int st_shm_attach_memfd(MPI_Comm comm, int rank, size_t size, void **base_p)
+static int st_shm_attach_memfd(MPI_Comm comm, int rank, size_t size, void **base_p,
+                               int *err_p)
 {
     st_shm_info_t info;
     char path[64];
@@ -607,8 +628,9 @@ static int st_shm_attach_memfd(MPI_Comm comm, int rank, size_t size, void **base
     if (rank == 0) {
         struct stat st;
 
-        fd = memfd_create("strata-shm", MFD_CLOEXEC);
-        if (fd >= 0 && ftruncate(fd, (off_t)size) == 0 && fstat(fd, &st) == 0) {
+        fd       = memfd_create("strata-shm", MFD_CLOEXEC);
+        info.err = (fd < 0) ? errno : st_shm_reserve(fd, size);
+        if (info.err == 0 && fstat(fd, &st) == 0) {
             info.ok  = 1;
             info.pid = (int)getpid();
             info.fd  = fd;
@@ -618,6 +640,7 @@ static int st_shm_attach_memfd(MPI_Comm comm, int rank, size_t size, void **base
     }
 #endif
     PMPI_Bcast(&info, sizeof(info), MPI_BYTE, 0, comm);
+    *err_p = info.err;
     if (info.ok && rank != 0) {
         snprintf(path, sizeof(path), "/proc/%d/fd/%d", info.pid, info.fd);
         fd = open(path, O_RDWR | O_CLOEXEC);
@@ -649,7 +672,8 @@ static int st_shm_attach_memfd(MPI_Comm comm, int rank, size_t size, void **base
 }
 
 /* Method 2: a named POSIX segment, unlinked as soon as every rank has attached. */
-static int st_shm_attach_posix(MPI_Comm comm, int rank, size_t size, void **base_p)
+static int st_shm_attach_posix(MPI_Comm comm, int rank, size_t size, void **base_p,
+                               int *err_p)
 {
     static _Atomic unsigned counter;
     st_shm_info_t info;
@@ -664,13 +688,13 @@ static int st_shm_attach_posix(MPI_Comm comm, int rank, size_t size, void **base
         snprintf(info.name, sizeof(info.name), "/strata-%d-%u-%lx", (int)getpid(),
                  atomic_fetch_add(&counter, 1),
                  (unsigned long)(now.tv_sec * 1000000000L + now.tv_nsec));
-        fd = shm_open(info.name, O_CREAT | O_EXCL | O_RDWR, 0600);
-        created = (fd >= 0);
-        if (fd >= 0 && ftruncate(fd, (off_t)size) == 0) {
-            info.ok = 1;
-        }
+        fd       = shm_open(info.name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        created  = (fd >= 0);
+        info.err = (fd < 0) ? errno : st_shm_reserve(fd, size);
+        info.ok  = (info.err == 0);
     }
     PMPI_Bcast(&info, sizeof(info), MPI_BYTE, 0, comm);
+    *err_p = info.err;
     if (info.ok && rank != 0) {
         fd = shm_open(info.name, O_RDWR, 0600);
     }
@@ -725,7 +749,8 @@ st_status_t st_shm_create(MPI_Comm comm, const int *group, const int *pkg, st_sh
     size_t chunk, ctrl_bytes, seg_size;
     void *base = NULL;
     st_shm_t *shm;
-    int rank, size, ngroups = 1, nareas, j;
+    int rank, size, ngroups = 1, nareas, j, err, err_memfd = 0, err_posix = 0;
+    static int st_shm_warned;
 
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
@@ -738,9 +763,17 @@ st_status_t st_shm_create(MPI_Comm comm, const int *group, const int *pkg, st_sh
     seg_size   = ctrl_bytes + 2 * (size_t)nareas * chunk;
 
     if (!(st_config.shm_method != ST_SHM_METHOD_POSIX &&
-          st_shm_attach_memfd(comm, rank, seg_size, &base)) &&
+          st_shm_attach_memfd(comm, rank, seg_size, &base, &err_memfd)) &&
         !(st_config.shm_method != ST_SHM_METHOD_MEMFD &&
-          st_shm_attach_posix(comm, rank, seg_size, &base))) {
+          st_shm_attach_posix(comm, rank, seg_size, &base, &err_posix))) {
+        /* out of room (a full /dev/shm, a memory limit) is the user's to know;
+         * once per process, by the node's first rank */
+        err = err_posix ? err_posix : err_memfd;
+        if (err != 0 && rank == 0 && !st_shm_warned) {
+            st_shm_warned = 1;
+            st_warn("no shared-memory segment of %zu bytes (%s): Open MPI's allreduce "
+                    "serves this communicator", seg_size, strerror(err));
+        }
         st_debug("no shared-memory segment of %zu bytes", seg_size);
         return ST_ERR_NO_RESOURCE;
     }
