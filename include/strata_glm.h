@@ -78,6 +78,31 @@ typedef struct {
     double   weight_neg;     /**< weight of the examples labelled -1 (default 1) */
     uint64_t seed;           /**< of the coordinate order (default 1) */
     int      verbose;        /**< 1: a progress line per round on rank 0 (default 0) */
+    const char *checkpoint;  /**< checkpoint file (default NULL: none): the training's
+                                  whole state (model, dual variables or margins, orders,
+                                  random states, round, times) with the identity of the
+                                  data, the partition and the parameters, written
+                                  atomically (a temporary file next to it, fsync,
+                                  rename) and checksummed. The same path on every rank,
+                                  on a file system every rank sees. An existing file
+                                  that is not a checkpoint is never overwritten
+                                  (STRATA_ERR_INVALID_PARAM); a checkpoint is replaced.
+                                  Format: solver/README.md */
+    int      checkpoint_every; /**< write the checkpoint after every this many rounds
+                                  (epochs of the one-rank L1 solver); default 0: never.
+                                  A failed write ends the training with STRATA_ERR_IO */
+    int      resume;         /**< 1: continue from the checkpoint (default 0): the run
+                                  then takes the same steps as the run that wrote it
+                                  would have, so with the same max_rounds and tol it
+                                  ends with the same model, bit for bit (replicas
+                                  thread mode). The data, rank count, threads, thread
+                                  mode and the parameters that steer the steps (solver,
+                                  lambda, eta, bias, class weights, local_epochs, seed)
+                                  must be those of the checkpoint, else
+                                  STRATA_ERR_INVALID_PARAM naming what differs; tol,
+                                  max_rounds, gap_every may change. No checkpoint:
+                                  STRATA_ERR_NOT_FOUND; a damaged one: STRATA_ERR_IO
+                                  naming the file (the same on every rank) */
 } strata_glm_param_t;
 
 /** Progress of a training run, as the last round left it. */
@@ -100,7 +125,7 @@ typedef struct {
     double  rmse;        /**< regression: root mean squared error */
 } strata_glm_metrics_t;
 
-/** Fill @a param with the defaults listed in strata_glm_param_t. */
+/** Fill @a param with the defaults listed in strata_glm_param_t (no checkpoints). */
 void strata_glm_param_default(strata_glm_param_t *param);
 
 /** @return NULL when @a param is valid, else a message naming the bad field (a
@@ -142,7 +167,9 @@ void strata_glm_problem_free(strata_glm_problem_t *prob);
 
 /**
  * Train on @a prob (collective over @a comm, the communicator the problem was
- * read on). Every rank gets the same model.
+ * read on). Every rank gets the same model. With param->checkpoint_every or
+ * param->resume, the rows are checksummed first (one pass over them) to tie the
+ * checkpoint to the data.
  *
  * @param [out] msg      on failure, why.
  * @param [out] model_p  set on success; strata_glm_model_info() tells how it went.

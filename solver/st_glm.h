@@ -79,6 +79,90 @@ typedef struct {
  * progress line on rank 0 when verbose. */
 void st_glm_round_end(st_glm_round_ctx_t *ctx, const st_glm_objectives_t *obj);
 
+/* ---- checkpoints (solver/st_glm_ckpt.c; the format: solver/README.md) ---- */
+
+/* Which trainer wrote a checkpoint. */
+enum {
+    ST_GLM_CKPT_DUAL   = 1,   /* CoCoA+ over rows (st_glm_train.c) */
+    ST_GLM_CKPT_PRIMAL = 2,   /* ProxCoCoA+ over features (st_glm_train_primal.c) */
+    ST_GLM_CKPT_SERIAL = 3    /* the serial L1 solver on one rank */
+};
+
+#define ST_GLM_CKPT_ID       18  /* header words that identify the run */
+#define ST_GLM_CKPT_ENTRY    4   /* words per rank in the rank table */
+#define ST_GLM_CKPT_MAX_SECS 6   /* the rank table and the trainer's arrays */
+
+/* One array of 8-byte elements in a checkpoint: @a count over all ranks; this rank
+ * holds elements [blo, bhi) at @a buf and writes (and, loading, verifies) [lo, hi),
+ * within [blo, bhi). A loaded array fills all of [blo, bhi). */
+typedef struct {
+    const char *name;
+    void       *buf;
+    int64_t     count, blo, bhi, lo, hi;
+} st_glm_ckpt_sec_t;
+
+/* A run's checkpoint: path NULL when the run keeps none. */
+typedef struct {
+    const char       *path;
+    st_glm_comm_t     c;
+    int               every, verbose;
+    uint64_t          id[ST_GLM_CKPT_ID];        /* the run's identity */
+    uint64_t          entry[ST_GLM_CKPT_ENTRY];  /* my line of the rank table */
+    st_glm_ckpt_sec_t sec[ST_GLM_CKPT_MAX_SECS];
+    int               nsec;
+} st_glm_ckpt_t;
+
+/* Set up @a ck for a run of @a trainer (collective): nothing unless the parameters ask
+ * for checkpoints; else the identity of the data (its checksum: a pass over the rows),
+ * the partition and the parameters, and, when not resuming, a check that the file is
+ * absent or a checkpoint (never overwrite anything else). The trainer then sets its
+ * line of the rank table (st_glm_ckpt_entry) and adds its arrays (st_glm_ckpt_add).
+ * @return STRATA_OK or an error with @a msg, the same on every rank. */
+strata_status_t st_glm_ckpt_init(st_glm_ckpt_t *ck, int trainer, const st_glm_model_t *loss,
+                                 const strata_glm_problem_t *prob,
+                                 const strata_glm_param_t *param, MPI_Comm comm, char *msg,
+                                 size_t msg_len);
+void st_glm_ckpt_entry(st_glm_ckpt_t *ck, int64_t row0, int64_t rows, int64_t workers,
+                       int64_t col0);
+void st_glm_ckpt_add(st_glm_ckpt_t *ck, const char *name, void *buf, int64_t count,
+                     int64_t blo, int64_t bhi, int64_t lo, int64_t hi);
+
+/* After round info->rounds: write the arrays and @a info (@a certified: its objectives
+ * are this round's) atomically (collective). @return as st_glm_ckpt_init. */
+strata_status_t st_glm_ckpt_save(st_glm_ckpt_t *ck, const strata_glm_info_t *info,
+                                 int certified, char *msg, size_t msg_len);
+
+/* Read the checkpoint into the arrays and @a info_p (collective), after verifying its
+ * header, identity, size and checksums. @return STRATA_OK; STRATA_ERR_NOT_FOUND (no
+ * file), STRATA_ERR_INVALID_PARAM (another run's), STRATA_ERR_IO (unreadable,
+ * truncated, corrupted), STRATA_ERR_UNSUPPORTED (another version): the same on every
+ * rank, with @a msg. */
+strata_status_t st_glm_ckpt_load(st_glm_ckpt_t *ck, strata_glm_info_t *info_p,
+                                 int *certified_p, char *msg, size_t msg_len);
+
+/* Is a checkpoint due after round @a rounds? */
+static inline int st_glm_ckpt_due(const st_glm_ckpt_t *ck, int rounds)
+{
+    return ck->path != NULL && ck->every > 0 && rounds % ck->every == 0;
+}
+
+/* After a load: 1 when the run stops at the loaded round under @a param (max_rounds
+ * reached, or certified within tol), as the uninterrupted run would have; sets
+ * info->converged. */
+int st_glm_ckpt_stopped(const strata_glm_param_t *param, strata_glm_info_t *info,
+                        int certified);
+
+/* 1 when @a order (n entries) is a permutation of [lo, lo + n): a loaded row or
+ * feature order, before it is used as an index. */
+int st_glm_ckpt_order_ok(const int64_t *order, int64_t n, int64_t lo);
+
+/* Create "<path>.tmp.<pid>.<n>" next to @a path (mode 0666 less the umask) and put its
+ * name in @a tmp. @return the descriptor, or -1 (errno). */
+int st_glm_tmp_create(const char *path, char *tmp, size_t tmp_len);
+
+/* fsync the directory holding @a path, so a rename survives a crash (best effort). */
+void st_glm_sync_dir(const char *path);
+
 /* The L1 (primal) models across ranks: ProxCoCoA+ over a feature partition
  * (solver/st_glm_train_primal.c). Fills model->w and model->info. */
 strata_status_t st_glm_train_primal(const st_glm_model_t *loss, const strata_glm_problem_t *prob,

@@ -172,6 +172,17 @@ void st_glm_data_row_sqnorms(const st_glm_data_t *data, double *sqnorm);
 st_status_t st_glm_data_label_stats(const st_glm_data_t *data, MPI_Comm comm,
                                     st_glm_label_stats_t *stats_p);
 
+/**
+ * A 64-bit checksum of the rows of all ranks of @a comm (collective): row lengths,
+ * column indices, values in the data's precision and labels, each at its global
+ * position, so the same rows give the same sum whatever the rank count (the binary
+ * format's per-element sums: solver/README.md). One pass over the rows.
+ *
+ * @param [out] sum_p  the same on every rank, set on success.
+ * @return ST_OK, or ST_ERR_MPI / ST_ERR_NOT_INITIALIZED (the same on every rank).
+ */
+st_status_t st_glm_data_checksum(const st_glm_data_t *data, MPI_Comm comm, uint64_t *sum_p);
+
 /** Result of st_glm_data_parse_real(). */
 typedef enum {
     ST_GLM_NUM_OK = 0,       /**< a finite number */
@@ -226,5 +237,16 @@ st_status_t st_glm_allgather_i64(const st_glm_comm_t *comm, const int64_t *mine,
                                  int64_t *all);
 void st_glm_block_range(int64_t n, int parts, int part, int64_t *lo_p, int64_t *hi_p);
 void st_glm_token_quote(const char *s, size_t len, char *out, size_t out_len);
+
+/* The binary format's checksum (a sum of mixed per-element terms, so slices add up):
+ * the part of @a n elements of @a esize (4 or 8) bytes at @a buf, the first being
+ * element @a first of its array; @a salt tells arrays apart. Also used by the
+ * trainer's checkpoints. */
+uint64_t st_glm_sum64(const void *buf, size_t esize, int64_t n, int64_t first, uint64_t salt);
+
+/* pwrite/pread all of @a len bytes at @a off: 0, an errno, or (reading) -1 when the
+ * file ends first. */
+int st_glm_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
+int st_glm_pread_all(int fd, void *buf, size_t len, uint64_t off);
 
 #endif /* ST_GLM_DATA_H */

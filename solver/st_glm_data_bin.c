@@ -91,11 +91,10 @@ static inline uint64_t st_glm_term(uint64_t e, uint64_t i, uint64_t salt)
 }
 
 /* Partial sum of @a n elements of @a esize bytes at @a buf, element @a first on. */
-static uint64_t st_glm_bin_sum(const void *buf, size_t esize, int64_t n, int64_t first,
-                               int section)
+uint64_t st_glm_sum64(const void *buf, size_t esize, int64_t n, int64_t first, uint64_t salt)
 {
     const unsigned char *p = buf;
-    uint64_t s = 0, salt = (uint64_t)(section + 1) * ST_GLM_BIN_SALT;
+    uint64_t s = 0;
     int64_t i;
 
     if (esize == 8) {
@@ -114,6 +113,51 @@ static uint64_t st_glm_bin_sum(const void *buf, size_t esize, int64_t n, int64_t
         }
     }
     return s;
+}
+
+static uint64_t st_glm_bin_sum(const void *buf, size_t esize, int64_t n, int64_t first,
+                               int section)
+{
+    return st_glm_sum64(buf, esize, n, first, (uint64_t)(section + 1) * ST_GLM_BIN_SALT);
+}
+
+/*
+ * The checksum of a dataset spread over ranks: the format's sums of the row lengths,
+ * column indices, values (their bits in the data's precision) and labels, each at its
+ * global position, added over the sections and the ranks. The same rows give the same
+ * sum whatever the rank count.
+ */
+st_status_t st_glm_data_checksum(const st_glm_data_t *d, MPI_Comm comm, uint64_t *sum_p)
+{
+    uint64_t s = 0, len, nnz = (uint64_t)d->nnz, nnz_off = 0;
+    st_glm_comm_t c;
+    st_status_t status;
+    int64_t i;
+
+    status = st_glm_comm_init(comm, &c);
+    if (status != ST_OK) {
+        return status;
+    }
+    if (c.comm != MPI_COMM_NULL &&
+        ST_MPI_CALL(MPI_Exscan(&nnz, &nnz_off, 1, MPI_UINT64_T, MPI_SUM, c.comm)) != ST_OK) {
+        return ST_ERR_MPI;
+    }
+    nnz_off = (c.rank == 0) ? 0 : nnz_off;
+    for (i = 0; i < d->n_rows; i++) {
+        len = (uint64_t)(d->indptr[i + 1] - d->indptr[i]);
+        s  += st_glm_sum64(&len, 8, 1, d->row_offset + i, 1 * ST_GLM_BIN_SALT);
+    }
+    s += st_glm_sum64(d->indices, 4, d->nnz, (int64_t)nnz_off, 2 * ST_GLM_BIN_SALT);
+    s += st_glm_sum64((d->prec == 32) ? (const void*)d->val32 : (const void*)d->val64,
+                      (size_t)(d->prec / 8), d->nnz, (int64_t)nnz_off, 3 * ST_GLM_BIN_SALT);
+    s += st_glm_sum64(d->y, 8, d->n_rows, d->row_offset, 4 * ST_GLM_BIN_SALT);
+    if (c.comm != MPI_COMM_NULL &&
+        ST_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_UINT64_T, MPI_SUM, c.comm)) !=
+                ST_OK) {
+        return ST_ERR_MPI;
+    }
+    *sum_p = s;
+    return ST_OK;
 }
 
 /* ---- header ---- */
@@ -219,7 +263,7 @@ static void st_glm_bin_layout(uint64_t n_rows, uint64_t nnz, uint32_t prec,
 
 /* ---- I/O ---- */
 
-static int st_glm_pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
+int st_glm_pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
 {
     const char *p = buf;
 
@@ -240,7 +284,7 @@ static int st_glm_pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
 }
 
 /* 0, an errno, or -1 when the file ends first */
-static int st_glm_pread_all(int fd, void *buf, size_t len, uint64_t off)
+int st_glm_pread_all(int fd, void *buf, size_t len, uint64_t off)
 {
     char *p = buf;
 

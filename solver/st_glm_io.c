@@ -39,8 +39,6 @@
 #define ST_GLM_IO_QUOTE_LEN   48
 /* tokens kept per line (more are counted, to report them) */
 #define ST_GLM_IO_MAX_TOKENS  4
-/* temporary file names tried before giving up */
-#define ST_GLM_IO_TMP_TRIES   64
 
 /* solver_type names: the first one of each model is the one written */
 static const struct {
@@ -114,55 +112,6 @@ static void st_glm_io_locale_leave(st_glm_io_locale_t *loc)
 /* Saving                                                                              */
 /* ------------------------------------------------------------------------------------ */
 
-/* Create a new file next to @a path: "<path>.tmp.<pid>.<n>", mode 0666 less the umask
- * (as the final file would get from fopen). @return the descriptor, or -1 (errno). */
-static int st_glm_io_tmp_create(const char *path, char *tmp, size_t tmp_len)
-{
-    static unsigned counter;
-    unsigned n;
-    int fd, tries;
-
-    for (tries = 0; tries < ST_GLM_IO_TMP_TRIES; tries++) {
-        n = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
-        if ((size_t)snprintf(tmp, tmp_len, "%s.tmp.%ld.%u", path, (long)getpid(), n) >=
-            tmp_len) {
-            errno = ENAMETOOLONG;
-            return -1;
-        }
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0 || errno != EEXIST) {
-            return fd;
-        }
-    }
-    return -1;
-}
-
-/* fsync the directory holding @a path, so the rename survives a crash; best effort
- * (some file systems refuse to sync a directory). */
-static void st_glm_io_sync_dir(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char *dir;
-    int fd;
-
-    if (slash == NULL) {
-        dir = strdup(".");
-    } else if (slash == path) {
-        dir = strdup("/");
-    } else {
-        dir = strndup(path, (size_t)(slash - path));
-    }
-    if (dir == NULL) {
-        return;
-    }
-    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        (void)fsync(fd);
-        close(fd);
-    }
-    free(dir);
-}
-
 static int st_glm_io_write(FILE *f, const strata_glm_model_t *model, const char *type_name)
 {
     int64_t j, n_w = model->n_features + (model->bias > 0 ? 1 : 0);
@@ -235,7 +184,7 @@ ST_EXPORT strata_status_t strata_glm_model_save(const strata_glm_model_t *model,
         st_glm_io_msg(msg, msg_len, "%s: out of memory", path);
         return ST_ERR_NO_MEMORY;
     }
-    fd = st_glm_io_tmp_create(path, tmp, tmp_len);
+    fd = st_glm_tmp_create(path, tmp, tmp_len);
     if (fd < 0) {
         st_glm_io_msg(msg, msg_len, "%s: cannot create a temporary file next to it: %s",
                       path, strerror(errno));
@@ -268,7 +217,7 @@ ST_EXPORT strata_status_t strata_glm_model_save(const strata_glm_model_t *model,
         err = errno;
         goto err_unlink;
     }
-    st_glm_io_sync_dir(path);
+    st_glm_sync_dir(path);
     free(tmp);
     return ST_OK;
 

@@ -326,4 +326,28 @@ st_status_t st_glm_serial_train(const st_glm_model_t *model,
                                 const st_glm_serial_params_t *params, double *w_p,
                                 double *alpha_p, st_glm_objectives_t *trace_p, int *epochs_p);
 
+/** Where a primal run of the serial solver starts and whom it tells after each epoch
+ *  (the trainer's checkpoints). The dual models ignore them. */
+typedef struct {
+    const double *w0;   /**< d doubles to start from instead of 0; NULL: 0 */
+    /** after epoch @a epoch (1, 2, ... in this call), with the new w and its objectives;
+     *  anything but ST_OK ends the training with that status; NULL: none */
+    st_status_t (*epoch_done)(void *arg, int epoch, const double *w,
+                              const st_glm_objectives_t *obj);
+    void         *arg;
+} st_glm_serial_hooks_t;
+
+/**
+ * st_glm_serial_train() with @a hooks (NULL: none). A primal run started from w0 takes
+ * the same steps as the run that reached w0 would have taken from there: the state
+ * between epochs is w alone (the margins are recomputed from it, the order is cyclic).
+ * @return as st_glm_serial_train(), or what epoch_done returned.
+ */
+st_status_t st_glm_serial_train_hooked(const st_glm_model_t *model,
+                                       const st_glm_serial_problem_t *prob,
+                                       const st_glm_serial_params_t *params,
+                                       const st_glm_serial_hooks_t *hooks, double *w_p,
+                                       double *alpha_p, st_glm_objectives_t *trace_p,
+                                       int *epochs_p);
+
 #endif /* ST_GLM_MODEL_H */

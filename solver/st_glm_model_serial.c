@@ -387,11 +387,13 @@ static void st_glm_serial_coord(const st_glm_model_t *model, const st_glm_serial
 
 static st_status_t st_glm_serial_primal(const st_glm_model_t *model,
                                         const st_glm_serial_data_t *data,
-                                        const st_glm_serial_params_t *params, double *w,
+                                        const st_glm_serial_params_t *params,
+                                        const st_glm_serial_hooks_t *hooks, double *w,
                                         double *alpha, st_glm_objectives_t *trace, int *epochs)
 {
     double eta = st_glm_model_eta(model, params->eta), *z, *grad, ci;
     st_glm_objectives_t obj;
+    st_status_t status = ST_OK;
     int64_t i, j;
     int epoch;
 
@@ -402,7 +404,11 @@ static st_status_t st_glm_serial_primal(const st_glm_model_t *model,
         free(grad);
         return ST_ERR_NO_MEMORY;
     }
-    memset(w, 0, (size_t)data->d * sizeof(double));
+    if (hooks != NULL && hooks->w0 != NULL) {
+        memcpy(w, hooks->w0, (size_t)data->d * sizeof(double));
+    } else {
+        memset(w, 0, (size_t)data->d * sizeof(double));
+    }
     st_glm_serial_primal_eval(model, data, params->lambda, eta, w, z, grad, &obj);
     if (trace != NULL) {
         trace[0] = obj;
@@ -418,6 +424,10 @@ static st_status_t st_glm_serial_primal(const st_glm_model_t *model,
         if (trace != NULL) {
             trace[epoch] = obj;
         }
+        if (hooks != NULL && hooks->epoch_done != NULL &&
+            (status = hooks->epoch_done(hooks->arg, epoch, w, &obj)) != ST_OK) {
+            break;
+        }
     }
     *epochs = epoch - 1;
     for (i = 0; alpha != NULL && i < data->n; i++) {
@@ -426,13 +436,24 @@ static st_status_t st_glm_serial_primal(const st_glm_model_t *model,
     }
     free(z);
     free(grad);
-    return ST_OK;
+    return status;
 }
 
 st_status_t st_glm_serial_train(const st_glm_model_t *model,
                                 const st_glm_serial_problem_t *prob,
                                 const st_glm_serial_params_t *params, double *w_p,
                                 double *alpha_p, st_glm_objectives_t *trace_p, int *epochs_p)
+{
+    return st_glm_serial_train_hooked(model, prob, params, NULL, w_p, alpha_p, trace_p,
+                                      epochs_p);
+}
+
+st_status_t st_glm_serial_train_hooked(const st_glm_model_t *model,
+                                       const st_glm_serial_problem_t *prob,
+                                       const st_glm_serial_params_t *params,
+                                       const st_glm_serial_hooks_t *hooks, double *w_p,
+                                       double *alpha_p, st_glm_objectives_t *trace_p,
+                                       int *epochs_p)
 {
     st_glm_serial_data_t data;
     st_status_t status;
@@ -455,7 +476,7 @@ st_status_t st_glm_serial_train(const st_glm_model_t *model,
     if (model->form == ST_GLM_FORM_DUAL) {
         status = st_glm_serial_dual(model, &data, params, w, alpha, trace_p, &epochs);
     } else {
-        status = st_glm_serial_primal(model, &data, params, w, alpha, trace_p, &epochs);
+        status = st_glm_serial_primal(model, &data, params, hooks, w, alpha, trace_p, &epochs);
     }
     if (status == ST_OK) {
         memcpy(w_p, w, (size_t)prob->d * sizeof(double));

@@ -207,6 +207,16 @@ ST_EXPORT const char *strata_glm_check_param(const strata_glm_param_t *param)
         !isfinite(param->weight_neg)) {
         return "class weights must be finite and > 0";
     }
+    if (param->checkpoint_every < 0) {
+        return "checkpoint_every must be >= 0 (0: no checkpoints)";
+    }
+    if (param->resume != 0 && param->resume != 1) {
+        return "resume must be 0 or 1";
+    }
+    if ((param->checkpoint_every > 0 || param->resume) &&
+        (param->checkpoint == NULL || param->checkpoint[0] == '\0')) {
+        return "checkpoint_every and resume need a checkpoint file (checkpoint)";
+    }
     return NULL;
 }
 
@@ -348,7 +358,7 @@ typedef struct {
     int               id;
     pthread_t         thread;
     int64_t           lo, hi;      /* my rows */
-    int64_t          *perm;        /* my rows, in this epoch's order */
+    int64_t          *perm;        /* my rows, in this epoch's order (in tr->perm) */
     double           *u;           /* my view of w, d_all entries */
     uint64_t          rng;
     double            sums[2];     /* loss, neg_conj of my rows (gap pass) */
@@ -362,6 +372,8 @@ struct st_glm_trainer {
     double                bias;
     double                lambda, scale;  /* scale = sigma' / (lambda n) */
     double               *alpha, *c, *sqnorm;
+    int64_t              *perm;    /* the workers' row orders, one after the other */
+    uint64_t             *rngs;    /* param->threads: the workers' states, checkpointed */
     double               *w, *v, *dv;
     double               *u;       /* shared mode: the vector of all my threads */
     int                   shared;  /* the threads update u together (else replicas) */
@@ -372,6 +384,9 @@ struct st_glm_trainer {
     pthread_mutex_t       gate_lock;
     pthread_cond_t        gate_cond;
     int                   gate;    /* 0 wait, 1 run, -1 quit (a rank lacks threads) */
+    st_glm_ckpt_t         ck;
+    strata_status_t       ck_status;                 /* of a failed checkpoint */
+    char                  ck_msg[ST_GLM_DATA_MSG_LEN];
 };
 
 /*
@@ -621,6 +636,22 @@ void st_glm_round_end(st_glm_round_ctx_t *ctx, const st_glm_objectives_t *objp)
 
 static st_glm_round_ctx_t *st_glm_ctx;   /* set while st_glm_train_dual runs */
 
+/* Worker 0, the others waiting at a barrier: the checkpoint after this round; a
+ * failure stops the training. */
+static void st_glm_checkpoint(st_glm_trainer_t *tr, st_glm_round_ctx_t *ctx, int certified)
+{
+    int k;
+
+    for (k = 0; k < tr->nworkers; k++) {
+        tr->rngs[k] = tr->workers[k].rng;
+    }
+    tr->ck_status = st_glm_ckpt_save(&tr->ck, &ctx->info, certified, tr->ck_msg,
+                                     sizeof(tr->ck_msg));
+    if (tr->ck_status != STRATA_OK) {
+        tr->stop = 1;
+    }
+}
+
 /*
  * The rounds. Worker 0 (the calling thread) does the MPI calls between barriers;
  * the others wait. Every phase ends at a barrier, so the workers' shared state is
@@ -633,12 +664,17 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
     st_glm_objectives_t obj;
     double tc, sums[2], wsq;
     int64_t j;
-    int k, round = 0, every = ST_MAX(st_glm_ctx->param->gap_every, 1), certify;
+    int k, round = st_glm_ctx->info.rounds, every = ST_MAX(st_glm_ctx->param->gap_every, 1);
+    int certify, due;
 
+    if (tr->stop) {
+        return;   /* resumed from the round the run ended with */
+    }
     for (;;) {
         /* the certificate every gap_every rounds, and after the last */
         round++;
         certify = (round % every == 0 || round >= st_glm_ctx->param->max_rounds);
+        due     = st_glm_ckpt_due(&tr->ck, round);
         st_glm_local_sdca(wk);
         pthread_barrier_wait(&tr->barrier);
         st_glm_merge(wk);
@@ -656,8 +692,18 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
             if (wk->id == 0) {
                 st_glm_ctx->info.rounds++;
                 st_glm_ctx->info.seconds = st_glm_now() - st_glm_ctx->t_start;
+                if (due) {
+                    st_glm_checkpoint(tr, st_glm_ctx, 0);
+                }
             }
-            continue;   /* the next round's epoch starts after the apply barrier */
+            if (!due) {
+                continue;   /* the next round's epoch starts after the apply barrier */
+            }
+            pthread_barrier_wait(&tr->barrier);   /* the others wait out the checkpoint */
+            if (tr->stop) {
+                break;
+            }
+            continue;
         }
         st_glm_gap_pass(wk);
         pthread_barrier_wait(&tr->barrier);
@@ -679,6 +725,9 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
                                    tr->lambda, &obj);
             st_glm_round_end(ctx, &obj);
             tr->stop = ctx->info.converged || ctx->info.rounds >= ctx->param->max_rounds;
+            if (due) {
+                st_glm_checkpoint(tr, ctx, 1);
+            }
         }
         pthread_barrier_wait(&tr->barrier);
         if (tr->stop) {
@@ -712,13 +761,14 @@ static void st_glm_trainer_free(st_glm_trainer_t *tr)
 
     if (tr->workers != NULL) {
         for (k = 0; k < tr->nworkers; k++) {
-            free(tr->workers[k].perm);
             if (!tr->shared) {
                 free(tr->workers[k].u);
             }
         }
     }
     free(tr->workers);
+    free(tr->perm);
+    free(tr->rngs);
     free(tr->alpha);
     free(tr->c);
     free(tr->sqnorm);
@@ -741,9 +791,10 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
     const st_glm_data_t *data = prob->data;
     st_glm_trainer_t tr;
     st_glm_round_ctx_t ctx;
-    int nranks, ok, k, started = 0;
-    int64_t i, m = data->n_rows;
+    int nranks, ok, k, started = 0, certified = 0;
+    int64_t i, j, m = data->n_rows, lo, hi;
     strata_status_t status = STRATA_OK;
+    double inv;
 
     memset(&tr, 0, sizeof(tr));
     memset(&ctx, 0, sizeof(ctx));
@@ -774,10 +825,12 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
     tr.w       = calloc((size_t)tr.d_all, sizeof(double));
     tr.v       = calloc((size_t)tr.d_all, sizeof(double));
     tr.dv      = calloc((size_t)tr.d_all, sizeof(double));
+    tr.perm    = malloc((size_t)ST_MAX(m, 1) * sizeof(int64_t));
+    tr.rngs    = calloc((size_t)param->threads, sizeof(uint64_t));
     tr.workers = calloc((size_t)tr.nworkers, sizeof(*tr.workers));
     tr.u       = tr.shared ? calloc((size_t)tr.d_all, sizeof(double)) : NULL;
-    ok = (tr.alpha && tr.c && tr.sqnorm && tr.w && tr.v && tr.dv && tr.workers &&
-          (tr.u || !tr.shared));
+    ok = (tr.alpha && tr.c && tr.sqnorm && tr.w && tr.v && tr.dv && tr.perm && tr.rngs &&
+          tr.workers && (tr.u || !tr.shared));
     for (k = 0; ok && k < tr.nworkers; k++) {
         st_glm_worker_t *wk = &tr.workers[k];
 
@@ -787,9 +840,9 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
         wk->hi   = m * (k + 1) / tr.nworkers;
         wk->rng  = param->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)ctx.rank * 1000003ULL +
                    (uint64_t)k;
-        wk->perm = malloc((size_t)ST_MAX(wk->hi - wk->lo, 1) * sizeof(int64_t));
+        wk->perm = tr.perm + wk->lo;
         wk->u    = tr.shared ? tr.u : malloc((size_t)tr.d_all * sizeof(double));
-        ok       = (wk->perm != NULL && wk->u != NULL);
+        ok       = (wk->u != NULL);
         for (i = 0; ok && i < wk->hi - wk->lo; i++) {
             wk->perm[i] = wk->lo + i;
         }
@@ -799,6 +852,54 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
                    (long long)tr.d_all, (long long)m);
         st_glm_trainer_free(&tr);
         return STRATA_ERR_NO_MEMORY;
+    }
+
+    /* the checkpoint: v (each rank writes a share), my rows' alpha and orders, my
+     * workers' random states */
+    status = st_glm_ckpt_init(&tr.ck, ST_GLM_CKPT_DUAL, loss, prob, param, comm, msg, msg_len);
+    if (status != STRATA_OK) {
+        st_glm_trainer_free(&tr);
+        return status;
+    }
+    if (tr.ck.path != NULL) {
+        int64_t n = data->n_rows_global, r0 = data->row_offset, nt = param->threads;
+
+        st_glm_block_range(tr.d_all, nranks, ctx.rank, &lo, &hi);
+        st_glm_ckpt_entry(&tr.ck, r0, m, tr.nworkers, 0);
+        st_glm_ckpt_add(&tr.ck, "shared vector", tr.v, tr.d_all, 0, tr.d_all, lo, hi);
+        st_glm_ckpt_add(&tr.ck, "dual variables", tr.alpha, n, r0, r0 + m, r0, r0 + m);
+        st_glm_ckpt_add(&tr.ck, "row orders", tr.perm, n, r0, r0 + m, r0, r0 + m);
+        st_glm_ckpt_add(&tr.ck, "random states", tr.rngs, nranks * nt, ctx.rank * nt,
+                        (ctx.rank + 1) * nt, ctx.rank * nt, (ctx.rank + 1) * nt);
+    }
+    if (param->resume) {
+        status = st_glm_ckpt_load(&tr.ck, &ctx.info, &certified, msg, msg_len);
+        for (k = 0, ok = 1; status == STRATA_OK && k < tr.nworkers; k++) {
+            ok &= st_glm_ckpt_order_ok(tr.workers[k].perm, tr.workers[k].hi - tr.workers[k].lo,
+                                       tr.workers[k].lo);
+        }
+        if (status == STRATA_OK && !st_glm_agree(comm, ok)) {
+            st_glm_msg(msg, msg_len, "%s: corrupted checkpoint (a row order is not a "
+                       "permutation)", param->checkpoint);
+            status = STRATA_ERR_IO;
+        }
+        if (status != STRATA_OK) {
+            st_glm_trainer_free(&tr);
+            return status;
+        }
+        /* w and the shared vector as the round that wrote it left them */
+        inv = 1.0 / (tr.lambda * (double)data->n_rows_global);
+        for (j = 0; j < tr.d_all; j++) {
+            tr.w[j] = tr.v[j] * inv;
+        }
+        if (tr.shared) {
+            memcpy(tr.u, tr.w, (size_t)tr.d_all * sizeof(double));
+        }
+        for (k = 0; k < tr.nworkers; k++) {
+            tr.workers[k].rng = tr.rngs[k];
+        }
+        ctx.t_start = st_glm_now() - ctx.info.seconds;
+        tr.stop     = st_glm_ckpt_stopped(param, &ctx.info, certified);
     }
     st_glm_data_row_sqnorms(data, tr.sqnorm);
     for (i = 0; i < m; i++) {
@@ -836,9 +937,46 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
     st_glm_ctx = NULL;
     pthread_mutex_unlock(&st_glm_train_lock);
 
+    if (status == STRATA_OK && tr.ck_status != STRATA_OK) {
+        st_glm_msg(msg, msg_len, "%s", tr.ck_msg);
+        status = tr.ck_status;
+    }
     memcpy(model->w, tr.w, (size_t)tr.d_all * sizeof(double));
     model->info = ctx.info;
     st_glm_trainer_free(&tr);
+    return status;
+}
+
+/* The serial solver's checkpoints: after every checkpoint_every-th epoch, w. */
+typedef struct {
+    st_glm_ckpt_t     ck;
+    strata_glm_info_t info;     /* as loaded (rounds 0 when not resuming) */
+    int               done;     /* epochs before this run */
+    int               failed;   /* a checkpoint failed (its message is in msg) */
+    double            t0;
+    char             *msg;
+    size_t            msg_len;
+} st_glm_serial_ckpt_t;
+
+static st_status_t st_glm_serial_epoch_done(void *arg, int epoch, const double *w,
+                                            const st_glm_objectives_t *obj)
+{
+    st_glm_serial_ckpt_t *sc = arg;
+    strata_glm_info_t info;
+    strata_status_t status;
+
+    if (!st_glm_ckpt_due(&sc->ck, sc->done + epoch)) {
+        return ST_OK;
+    }
+    memset(&info, 0, sizeof(info));
+    info.rounds  = sc->done + epoch;
+    info.primal  = obj->primal;
+    info.dual    = obj->dual;
+    info.gap     = obj->gap;
+    info.seconds = sc->info.seconds + st_glm_now() - sc->t0;
+    sc->ck.sec[1].buf = (void*)(uintptr_t)w;   /* only read by the save */
+    status = st_glm_ckpt_save(&sc->ck, &info, 1, sc->msg, sc->msg_len);
+    sc->failed = (status != STRATA_OK);
     return status;
 }
 
@@ -846,27 +984,58 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
  * rows with the bias column appended. */
 static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
                                            const strata_glm_problem_t *prob,
-                                           const strata_glm_param_t *param, char *msg,
-                                           size_t msg_len, strata_glm_model_t *model)
+                                           const strata_glm_param_t *param, MPI_Comm comm,
+                                           char *msg, size_t msg_len,
+                                           strata_glm_model_t *model)
 {
     const st_glm_data_t *data = prob->data;
     int64_t n = data->n_rows, nb = (param->bias > 0), i, k, o = 0;
     st_glm_serial_problem_t sp;
     st_glm_serial_params_t sparam;
-    st_glm_objectives_t *trace;
-    int64_t *indptr;
-    uint32_t *indices;
-    double *values, *c;
+    st_glm_serial_hooks_t hooks;
+    st_glm_serial_ckpt_t sc;
+    st_glm_objectives_t *trace = NULL;
+    int64_t *indptr = NULL;
+    uint32_t *indices = NULL;
+    double *values = NULL, *c = NULL;
     const char *why;
-    int epochs = 0;
+    int epochs = 0, certified = 0;
     double t0 = st_glm_now();
     st_status_t status;
+
+    /* the checkpoint: w (into model->w when resuming) */
+    memset(&sc, 0, sizeof(sc));
+    memset(&hooks, 0, sizeof(hooks));
+    status = st_glm_ckpt_init(&sc.ck, ST_GLM_CKPT_SERIAL, loss, prob, param, comm, msg,
+                              msg_len);
+    if (status != STRATA_OK) {
+        return status;
+    }
+    if (sc.ck.path != NULL) {
+        st_glm_ckpt_entry(&sc.ck, 0, n, 1, 0);
+        st_glm_ckpt_add(&sc.ck, "weights", model->w, data->n_cols + nb, 0, data->n_cols + nb,
+                        0, data->n_cols + nb);
+        sc.t0         = t0;
+        sc.msg        = msg;
+        sc.msg_len    = msg_len;
+        hooks.epoch_done = st_glm_serial_epoch_done;
+        hooks.arg        = &sc;
+    }
+    if (param->resume) {
+        status = st_glm_ckpt_load(&sc.ck, &sc.info, &certified, msg, msg_len);
+        if (status != STRATA_OK) {
+            return status;
+        }
+        sc.done  = sc.info.rounds;
+        hooks.w0 = model->w;
+        t0      -= sc.info.seconds;
+    }
 
     indptr  = malloc(((size_t)n + 1) * sizeof(*indptr));
     indices = malloc(((size_t)data->nnz + (size_t)n * nb + 1) * sizeof(*indices));
     values  = malloc(((size_t)data->nnz + (size_t)n * nb + 1) * sizeof(*values));
     c       = malloc(((size_t)n + 1) * sizeof(*c));
-    trace   = malloc(((size_t)param->max_rounds + 1) * sizeof(*trace));
+    trace   = malloc(((size_t)ST_MAX(param->max_rounds - sc.done, 0) + 1) * sizeof(*trace));
     if (!indptr || !indices || !values || !c || !trace) {
         st_glm_msg(msg, msg_len, "out of memory");
         status = STRATA_ERR_NO_MEMORY;
@@ -894,7 +1063,7 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
     sp.weights        = c;
     sparam.lambda     = param->lambda;
     sparam.eta        = param->eta;
-    sparam.max_epochs = param->max_rounds;
+    sparam.max_epochs = ST_MAX(param->max_rounds - sc.done, 0);
     sparam.tol        = param->tol;
     sparam.shuffle    = 1;
     sparam.seed       = param->seed;
@@ -903,16 +1072,20 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
         status = STRATA_ERR_INVALID_PARAM;
         goto out;
     }
-    status = st_glm_serial_train(loss, &sp, &sparam, model->w, NULL, trace, &epochs);
+    status = st_glm_serial_train_hooked(loss, &sp, &sparam, &hooks, model->w, NULL, trace,
+                                        &epochs);
+    if (sc.failed) {
+        goto out;   /* its message is in msg */
+    }
     if (status != ST_OK) {
         st_glm_msg(msg, msg_len, "training failed: %s", strata_status_string(status));
         goto out;
     }
     for (k = 1; k <= epochs && param->verbose; k++) {
-        st_glm_print("epoch %4lld  primal %.10e  dual %.10e  gap %.3e\n", (long long)k,
-                     trace[k].primal, trace[k].dual, trace[k].gap);
+        st_glm_print("epoch %4lld  primal %.10e  dual %.10e  gap %.3e\n",
+                     (long long)(sc.done + k), trace[k].primal, trace[k].dual, trace[k].gap);
     }
-    model->info.rounds    = epochs;
+    model->info.rounds    = sc.done + epochs;
     model->info.primal    = trace[epochs].primal;
     model->info.dual      = trace[epochs].dual;
     model->info.gap       = trace[epochs].gap;
@@ -968,7 +1141,7 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
     model->eta    = st_glm_model_eta(loss, param->eta);
     status = (loss->form == ST_GLM_FORM_DUAL)
                      ? st_glm_train_dual(loss, prob, param, comm, msg, msg_len, model)
-             : (nranks == 1) ? st_glm_train_serial(loss, prob, param, msg, msg_len, model)
+             : (nranks == 1) ? st_glm_train_serial(loss, prob, param, comm, msg, msg_len, model)
                              : st_glm_train_primal(loss, prob, param, comm, msg, msg_len, model);
     if (status != STRATA_OK) {
         free(model->w);

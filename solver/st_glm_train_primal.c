@@ -383,8 +383,11 @@ strata_status_t st_glm_train_primal(const st_glm_model_t *loss, const strata_glm
     st_glm_round_ctx_t ctx;
     st_glm_objectives_t obj;
     st_glm_primal_t pt;
+    st_glm_ckpt_t ck;
+    strata_status_t status = STRATA_OK;
     uint64_t rng;
-    int64_t i;
+    int64_t i, lo, hi, f0, f1;
+    int stop = 0, certified = 0;
 
     memset(&pt, 0, sizeof(pt));
     memset(&ctx, 0, sizeof(ctx));
@@ -404,9 +407,38 @@ strata_status_t st_glm_train_primal(const st_glm_model_t *loss, const strata_glm
         return STRATA_ERR_NO_MEMORY;
     }
     rng = param->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)pt.rank * 1000003ULL;
-    ctx.t_start = st_glm_now();   /* rounds only, as the dual trainer */
+
+    /* the checkpoint: my block of w, its order, my random state; each rank writes a
+     * share of the margins (all ranks hold all of them) */
+    status = st_glm_ckpt_init(&ck, ST_GLM_CKPT_PRIMAL, loss, prob, param, comm, msg, msg_len);
+    if (status == STRATA_OK && ck.path != NULL) {
+        f0 = pt.bounds[pt.rank];
+        f1 = pt.bounds[pt.rank + 1];
+        st_glm_block_range(pt.n, pt.nranks, pt.rank, &lo, &hi);
+        st_glm_ckpt_entry(&ck, prob->data->row_offset, prob->data->n_rows, pt.nloc, f0);
+        st_glm_ckpt_add(&ck, "weights", pt.w, pt.d_all, f0, f1, f0, f1);
+        st_glm_ckpt_add(&ck, "margins", pt.z, pt.n, 0, pt.n, lo, hi);
+        st_glm_ckpt_add(&ck, "feature orders", pt.perm, pt.d_all, f0, f1, f0, f1);
+        st_glm_ckpt_add(&ck, "random states", &rng, pt.nranks, pt.rank, pt.rank + 1, pt.rank,
+                        pt.rank + 1);
+    }
+    if (status == STRATA_OK && param->resume) {
+        status = st_glm_ckpt_load(&ck, &ctx.info, &certified, msg, msg_len);
+        if (status == STRATA_OK &&
+            !st_glm_agree(comm, st_glm_ckpt_order_ok(pt.perm, pt.nloc, 0))) {
+            st_glm_msg(msg, msg_len, "%s: corrupted checkpoint (a feature order is not a "
+                       "permutation)", param->checkpoint);
+            status = STRATA_ERR_IO;
+        }
+        stop = st_glm_ckpt_stopped(param, &ctx.info, certified);
+    }
+    if (status != STRATA_OK) {
+        st_glm_primal_free(&pt);
+        return status;
+    }
+    ctx.t_start = st_glm_now() - ctx.info.seconds;   /* rounds only, as the dual trainer */
     st_glm_primal_gradient(&pt);
-    do {
+    while (!stop) {
         st_glm_primal_local(&pt, param, eta, &rng);
         tc = st_glm_now();
         st_glm_allreduce(comm, pt.dz, pt.n, MPI_DOUBLE, MPI_SUM);
@@ -417,11 +449,16 @@ strata_status_t st_glm_train_primal(const st_glm_model_t *loss, const strata_glm
         st_glm_primal_gradient(&pt);
         st_glm_primal_certificate(&pt, comm, param->lambda, eta, &obj);
         st_glm_round_end(&ctx, &obj);
-    } while (!ctx.info.converged && ctx.info.rounds < param->max_rounds);
+        stop = ctx.info.converged || ctx.info.rounds >= param->max_rounds;
+        if (st_glm_ckpt_due(&ck, ctx.info.rounds) &&
+            (status = st_glm_ckpt_save(&ck, &ctx.info, 1, msg, msg_len)) != STRATA_OK) {
+            break;
+        }
+    }
 
     MPI_Allgatherv(pt.w, (int)pt.nloc, MPI_DOUBLE, model->w, pt.counts, pt.displs, MPI_DOUBLE,
                    comm);
     model->info = ctx.info;
     st_glm_primal_free(&pt);
-    return STRATA_OK;
+    return status;
 }

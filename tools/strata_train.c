@@ -4,7 +4,9 @@
  *   mpirun -np 4 strata-run strata-train -s logistic -l 1e-5 train.svm model.txt
  *
  * Rank 0 prints a progress line per round (primal objective, duality gap, time)
- * unless -q; the model is written by rank 0 in LIBLINEAR's format.
+ * unless -q; the model is written by rank 0 in LIBLINEAR's format. With
+ * --checkpoint-every N the training's state goes to MODEL_FILE.ckpt after every N
+ * rounds, and --resume continues from it.
  */
 #include "config.h"
 
@@ -18,6 +20,8 @@
 #include <stdlib.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int rank;
 
@@ -49,6 +53,12 @@ static void usage(FILE *f)
             "      --weight-neg X    weight of the -1 examples (default 1)\n"
             "      --seed N          seed of the coordinate order (default 1)\n"
             "      --test FILE       after training, print the metrics on FILE\n"
+            "      --checkpoint-every N  write the training's state after every N rounds\n"
+            "                        (atomically) to the checkpoint file\n"
+            "      --checkpoint FILE the checkpoint file (default MODEL_FILE.ckpt)\n"
+            "      --resume          continue from the checkpoint file: the same data,\n"
+            "                        ranks, threads and parameters give the model the\n"
+            "                        uninterrupted run would have given\n"
             "  -q, --quiet           no progress lines\n"
             "  -h, --help            this message\n"
             "Exit status: 0 trained (converged or not), 1 a run-time error, 2 bad usage.\n");
@@ -77,6 +87,18 @@ static double parse_double(const char *opt, const char *s)
         die_usage("option %s needs a number", opt);
     }
     return v;
+}
+
+/* Do @a a and @a b name the same file (the same name, or the same inode)? */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+
+    if (a == NULL || b == NULL) {
+        return 0;
+    }
+    return strcmp(a, b) == 0 || (stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+                                 sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
 }
 
 static long parse_long(const char *opt, const char *s)
@@ -120,7 +142,8 @@ static void print_metrics(const char *file, const strata_glm_metrics_t *m)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_ETA = 256, OPT_WPOS, OPT_WNEG, OPT_SEED, OPT_TEST, OPT_TMODE, OPT_GAP };
+    enum { OPT_ETA = 256, OPT_WPOS, OPT_WNEG, OPT_SEED, OPT_TEST, OPT_TMODE, OPT_GAP,
+           OPT_CKPT, OPT_CKPT_EVERY, OPT_RESUME };
     static const struct option longopts[] = {
         {"solver", required_argument, NULL, 's'}, {"lambda", required_argument, NULL, 'l'},
         {"cost", required_argument, NULL, 'c'},   {"eta", required_argument, NULL, OPT_ETA},
@@ -132,6 +155,9 @@ int main(int argc, char **argv)
         {"weight-pos", required_argument, NULL, OPT_WPOS},
         {"weight-neg", required_argument, NULL, OPT_WNEG},
         {"seed", required_argument, NULL, OPT_SEED}, {"test", required_argument, NULL, OPT_TEST},
+        {"checkpoint", required_argument, NULL, OPT_CKPT},
+        {"checkpoint-every", required_argument, NULL, OPT_CKPT_EVERY},
+        {"resume", no_argument, NULL, OPT_RESUME},
         {"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     strata_glm_problem_t *prob = NULL, *test = NULL;
@@ -139,8 +165,8 @@ int main(int argc, char **argv)
     strata_glm_param_t param;
     strata_glm_metrics_t metrics;
     strata_glm_info_t info;
-    const char *train_file, *test_file = NULL, *why, *base;
-    char model_file[4096], msg[1024];
+    const char *train_file, *test_file = NULL, *why, *base, *ckpt_opt = NULL;
+    char model_file[4096], ckpt_file[4096 + 8], msg[1024];
     double cost = 0;
     int opt, nranks, regression, cost_set = 0, rc = 0;
     strata_status_t status;
@@ -184,6 +210,18 @@ int main(int argc, char **argv)
         case OPT_WNEG: param.weight_neg = parse_double("--weight-neg", optarg); break;
         case OPT_SEED: param.seed = (uint64_t)parse_long("--seed", optarg); break;
         case OPT_TEST: test_file = optarg; break;
+        case OPT_CKPT: ckpt_opt = optarg; break;
+        case OPT_CKPT_EVERY: {
+            long v = parse_long("--checkpoint-every", optarg);
+
+            if (v < 1 || v > INT_MAX) {
+                die_usage("--checkpoint-every must be between 1 and 2^31 - 1, not '%s'",
+                          optarg);
+            }
+            param.checkpoint_every = (int)v;
+            break;
+        }
+        case OPT_RESUME: param.resume = 1; break;
         case 'q': param.verbose = 0; break;
         case 'h':
             if (rank == 0) {
@@ -211,10 +249,40 @@ int main(int argc, char **argv)
         base = strrchr(train_file, '/');
         snprintf(model_file, sizeof(model_file), "%s.model", base ? base + 1 : train_file);
     }
+    snprintf(ckpt_file, sizeof(ckpt_file), "%s", ckpt_opt ? ckpt_opt : model_file);
+    if (ckpt_opt == NULL) {
+        strcat(ckpt_file, ".ckpt");
+    }
+    if (ckpt_opt != NULL && param.checkpoint_every == 0 && !param.resume) {
+        die_usage("%s", "--checkpoint needs --checkpoint-every N or --resume");
+    }
+    if (param.checkpoint_every > 0 || param.resume) {
+        param.checkpoint = ckpt_file;
+        if (same_file(ckpt_file, model_file) || same_file(ckpt_file, train_file) ||
+            same_file(ckpt_file, test_file)) {
+            die_usage("the checkpoint file %s is the model, training or test file",
+                      ckpt_file);
+        }
+    }
     if ((why = strata_glm_check_param(&param)) != NULL) {
         die_usage("%s", why);
     }
 
+    if (param.resume) {
+        /* before reading the data: a missing checkpoint is a mistake to report now */
+        int found = (rank == 0) ? (access(ckpt_file, F_OK) == 0) : 0;
+
+        MPI_Bcast(&found, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (!found) {
+            if (rank == 0) {
+                fprintf(stderr, "strata-train: --resume: no checkpoint %s to resume from (a "
+                        "run with --checkpoint-every N writes one; without --resume the "
+                        "training starts from the first round)\n", ckpt_file);
+            }
+            rc = 1;
+            goto out;
+        }
+    }
     regression = (param.solver != NULL &&
                   (!strcmp(param.solver, "ridge") || !strcmp(param.solver, "lasso") ||
                    !strcmp(param.solver, "elastic-net")));

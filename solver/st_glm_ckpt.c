@@ -1,0 +1,727 @@
+/*
+ * Checkpoints of a training run: the whole state between two rounds, written
+ * atomically, read back so that the resumed run takes the steps the uninterrupted
+ * one would have taken (bit for bit where the run itself is deterministic).
+ *
+ * Layout (little-endian 64-bit words; solver/README.md has the table):
+ *
+ *     0     the 512-byte header: magic, version, sizes, the run's identity (the data:
+ *           rows, features, nonzeros, precision, checksum; the partition: ranks,
+ *           threads, thread mode; the parameters that steer the steps), its progress
+ *           (rounds, objectives, times), the section table (offset, elements and
+ *           checksum of each section) and the checksum of the header's other words
+ *     512   the sections, back to back, 8-byte elements: the rank table (4 words per
+ *           rank: first row, rows, workers, first feature), then the trainer's arrays
+ *           (dual: v, alpha, row orders, random states; ProxCoCoA+: w, margins, feature
+ *           orders, random states; the one-rank L1 solver: w)
+ *
+ * No gaps: every byte is under a checksum. The checksums are the binary CSR format's
+ * (a sum of mixed per-element terms, st_glm_sum64), so each rank sums the slice it
+ * wrote or verifies and the ranks add them.
+ *
+ * Writing (collective): rank 0 creates "<path>.tmp.<pid>.<n>" at its final size, every
+ * rank pwrites its slice of every section and fsyncs, the ranks add their checksums,
+ * rank 0 writes the header, fsyncs, renames the file over <path> and fsyncs the
+ * directory. A run killed at any point leaves the previous checkpoint whole (and
+ * perhaps a temporary file). Reading: rank 0 reads the header and broadcasts it, so
+ * every rank judges the same bytes; each rank reads its slices; the checksums are
+ * added over the ranks; only then is the rank table compared.
+ */
+#include "config.h"
+
+#include "st_glm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define ST_GLM_CKPT_MAGIC   "STGLMCKP"
+#define ST_GLM_CKPT_VERSION 1
+#define ST_GLM_CKPT_HEADER  512
+#define ST_GLM_CKPT_WORDS   (ST_GLM_CKPT_HEADER / 8)
+#define ST_GLM_CKPT_SALT    0x8cb92ba72f3d8dd7ULL
+#define ST_GLM_TMP_TRIES    64
+#define ST_GLM_TMP_SUFFIX   64     /* room for ".tmp.<pid>.<n>" */
+
+/* Header words. */
+enum {
+    ST_GLM_W_MAGIC = 0,
+    ST_GLM_W_VERSION,
+    ST_GLM_W_HEADER_SIZE,
+    ST_GLM_W_FILE_SIZE,
+    ST_GLM_W_ID,                                   /* ST_GLM_CKPT_ID words */
+    ST_GLM_W_ROUNDS = ST_GLM_W_ID + ST_GLM_CKPT_ID,
+    ST_GLM_W_CERTIFIED,
+    ST_GLM_W_PRIMAL,
+    ST_GLM_W_DUAL,
+    ST_GLM_W_GAP,
+    ST_GLM_W_SECONDS,
+    ST_GLM_W_COMM_SECONDS,
+    ST_GLM_W_NSEC,
+    ST_GLM_W_SEC,                                  /* offset, elements, checksum each */
+    ST_GLM_W_SUM = ST_GLM_CKPT_WORDS - 1           /* of words 0 .. ST_GLM_W_SUM - 1 */
+};
+
+/* The identity words, in order, and how a message shows them. */
+enum { ST_GLM_T_INT, ST_GLM_T_HEX, ST_GLM_T_REAL, ST_GLM_T_NAME, ST_GLM_T_MODE,
+       ST_GLM_T_KIND };
+
+static const struct {
+    const char *what;   /* NULL: the second word of a name */
+    int         type;
+} st_glm_ckpt_fields[ST_GLM_CKPT_ID] = {
+    {"trainer", ST_GLM_T_KIND},
+    {"solver", ST_GLM_T_NAME},
+    {NULL, ST_GLM_T_NAME},
+    {"rows", ST_GLM_T_INT},
+    {"features", ST_GLM_T_INT},
+    {"nonzeros", ST_GLM_T_INT},
+    {"value precision", ST_GLM_T_INT},
+    {"data checksum", ST_GLM_T_HEX},
+    {"ranks", ST_GLM_T_INT},
+    {"threads per rank", ST_GLM_T_INT},
+    {"thread mode", ST_GLM_T_MODE},
+    {"lambda", ST_GLM_T_REAL},
+    {"eta", ST_GLM_T_REAL},
+    {"bias", ST_GLM_T_REAL},
+    {"weight of the +1 examples", ST_GLM_T_REAL},
+    {"weight of the -1 examples", ST_GLM_T_REAL},
+    {"local epochs", ST_GLM_T_INT},
+    {"seed", ST_GLM_T_INT},
+};
+
+#define ST_GLM_ID_RANKS 8   /* the identity word of the rank count */
+
+static const char *const st_glm_ckpt_trainers[] = {
+    "?", "CoCoA+ over rows", "ProxCoCoA+ over features", "the serial L1 solver"
+};
+
+static uint64_t st_glm_bits(double x)
+{
+    uint64_t u;
+
+    memcpy(&u, &x, 8);
+    return u;
+}
+
+static double st_glm_real(uint64_t u)
+{
+    double x;
+
+    memcpy(&x, &u, 8);
+    return x;
+}
+
+static uint64_t st_glm_ckpt_header_sum(const uint64_t *h)
+{
+    return st_glm_sum64(h, 8, ST_GLM_W_SUM, 0, 0);
+}
+
+static uint64_t st_glm_ckpt_salt(int s)
+{
+    return (uint64_t)(s + 1) * ST_GLM_CKPT_SALT;
+}
+
+/* ---- files ---- */
+
+int st_glm_tmp_create(const char *path, char *tmp, size_t tmp_len)
+{
+    static unsigned counter;
+    unsigned n;
+    int fd, tries;
+
+    for (tries = 0; tries < ST_GLM_TMP_TRIES; tries++) {
+        n = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
+        if ((size_t)snprintf(tmp, tmp_len, "%s.tmp.%ld.%u", path, (long)getpid(), n) >=
+            tmp_len) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST) {
+            return fd;
+        }
+    }
+    return -1;
+}
+
+void st_glm_sync_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir;
+    int fd;
+
+    if (slash == NULL) {
+        dir = strdup(".");
+    } else if (slash == path) {
+        dir = strdup("/");
+    } else {
+        dir = strndup(path, (size_t)(slash - path));
+    }
+    if (dir == NULL) {
+        return;
+    }
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+    free(dir);
+}
+
+/* ---- setting up ---- */
+
+static int st_glm_host_le(void)
+{
+    const uint16_t one = 1;
+    unsigned char b;
+
+    memcpy(&b, &one, 1);
+    return b == 1;
+}
+
+/* Rank 0: is @a path absent, or a checkpoint (which this run may replace)? */
+static void st_glm_ckpt_probe(const st_glm_ckpt_t *ck, const char *source, st_glm_err_t *err)
+{
+    struct stat st, st_src;
+    char magic[8];
+    int fd, rc;
+
+    if (stat(ck->path, &st) != 0) {
+        if (errno != ENOENT) {
+            st_glm_err_set(err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot use it as the "
+                           "checkpoint: %s", ck->path, strerror(errno));
+        }
+        return;
+    }
+    if (source != NULL && stat(source, &st_src) == 0 && st.st_dev == st_src.st_dev &&
+        st.st_ino == st_src.st_ino) {
+        st_glm_err_set(err, ST_ERR_INVALID_PARAM, ST_GLM_ERR_KEY_FIRST, "%s: the checkpoint "
+                       "file is the training data: choose another checkpoint file", ck->path);
+        return;
+    }
+    fd = S_ISREG(st.st_mode) ? open(ck->path, O_RDONLY | O_CLOEXEC) : -1;
+    rc = (fd >= 0) ? st_glm_pread_all(fd, magic, 8, 0) : -1;
+    if (fd >= 0) {
+        close(fd);
+    }
+    if (rc != 0 || memcmp(magic, ST_GLM_CKPT_MAGIC, 8) != 0) {
+        st_glm_err_set(err, ST_ERR_INVALID_PARAM, ST_GLM_ERR_KEY_FIRST, "%s exists and is "
+                       "not a Strata checkpoint: not overwriting it (choose another "
+                       "checkpoint file)", ck->path);
+        return;
+    }
+    if (ck->verbose) {
+        st_glm_print("checkpoint: %s exists; this run replaces it (resume continues from "
+                     "it instead)\n", ck->path);
+    }
+}
+
+strata_status_t st_glm_ckpt_init(st_glm_ckpt_t *ck, int trainer, const st_glm_model_t *loss,
+                                 const strata_glm_problem_t *prob,
+                                 const strata_glm_param_t *param, MPI_Comm comm, char *msg,
+                                 size_t msg_len)
+{
+    const st_glm_data_t *data = prob->data;
+    int dual = (trainer == ST_GLM_CKPT_DUAL);
+    uint64_t *id = ck->id, sum = 0;
+    st_glm_err_t err;
+    st_status_t status;
+
+    memset(ck, 0, sizeof(*ck));
+    if (param->checkpoint == NULL || (param->checkpoint_every <= 0 && !param->resume)) {
+        return STRATA_OK;
+    }
+    status = st_glm_comm_init(comm, &ck->c);
+    if (status == ST_OK) {
+        status = st_glm_data_checksum(data, comm, &sum);
+    }
+    if (status != ST_OK) {
+        st_glm_msg(msg, msg_len, "checkpoint: %s", strata_status_string(status));
+        return status;
+    }
+    if (!st_glm_host_le()) {
+        st_glm_msg(msg, msg_len, "checkpoints need a little-endian host");
+        return STRATA_ERR_UNSUPPORTED;
+    }
+    ck->path    = param->checkpoint;
+    ck->every   = param->checkpoint_every;
+    ck->verbose = param->verbose && ck->c.rank == 0;
+    id[0]       = (uint64_t)trainer;
+    memcpy(&id[1], loss->name, ST_MIN(strlen(loss->name), (size_t)16));   /* 2 words */
+    id[3]  = (uint64_t)data->n_rows_global;
+    id[4]  = (uint64_t)data->n_cols;
+    id[5]  = (uint64_t)data->nnz_global;
+    id[6]  = (uint64_t)data->prec;
+    id[7]  = sum;
+    id[ST_GLM_ID_RANKS] = (uint64_t)ck->c.size;
+    id[9]  = dual ? (uint64_t)param->threads : 0;
+    id[10] = (dual && param->threads > 1) ? (uint64_t)param->thread_mode : 0;
+    id[11] = st_glm_bits(param->lambda);
+    id[12] = st_glm_bits(dual ? 0.0 : st_glm_model_eta(loss, param->eta));
+    id[13] = st_glm_bits(param->bias > 0 ? param->bias : -1.0);
+    id[14] = st_glm_bits(loss->classification ? param->weight_pos : 1.0);
+    id[15] = st_glm_bits(loss->classification ? param->weight_neg : 1.0);
+    id[16] = (trainer == ST_GLM_CKPT_SERIAL) ? 0 : (uint64_t)param->local_epochs;
+    id[17] = (trainer == ST_GLM_CKPT_SERIAL) ? 0 : param->seed;   /* serial: cyclic */
+    st_glm_ckpt_add(ck, "rank table", ck->entry, (int64_t)ST_GLM_CKPT_ENTRY * ck->c.size,
+                    (int64_t)ST_GLM_CKPT_ENTRY * ck->c.rank,
+                    (int64_t)ST_GLM_CKPT_ENTRY * (ck->c.rank + 1),
+                    (int64_t)ST_GLM_CKPT_ENTRY * ck->c.rank,
+                    (int64_t)ST_GLM_CKPT_ENTRY * (ck->c.rank + 1));
+
+    st_glm_err_init(&err);
+    if (!param->resume && ck->c.rank == 0) {
+        st_glm_ckpt_probe(ck, data->source, &err);
+    }
+    status = st_glm_err_agree(&ck->c, &err);
+    if (status != ST_OK) {
+        st_glm_err_report(&err, msg, msg_len);
+        ck->path = NULL;
+    }
+    return status;
+}
+
+void st_glm_ckpt_entry(st_glm_ckpt_t *ck, int64_t row0, int64_t rows, int64_t workers,
+                       int64_t col0)
+{
+    ck->entry[0] = (uint64_t)row0;
+    ck->entry[1] = (uint64_t)rows;
+    ck->entry[2] = (uint64_t)workers;
+    ck->entry[3] = (uint64_t)col0;
+}
+
+void st_glm_ckpt_add(st_glm_ckpt_t *ck, const char *name, void *buf, int64_t count,
+                     int64_t blo, int64_t bhi, int64_t lo, int64_t hi)
+{
+    st_glm_ckpt_sec_t *sec = &ck->sec[ck->nsec++];
+
+    sec->name  = name;
+    sec->buf   = buf;
+    sec->count = count;
+    sec->blo   = blo;
+    sec->bhi   = bhi;
+    sec->lo    = lo;
+    sec->hi    = hi;
+}
+
+/* Section offsets and the file size: the sections follow the header back to back. */
+static uint64_t st_glm_ckpt_layout(const st_glm_ckpt_t *ck, uint64_t *off)
+{
+    uint64_t o = ST_GLM_CKPT_HEADER;
+    int s;
+
+    for (s = 0; s < ck->nsec; s++) {
+        off[s] = o;
+        o     += 8 * (uint64_t)ck->sec[s].count;
+    }
+    return o;
+}
+
+/* ---- writing ---- */
+
+/* Every rank: my slices into the temporary file, fsynced; my partial checksums. */
+static void st_glm_ckpt_write_slices(const st_glm_ckpt_t *ck, int fd, const char *tmp,
+                                     const uint64_t *off, uint64_t *sums, st_glm_err_t *err)
+{
+    const st_glm_ckpt_sec_t *sec;
+    const char *p;
+    int s, rc = 0;
+
+    for (s = 0; s < ck->nsec; s++) {
+        sec     = &ck->sec[s];
+        p       = (const char*)sec->buf + 8 * (sec->lo - sec->blo);
+        sums[s] = st_glm_sum64(p, 8, sec->hi - sec->lo, sec->lo, st_glm_ckpt_salt(s));
+        if (rc == 0 && sec->hi > sec->lo) {
+            rc = st_glm_pwrite_all(fd, p, 8 * (size_t)(sec->hi - sec->lo),
+                                   off[s] + 8 * (uint64_t)sec->lo);
+        }
+    }
+    if (rc == 0 && fsync(fd) != 0) {
+        rc = errno;
+    }
+    if (rc != 0) {
+        st_glm_err_set(err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot write the "
+                       "checkpoint (%s): %s", ck->path, tmp, strerror(rc));
+    }
+}
+
+/* Rank 0: the header, then the rename over the old checkpoint. */
+static void st_glm_ckpt_commit(const st_glm_ckpt_t *ck, int fd, const char *tmp,
+                               const uint64_t *off, uint64_t size, const uint64_t *sums,
+                               const strata_glm_info_t *info, int certified, st_glm_err_t *err)
+{
+    uint64_t h[ST_GLM_CKPT_WORDS];
+    int s, rc;
+
+    memset(h, 0, sizeof(h));
+    memcpy(&h[ST_GLM_W_MAGIC], ST_GLM_CKPT_MAGIC, 8);
+    h[ST_GLM_W_VERSION]      = ST_GLM_CKPT_VERSION;
+    h[ST_GLM_W_HEADER_SIZE]  = ST_GLM_CKPT_HEADER;
+    h[ST_GLM_W_FILE_SIZE]    = size;
+    memcpy(&h[ST_GLM_W_ID], ck->id, sizeof(ck->id));
+    h[ST_GLM_W_ROUNDS]       = (uint64_t)info->rounds;
+    h[ST_GLM_W_CERTIFIED]    = (uint64_t)(certified != 0);
+    h[ST_GLM_W_PRIMAL]       = st_glm_bits(info->primal);
+    h[ST_GLM_W_DUAL]         = st_glm_bits(info->dual);
+    h[ST_GLM_W_GAP]          = st_glm_bits(info->gap);
+    h[ST_GLM_W_SECONDS]      = st_glm_bits(info->seconds);
+    h[ST_GLM_W_COMM_SECONDS] = st_glm_bits(info->comm_seconds);
+    h[ST_GLM_W_NSEC]         = (uint64_t)ck->nsec;
+    for (s = 0; s < ck->nsec; s++) {
+        h[ST_GLM_W_SEC + 3 * s]     = off[s];
+        h[ST_GLM_W_SEC + 3 * s + 1] = (uint64_t)ck->sec[s].count;
+        h[ST_GLM_W_SEC + 3 * s + 2] = sums[s];
+    }
+    h[ST_GLM_W_SUM] = st_glm_ckpt_header_sum(h);
+    rc = st_glm_pwrite_all(fd, h, sizeof(h), 0);
+    if (rc == 0 && fsync(fd) != 0) {
+        rc = errno;
+    }
+    if (rc == 0 && rename(tmp, ck->path) != 0) {
+        rc = errno;
+    }
+    if (rc != 0) {
+        st_glm_err_set(err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot write the "
+                       "checkpoint: %s (the previous one is unchanged)", ck->path,
+                       strerror(rc));
+        return;
+    }
+    st_glm_sync_dir(ck->path);
+}
+
+strata_status_t st_glm_ckpt_save(st_glm_ckpt_t *ck, const strata_glm_info_t *info,
+                                 int certified, char *msg, size_t msg_len)
+{
+    uint64_t off[ST_GLM_CKPT_MAX_SECS], sums[ST_GLM_CKPT_MAX_SECS], size;
+    size_t tmp_len = strlen(ck->path) + ST_GLM_TMP_SUFFIX;
+    char *tmp = malloc(tmp_len), suffix[ST_GLM_TMP_SUFFIX];
+    double t0 = st_glm_now();
+    st_glm_err_t err;
+    st_status_t status;
+    int fd = -1;
+
+    st_glm_err_init(&err);
+    memset(suffix, 0, sizeof(suffix));
+    size = st_glm_ckpt_layout(ck, off);
+    if (tmp == NULL) {
+        st_glm_err_set(&err, ST_ERR_NO_MEMORY, ST_GLM_ERR_KEY_FIRST, "out of memory");
+    } else if (ck->c.rank == 0) {
+        /* 1. rank 0 creates the temporary file; the others learn its name */
+        fd = st_glm_tmp_create(ck->path, tmp, tmp_len);
+        if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
+            st_glm_err_set(&err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot create the "
+                           "checkpoint's temporary file next to it: %s", ck->path,
+                           strerror(errno));
+        } else {
+            snprintf(suffix, sizeof(suffix), "%s", tmp + strlen(ck->path));
+        }
+    }
+    status = st_glm_err_agree(&ck->c, &err);
+    if (status == ST_OK && ck->c.comm != MPI_COMM_NULL) {
+        MPI_Bcast(suffix, (int)sizeof(suffix), MPI_CHAR, 0, ck->c.comm);
+    }
+    if (status == ST_OK) {
+        /* 2. every rank writes its slices */
+        snprintf(tmp, tmp_len, "%s%s", ck->path, suffix);
+        if (ck->c.rank != 0) {
+            fd = open(tmp, O_WRONLY | O_CLOEXEC);
+        }
+        if (fd < 0) {
+            st_glm_err_set(&err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot open the "
+                           "checkpoint's temporary file %s: %s", ck->path, tmp,
+                           strerror(errno));
+        } else {
+            st_glm_ckpt_write_slices(ck, fd, tmp, off, sums, &err);
+        }
+        if (ck->c.rank != 0 && fd >= 0) {
+            close(fd);
+            fd = -1;
+        }
+        status = st_glm_err_agree(&ck->c, &err);
+    }
+    if (status == ST_OK) {
+        /* 3. rank 0 adds the checksums, writes the header and renames */
+        st_glm_allreduce(ck->c.comm, sums, ck->nsec, MPI_UINT64_T, MPI_SUM);
+        if (ck->c.rank == 0) {
+            st_glm_ckpt_commit(ck, fd, tmp, off, size, sums, info, certified, &err);
+        }
+        status = st_glm_err_agree(&ck->c, &err);
+    }
+    if (fd >= 0) {
+        close(fd);
+        if (status != ST_OK) {
+            unlink(tmp);
+        }
+    }
+    free(tmp);
+    if (status != ST_OK) {
+        st_glm_err_report(&err, msg, msg_len);
+    } else if (ck->verbose) {
+        st_glm_print("checkpoint: round %d written to %s (%.1f MB, %.3f s)\n", info->rounds,
+                     ck->path, (double)size / 1e6, st_glm_now() - t0);
+    }
+    return status;
+}
+
+/* ---- reading ---- */
+
+static void st_glm_ckpt_show(int type, const uint64_t *w, char *out, size_t len)
+{
+    char name[17];
+
+    switch (type) {
+    case ST_GLM_T_HEX:  snprintf(out, len, "%016" PRIx64, w[0]); break;
+    case ST_GLM_T_REAL: {
+        int prec = 6;   /* the shortest that reads back as the same double */
+
+        do {
+            snprintf(out, len, "%.*g", prec, st_glm_real(w[0]));
+        } while (strtod(out, NULL) != st_glm_real(w[0]) && ++prec <= 17);
+        break;
+    }
+    case ST_GLM_T_NAME:
+        memcpy(name, w, 16);
+        name[16] = '\0';
+        st_glm_token_quote(name, strlen(name), out, len);
+        break;
+    case ST_GLM_T_MODE: snprintf(out, len, "%s", w[0] == 0 ? "replicas" : "shared"); break;
+    case ST_GLM_T_KIND:
+        snprintf(out, len, "%s", w[0] < 4 ? st_glm_ckpt_trainers[w[0]] : "?");
+        break;
+    default:            snprintf(out, len, "%" PRIu64, w[0]); break;
+    }
+}
+
+/* Every rank, on the same header: is it a checkpoint of this run? */
+static void st_glm_ckpt_check_header(const st_glm_ckpt_t *ck, const uint64_t *h,
+                                     uint64_t fsize, st_glm_err_t *err)
+{
+    uint64_t off[ST_GLM_CKPT_MAX_SECS], size = st_glm_ckpt_layout(ck, off);
+    char diff[ST_GLM_DATA_MSG_LEN], a[64], b[64];
+    size_t used = 0;
+    int i, s, ndiff = 0, other;
+
+    if (fsize < 8 || memcmp(&h[ST_GLM_W_MAGIC], ST_GLM_CKPT_MAGIC, 8) != 0) {
+        st_glm_err_set(err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: not a Strata checkpoint",
+                       ck->path);
+        return;
+    }
+    if (fsize >= 16 && h[ST_GLM_W_VERSION] != ST_GLM_CKPT_VERSION) {
+        st_glm_err_set(err, ST_ERR_UNSUPPORTED, ST_GLM_ERR_KEY_FIRST, "%s: checkpoint "
+                       "version %" PRIu64 "; this Strata reads version %d", ck->path,
+                       h[ST_GLM_W_VERSION], ST_GLM_CKPT_VERSION);
+        return;
+    }
+    if (fsize < ST_GLM_CKPT_HEADER) {
+        st_glm_err_set(err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: truncated checkpoint "
+                       "(%" PRIu64 " bytes)", ck->path, fsize);
+        return;
+    }
+    if (h[ST_GLM_W_SUM] != st_glm_ckpt_header_sum(h)) {
+        st_glm_err_set(err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: corrupted checkpoint "
+                       "(the header's checksum does not match)", ck->path);
+        return;
+    }
+    if (h[ST_GLM_W_HEADER_SIZE] != ST_GLM_CKPT_HEADER) {
+        st_glm_err_set(err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: corrupted checkpoint "
+                       "(header size %" PRIu64 ")", ck->path, h[ST_GLM_W_HEADER_SIZE]);
+        return;
+    }
+    if (fsize != h[ST_GLM_W_FILE_SIZE]) {
+        st_glm_err_set(err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: %s checkpoint (%" PRIu64
+                       " bytes, the header says %" PRIu64 ")", ck->path,
+                       fsize < h[ST_GLM_W_FILE_SIZE] ? "truncated" : "corrupted", fsize,
+                       h[ST_GLM_W_FILE_SIZE]);
+        return;
+    }
+    /* another solver or trainer: the other fields differ as a consequence */
+    other = (memcmp(&h[ST_GLM_W_ID], ck->id, 3 * 8) != 0);
+    diff[0] = '\0';
+    for (i = 0; i < ST_GLM_CKPT_ID; i++) {
+        int words = (st_glm_ckpt_fields[i].type == ST_GLM_T_NAME) ? 2 : 1;
+
+        if (st_glm_ckpt_fields[i].what == NULL || (other && i > 2 && i != ST_GLM_ID_RANKS) ||
+            memcmp(&h[ST_GLM_W_ID + i], &ck->id[i], 8 * (size_t)words) == 0) {
+            continue;
+        }
+        st_glm_ckpt_show(st_glm_ckpt_fields[i].type, &h[ST_GLM_W_ID + i], a, sizeof(a));
+        st_glm_ckpt_show(st_glm_ckpt_fields[i].type, &ck->id[i], b, sizeof(b));
+        if (used < sizeof(diff)) {
+            used += (size_t)snprintf(diff + used, sizeof(diff) - used, "%s%s %s (this run: %s)",
+                                     ndiff ? "; " : "", st_glm_ckpt_fields[i].what, a, b);
+        }
+        ndiff++;
+    }
+    if (ndiff > 0) {
+        st_glm_err_set(err, ST_ERR_INVALID_PARAM, ST_GLM_ERR_KEY_FIRST, "%s: the checkpoint "
+                       "is of another run: %s", ck->path, diff);
+        return;
+    }
+    /* the same run has the same sections: anything else is damage */
+    if (h[ST_GLM_W_NSEC] != (uint64_t)ck->nsec || size != fsize) {
+        st_glm_err_set(err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: corrupted checkpoint (its "
+                       "sections are not this run's)", ck->path);
+        return;
+    }
+    for (s = 0; s < ck->nsec; s++) {
+        if (h[ST_GLM_W_SEC + 3 * s] != off[s] ||
+            h[ST_GLM_W_SEC + 3 * s + 1] != (uint64_t)ck->sec[s].count) {
+            st_glm_err_set(err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: corrupted checkpoint "
+                           "(the %s section is not this run's)", ck->path, ck->sec[s].name);
+            return;
+        }
+    }
+}
+
+/* Every rank: my slices of the sections (the rank table's line into @a entry). */
+static void st_glm_ckpt_read_slices(const st_glm_ckpt_t *ck, int fd, const uint64_t *h,
+                                    uint64_t *entry, uint64_t *sums, st_glm_err_t *err)
+{
+    const st_glm_ckpt_sec_t *sec;
+    int s, rc = 0;
+    char *p;
+
+    for (s = 0; s < ck->nsec; s++) {
+        sec = &ck->sec[s];
+        p   = (s == 0) ? (char*)entry : (char*)sec->buf;
+        if (rc == 0 && sec->bhi > sec->blo) {
+            rc = st_glm_pread_all(fd, p, 8 * (size_t)(sec->bhi - sec->blo),
+                                  h[ST_GLM_W_SEC + 3 * s] + 8 * (uint64_t)sec->blo);
+        }
+        sums[s] = st_glm_sum64(p + 8 * (sec->lo - sec->blo), 8, sec->hi - sec->lo, sec->lo,
+                               st_glm_ckpt_salt(s));
+    }
+    if (rc != 0) {
+        st_glm_err_set(err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot read the checkpoint: "
+                       "%s", ck->path, rc < 0 ? "truncated" : strerror(rc));
+    }
+}
+
+strata_status_t st_glm_ckpt_load(st_glm_ckpt_t *ck, strata_glm_info_t *info_p,
+                                 int *certified_p, char *msg, size_t msg_len)
+{
+    uint64_t h[ST_GLM_CKPT_WORDS], sums[ST_GLM_CKPT_MAX_SECS], entry[ST_GLM_CKPT_ENTRY];
+    uint64_t fsize = 0;
+    struct stat st;
+    st_glm_err_t err;
+    st_status_t status;
+    int fd = -1, s, rc;
+
+    st_glm_err_init(&err);
+    memset(h, 0, sizeof(h));
+    memset(entry, 0, sizeof(entry));
+    /* 1. rank 0 reads the header; every rank judges the same bytes */
+    if (ck->c.rank == 0) {
+        fd = open(ck->path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT) {
+            st_glm_err_set(&err, ST_ERR_NOT_FOUND, ST_GLM_ERR_KEY_FIRST, "%s: no checkpoint "
+                           "to resume from (one is written after every checkpoint_every "
+                           "rounds; train without resume to start from the first round)",
+                           ck->path);
+        } else if (fd < 0 || fstat(fd, &st) != 0) {
+            st_glm_err_set(&err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot read the "
+                           "checkpoint: %s", ck->path, strerror(errno));
+        } else {
+            fsize = (uint64_t)st.st_size;
+            rc    = st_glm_pread_all(fd, h, (size_t)ST_MIN(fsize, sizeof(h)), 0);
+            if (rc > 0) {
+                st_glm_err_set(&err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot read the "
+                               "checkpoint: %s", ck->path, strerror(rc));
+            }
+        }
+    }
+    status = st_glm_err_agree(&ck->c, &err);
+    if (status == ST_OK && ck->c.comm != MPI_COMM_NULL) {
+        MPI_Bcast(h, (int)sizeof(h), MPI_BYTE, 0, ck->c.comm);
+        MPI_Bcast(&fsize, 1, MPI_UINT64_T, 0, ck->c.comm);
+    }
+    if (status == ST_OK) {
+        st_glm_ckpt_check_header(ck, h, fsize, &err);
+        status = st_glm_err_agree(&ck->c, &err);
+    }
+    /* 2. every rank reads its slices and sums what it verifies */
+    if (status == ST_OK) {
+        if (fd < 0) {
+            fd = open(ck->path, O_RDONLY | O_CLOEXEC);
+        }
+        if (fd < 0) {
+            st_glm_err_set(&err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot read the "
+                           "checkpoint: %s", ck->path, strerror(errno));
+        } else {
+            st_glm_ckpt_read_slices(ck, fd, h, entry, sums, &err);
+        }
+        status = st_glm_err_agree(&ck->c, &err);
+    }
+    if (fd >= 0) {
+        close(fd);
+    }
+    /* 3. the checksums over all ranks, then the partition */
+    if (status == ST_OK) {
+        st_glm_allreduce(ck->c.comm, sums, ck->nsec, MPI_UINT64_T, MPI_SUM);
+        for (s = 0; s < ck->nsec; s++) {
+            if (sums[s] != h[ST_GLM_W_SEC + 3 * s + 2]) {
+                st_glm_err_set(&err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: corrupted "
+                               "checkpoint (the checksum of the %s does not match)",
+                               ck->path, ck->sec[s].name);
+                break;
+            }
+        }
+        if (s == ck->nsec && memcmp(entry, ck->entry, sizeof(entry)) != 0) {
+            st_glm_err_set(&err, ST_ERR_INVALID_PARAM, ck->c.rank, "%s: the checkpoint is of "
+                           "another partition: rank %d held rows [%" PRIu64 ", %" PRIu64
+                           "), %" PRIu64 " worker(s), features from %" PRIu64 " (this run: "
+                           "[%" PRIu64 ", %" PRIu64 "), %" PRIu64 ", %" PRIu64 ")", ck->path,
+                           ck->c.rank, entry[0], entry[0] + entry[1], entry[2], entry[3],
+                           ck->entry[0], ck->entry[0] + ck->entry[1], ck->entry[2],
+                           ck->entry[3]);
+        }
+        status = st_glm_err_agree(&ck->c, &err);
+    }
+    if (status != ST_OK) {
+        st_glm_err_report(&err, msg, msg_len);
+        return status;
+    }
+    memset(info_p, 0, sizeof(*info_p));
+    info_p->rounds       = (int)h[ST_GLM_W_ROUNDS];
+    info_p->primal       = st_glm_real(h[ST_GLM_W_PRIMAL]);
+    info_p->dual         = st_glm_real(h[ST_GLM_W_DUAL]);
+    info_p->gap          = st_glm_real(h[ST_GLM_W_GAP]);
+    info_p->seconds      = st_glm_real(h[ST_GLM_W_SECONDS]);
+    info_p->comm_seconds = st_glm_real(h[ST_GLM_W_COMM_SECONDS]);
+    *certified_p         = (h[ST_GLM_W_CERTIFIED] != 0);
+    if (ck->verbose) {
+        st_glm_print("checkpoint: resuming from %s after round %d\n", ck->path,
+                     info_p->rounds);
+    }
+    return STRATA_OK;
+}
+
+int st_glm_ckpt_stopped(const strata_glm_param_t *param, strata_glm_info_t *info,
+                        int certified)
+{
+    info->converged = certified && info->gap <= param->tol * fabs(info->primal);
+    return info->converged || info->rounds >= param->max_rounds;
+}
+
+int st_glm_ckpt_order_ok(const int64_t *order, int64_t n, int64_t lo)
+{
+    unsigned char *seen = calloc((size_t)ST_MAX(n, 1), 1);
+    int64_t i;
+    int ok = (seen != NULL);
+
+    for (i = 0; ok && i < n; i++) {
+        ok = (order[i] >= lo && order[i] < lo + n && !seen[order[i] - lo]);
+        if (ok) {
+            seen[order[i] - lo] = 1;
+        }
+    }
+    free(seen);
+    return ok;
+}

@@ -1,0 +1,123 @@
+#!/bin/sh
+#
+# strata-train --checkpoint-every / --resume. A run killed with SIGKILL (mpirun and its
+# ranks) once its first checkpoint is on disk, then resumed, writes the model file of
+# the run that was never interrupted, byte for byte: logistic on 1 rank, on 2 ranks of
+# 2 threads, on 3 ranks with the gap every 4th round; lasso on 1 rank (the serial
+# solver) and on 2 (ProxCoCoA+ over features). Refused with exit status 1, a message
+# naming what differs and no hang: other data, another rank count, another lambda, a
+# flipped byte, a truncated file, --resume without a checkpoint, a checkpoint file
+# that is not one (left as it was). Usage errors exit 2. Neither the model file nor
+# the data is ever written by a refused run.
+#
+. "${top_srcdir}/tests/common.sh"
+fail=0
+dir=$(mktemp -d)
+out="$dir/out"
+trap 'rm -rf "$dir"' EXIT
+run="timeout -k 5 120 $ST_MPIRUN"
+
+for seed in 1 2; do   # 20000 rows for the runs to kill, 3000 for the refusals
+    tools/strata-gen criteo --rows 20000 --cols 65536 --seed $seed -q "$dir/c$seed.svm" &&
+        tools/strata-gen criteo --rows 3000 --cols 4096 --seed $seed -q "$dir/s$seed.svm" ||
+        { echo "FAIL: strata-gen"; exit 1; }
+done
+
+# kill_resume NAME NP OPTION...: the model of an uninterrupted run; a run killed at its
+# first checkpoint (every 5 rounds), then resumed; the two model files must be equal
+kill_resume() {
+    name=$1 np=$2
+    shift 2
+    full="$dir/full.model" part="$dir/part.model" ck="$dir/part.model.ckpt"
+    rm -f "$full" "$part" "$ck"
+    expect 0 "$name: uninterrupted" $run -np "$np" tools/strata-train -q "$@" "$dir/c1.svm" \
+        "$full"
+    setsid $ST_MPIRUN -np "$np" tools/strata-train -q --checkpoint-every 5 "$@" \
+        "$dir/c1.svm" "$part" >"$out" 2>&1 &
+    job=$!   # mpirun, leader of a session of its own (setsid forks not from a job)
+    i=0
+    while [ ! -e "$ck" ] && [ $i -lt 1500 ]; do
+        sleep 0.02
+        i=$((i + 1))
+    done
+    # the ranks have process groups of their own, in mpirun's session: kill them all
+    kill -KILL $(ps -o pid= -s $job) 2>/dev/null
+    wait $job 2>/dev/null   # (not the shell's "Killed")
+    rc=$?
+    i=0
+    while ps -o stat= -s $job | grep -qv Z && [ $i -lt 100 ]; do   # zombies are dead
+        sleep 0.1
+        i=$((i + 1))
+    done
+    if [ $rc -ne 137 ] || [ -e "$part" ] || [ ! -e "$ck" ]; then
+        echo "FAIL: $name: not killed after a checkpoint (exit $rc, model written:" \
+             "$([ -e "$part" ] && echo yes || echo no))"; cat "$out"; fail=1
+        return
+    fi
+    expect 0 "$name: resumed" $run -np "$np" tools/strata-train --checkpoint-every 5 \
+        --resume "$@" "$dir/c1.svm" "$part"
+    contains "$name: resumed from its checkpoint" \
+        "^checkpoint: resuming from .*part.model.ckpt after round [1-9]"
+    cmp -s "$full" "$part" ||
+        { echo "FAIL: $name: the resumed run's model differs"; fail=1; }
+}
+
+kill_resume "logistic, 1 rank" 1 -e 0 -r 150
+kill_resume "logistic, 2 ranks x 2 threads" 2 -t 2 -e 0 -r 120
+kill_resume "logistic, 3 ranks, gap every 4" 3 --gap-every 4 -e 0 -r 120
+kill_resume "lasso, 1 rank" 1 -s lasso -l 1e-4 -e 0 -r 100
+kill_resume "lasso, 2 ranks" 2 -s lasso -l 1e-4 -e 0 -r 80
+
+# refusals, most by one process alone (mpirun takes seconds to end a failed job): a
+# checkpoint of one rank after round 6, and a model file to keep
+ck="$dir/r.ckpt"
+expect 0 "checkpoint to refuse" tools/strata-train -q -e 0 -r 6 --checkpoint-every 3 \
+    --checkpoint "$ck" "$dir/s1.svm" "$dir/r.model"
+cp "$ck" "$dir/good.ckpt"
+cp "$dir/r.model" "$dir/r.model.orig"
+refused() { # NAME PATTERN LAUNCHER... OPTION... DATA
+    name=$1 pattern=$2
+    shift 2
+    expect 1 "$name" "$@" --resume --checkpoint "$ck" "$dir/r.model"
+    contains "$name named" "$pattern"
+}
+train="tools/strata-train -q -e 0 -r 12"
+refused "other data" "r.ckpt: the checkpoint is of another run: .*data checksum" $train \
+    "$dir/s2.svm"
+refused "other lambda" "lambda 0.0001 (this run: 0.0002)" $train -l 2e-4 "$dir/s1.svm"
+refused "other rank count" "ranks 1 (this run: 2)" $run -np 2 $train "$dir/s1.svm"
+size=$(wc -c <"$ck")
+for at in 100 5000 $((size - 20000)); do   # the header, v, the row orders
+    cp "$dir/good.ckpt" "$ck"
+    b=$(od -An -tu1 -j "$at" -N 1 "$ck" | tr -d ' ')
+    printf "$(printf '\\%03o' $(( (b + 1) % 256 )))" |
+        dd of="$ck" bs=1 seek="$at" conv=notrunc 2>/dev/null
+    refused "byte $at flipped" "r.ckpt: corrupted checkpoint" $train "$dir/s1.svm"
+done
+cp "$dir/good.ckpt" "$ck"
+truncate -s $((size - 8)) "$ck"
+refused "truncated" "r.ckpt: truncated checkpoint" $train "$dir/s1.svm"
+rm -f "$ck"
+refused "no checkpoint" "no checkpoint .*r.ckpt.*--checkpoint-every" $train "$dir/s1.svm"
+cmp -s "$dir/r.model" "$dir/r.model.orig" ||
+    { echo "FAIL: a refused run changed the model file"; fail=1; }
+cp "$dir/good.ckpt" "$ck"
+expect 0 "the checkpoint again" $train --resume --checkpoint "$ck" "$dir/s1.svm" \
+    "$dir/r.model"
+
+# a checkpoint file that is not one is not overwritten; usage errors
+cp "$dir/s2.svm" "$dir/s2.keep"
+expect 1 "not a checkpoint" tools/strata-train -q -r 6 --checkpoint-every 3 \
+    --checkpoint "$dir/s2.svm" "$dir/s1.svm" "$dir/x.model"
+contains "not a checkpoint named" "s2.svm exists and is not a Strata checkpoint"
+cmp -s "$dir/s2.svm" "$dir/s2.keep" || { echo "FAIL: the other file was written"; fail=1; }
+expect 2 "checkpoint is the model" tools/strata-train --checkpoint-every 3 --checkpoint \
+    "$dir/r.model" "$dir/s1.svm" "$dir/r.model"
+contains "checkpoint is the model named" "is the model, training or test file"
+expect 2 "checkpoint is the data" tools/strata-train --checkpoint-every 3 --checkpoint \
+    "$dir/s1.svm" "$dir/s1.svm" "$dir/x.model"
+expect 2 "--checkpoint alone" tools/strata-train --checkpoint "$dir/x" "$dir/s1.svm"
+contains "--checkpoint alone named" "needs --checkpoint-every"
+expect 2 "--checkpoint-every 0" tools/strata-train --checkpoint-every 0 "$dir/s1.svm"
+contains "--checkpoint-every 0 named" "checkpoint-every"
+exit $fail
