@@ -25,8 +25,9 @@
  * (relative tolerance), as in Snap ML. By default threads hold replicas merged once
  * per round (as SySCD does): the result does not depend on thread timing, so a run
  * can be repeated bit for bit. With thread_mode shared, a rank's threads update one
- * vector with atomic adds instead (PASSCoDe-Atomic) and count as one CoCoA+ worker:
- * more progress per round, results that depend on timing.
+ * vector with atomic adds instead (PASSCoDe-Atomic), taking their rows from one
+ * random order of all the rank's rows, and count as one CoCoA+ worker: more
+ * progress per round, results that depend on timing.
  *
  * The L1 models (lasso, l1-logistic, elastic net) are primal problems: on one rank
  * the serial reference solver (solver/st_glm_model_serial.c) trains them, across
@@ -38,6 +39,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -372,7 +374,9 @@ struct st_glm_trainer {
     double                bias;
     double                lambda, scale;  /* scale = sigma' / (lambda n) */
     double               *alpha, *c, *sqnorm;
-    int64_t              *perm;    /* the workers' row orders, one after the other */
+    int64_t              *perm;    /* the workers' row orders, one after the other;
+                                      * shared: one order of all the rows */
+    _Atomic int64_t       next_row; /* shared: the next chunk of perm to take */
     uint64_t             *rngs;    /* param->threads: the workers' states, checkpointed */
     double               *w, *v, *dv;
     double               *u;       /* shared mode: the vector of all my threads */
@@ -492,49 +496,100 @@ static inline void st_glm_prefetch_row(const st_glm_trainer_t *tr, int64_t i)
     __builtin_prefetch(&data->y[i]);
 }
 
-/*
- * One round of local SDCA on worker @a wk's rows, against u = w + scale dv_k: each
- * epoch visits the rows in a fresh uniformly random order. Not by buckets of
- * consecutive rows (as SySCD does for locality): a fixed grouping of rows behaves
- * partly like a cyclic order, and on the Criteo-like data of bench/GLM.md (300k rows,
- * lambda 1e-5) buckets of 16 rows left the dual 1e-2 from the optimum after 40 epochs
- * where a full permutation reached 1.7e-4 (buckets of 256: 1.5e-2; a fixed order:
- * worse still). The random access this costs is hidden by prefetching.
- */
-static inline __attribute__((always_inline)) void st_glm_local_sdca_run(st_glm_worker_t *wk,
-                                                                         int shared)
+/* SDCA steps on the rows order[0 .. n), against wk->u. */
+static inline __attribute__((always_inline)) void st_glm_sdca_rows(st_glm_worker_t *wk,
+                                                                    const int64_t *order,
+                                                                    int64_t n, int shared)
 {
     st_glm_trainer_t *tr = wk->tr;
     const st_glm_data_t *data = tr->data;
     const double *y      = data->y;
-    const int64_t *perm  = wk->perm;
-    int64_t n = wk->hi - wk->lo, j, k, i, t;
+    int64_t j, i;
     double z, delta, q;
+
+    for (j = 0; j < n; j++) {
+        if (j + 2 * ST_GLM_AHEAD < n) {
+            __builtin_prefetch(&data->indptr[order[j + 2 * ST_GLM_AHEAD]]);
+        }
+        if (j + ST_GLM_AHEAD < n) {
+            st_glm_prefetch_row(tr, order[j + ST_GLM_AHEAD]);
+        }
+        /* an empty row (q = 0) still moves its dual variable to the conjugate's
+         * maximum, though not w */
+        i     = order[j];
+        z     = st_glm_dot(tr, i, wk->u, shared);
+        q     = tr->scale * tr->sqnorm[i];
+        delta = tr->loss->dual_step(y[i], tr->c[i], z, q, &tr->alpha[i]);
+        if (delta != 0) {
+            st_glm_axpy(tr, i, tr->scale * delta, wk->u, shared);
+        }
+    }
+}
+
+/* A fresh uniformly random order of order[0 .. n) (Fisher-Yates). */
+static void st_glm_shuffle(int64_t *order, int64_t n, uint64_t *rng)
+{
+    int64_t j, k, t;
+
+    for (j = n - 1; j > 0; j--) {
+        k        = (int64_t)(st_glm_rand(rng) % (uint64_t)(j + 1));
+        t        = order[j];
+        order[j] = order[k];
+        order[k] = t;
+    }
+}
+
+/*
+ * One round of local SDCA on a replica: each epoch visits the worker's rows in a
+ * fresh uniformly random order. Not by buckets of consecutive rows (as SySCD does
+ * for locality): a fixed grouping of rows behaves partly like a cyclic order, and
+ * on the Criteo-like data of bench/GLM.md (300k rows, lambda 1e-5) buckets of 16
+ * rows left the dual 1e-2 from the optimum after 40 epochs where a full permutation
+ * reached 1.7e-4 (buckets of 256: 1.5e-2; a fixed order: worse still). The random
+ * access this costs is hidden by prefetching.
+ */
+static void st_glm_local_sdca_replica(st_glm_worker_t *wk)
+{
+    int64_t n = wk->hi - wk->lo;
+    int epoch;
+
+    for (epoch = 0; epoch < wk->tr->local_epochs; epoch++) {
+        st_glm_shuffle(wk->perm, n, &wk->rng);
+        st_glm_sdca_rows(wk, wk->perm, n, 0);
+    }
+}
+
+/*
+ * One round of local SDCA with the threads sharing one vector: each epoch is one
+ * random order of ALL the rank's rows, which the threads take in chunks as they go.
+ * Not each thread its own half of the rows: when the threads do not run at once
+ * (a loaded machine, fewer cores than threads), their halves were visited one
+ * after the other, a block-cyclic order that on the Criteo-like data of
+ * tests/glm_train.sh left the gap at 5e-4 after 600 rounds where one thread
+ * reaches 1e-5 in 74. In one order, a thread alone still makes a full random
+ * pass. Worker 0 shuffles; barriers keep the epochs apart, so no row is in two
+ * threads' hands at once.
+ */
+#define ST_GLM_SHARED_CHUNK 512
+
+static void st_glm_local_sdca_shared(st_glm_worker_t *wk)
+{
+    st_glm_trainer_t *tr = wk->tr;
+    int64_t m = tr->data->n_rows, at;
     int epoch;
 
     for (epoch = 0; epoch < tr->local_epochs; epoch++) {
-        for (j = n - 1; j > 0; j--) {        /* Fisher-Yates */
-            k           = (int64_t)(st_glm_rand(&wk->rng) % (uint64_t)(j + 1));
-            t           = wk->perm[j];
-            wk->perm[j] = wk->perm[k];
-            wk->perm[k] = t;
+        if (wk->id == 0) {
+            st_glm_shuffle(tr->perm, m, &wk->rng);
+            atomic_store_explicit(&tr->next_row, 0, memory_order_relaxed);
         }
-        for (j = 0; j < n; j++) {
-            if (j + 2 * ST_GLM_AHEAD < n) {
-                __builtin_prefetch(&data->indptr[perm[j + 2 * ST_GLM_AHEAD]]);
-            }
-            if (j + ST_GLM_AHEAD < n) {
-                st_glm_prefetch_row(tr, perm[j + ST_GLM_AHEAD]);
-            }
-            /* an empty row (q = 0) still moves its dual variable to the conjugate's
-             * maximum, though not w */
-            i     = perm[j];
-            z     = st_glm_dot(tr, i, wk->u, shared);
-            q     = tr->scale * tr->sqnorm[i];
-            delta = tr->loss->dual_step(y[i], tr->c[i], z, q, &tr->alpha[i]);
-            if (delta != 0) {
-                st_glm_axpy(tr, i, tr->scale * delta, wk->u, shared);
-            }
+        pthread_barrier_wait(&tr->barrier);
+        while ((at = atomic_fetch_add_explicit(&tr->next_row, ST_GLM_SHARED_CHUNK,
+                                               memory_order_relaxed)) < m) {
+            st_glm_sdca_rows(wk, tr->perm + at, ST_MIN(ST_GLM_SHARED_CHUNK, m - at), 1);
+        }
+        if (epoch + 1 < tr->local_epochs) {
+            pthread_barrier_wait(&tr->barrier);
         }
     }
 }
@@ -545,10 +600,10 @@ static void st_glm_local_sdca(st_glm_worker_t *wk)
     st_glm_trainer_t *tr = wk->tr;
 
     if (tr->shared) {
-        st_glm_local_sdca_run(wk, 1);
+        st_glm_local_sdca_shared(wk);
     } else {
         memcpy(wk->u, tr->w, (size_t)tr->d_all * sizeof(double));
-        st_glm_local_sdca_run(wk, 0);
+        st_glm_local_sdca_replica(wk);
     }
 }
 
@@ -874,7 +929,11 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
     }
     if (param->resume) {
         status = st_glm_ckpt_load(&tr.ck, &ctx.info, &certified, msg, msg_len);
-        for (k = 0, ok = 1; status == STRATA_OK && k < tr.nworkers; k++) {
+        ok = 1;
+        if (tr.shared && status == STRATA_OK) {   /* one order of all the rows */
+            ok = st_glm_ckpt_order_ok(tr.perm, m, 0);
+        }
+        for (k = 0; !tr.shared && status == STRATA_OK && k < tr.nworkers; k++) {
             ok &= st_glm_ckpt_order_ok(tr.workers[k].perm, tr.workers[k].hi - tr.workers[k].lo,
                                        tr.workers[k].lo);
         }

@@ -73,13 +73,20 @@ awk '/^round/ { if ($2 % 4 != 0) bad = 1; n++ } /^converged after/ { if ($3 % 4 
      END { exit (bad || n == 0) }' "$out" ||
     { echo "FAIL: --gap-every 4 printed or stopped on other rounds"; cat "$out"; fail=1; }
 
-# threads sharing one vector (atomic updates) reach the optimum of one thread: the
-# primal at a relative gap of 1e-5 agrees to 1e-5
+# threads sharing one vector (atomic updates) reach the optimum of one thread, at
+# its rate per round: they take their rows from one random order of all the rows.
+# Pinned to one core, where they take turns (when each had its own half of the rows,
+# the halves then came one after the other, and the gap was still 5e-4 after 600
+# rounds, one thread's 1e-5 after 74), they certify 1e-5 within 200 rounds
 primal() { sed -n 's/^converged after .* primal \([^,]*\),.*/\1/p' "$out"; }
 expect 0 "one thread" tools/strata-train -t 1 -l 1e-4 -e 1e-5 -r 500 "$dir/c20k.svm" "$dir/mt1"
 p1=$(primal)
-expect 0 "shared threads" tools/strata-train -t 2 --thread-mode shared -l 1e-4 -e 1e-5 -r 500 \
-    "$dir/c20k.svm" "$dir/mt2"
+pin=""
+if command -v taskset >/dev/null 2>&1; then
+    pin="taskset -c $(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')"
+fi
+expect 0 "shared threads" $pin tools/strata-train -t 2 --thread-mode shared -l 1e-4 -e 1e-5 \
+    -r 200 "$dir/c20k.svm" "$dir/mt2"
 contains "shared threads converged" "^converged after"
 p2=$(primal)
 awk -v a="$p1" -v b="$p2" 'BEGIN { d = (a - b) / a; exit !(a != "" && b != "" && d < 1e-5 && d > -1e-5) }' ||
