@@ -199,7 +199,6 @@ static void st_plan_setup(st_plan_t *plan)
         st_debug("private communicator setup failed: falling back");
         return;
     }
-    st_coll_proc.world_rank = st_coll_world_rank;
     status = st_topo_build(plan->comm, &st_coll_proc, &plan->topo);
     if (!st_coll_all_ok(plan->comm, status == ST_OK)) {
         st_topo_destroy(plan->topo);
@@ -298,6 +297,7 @@ static void st_coll_init_once(void)
 {
     st_config_init();
     PMPI_Comm_rank(MPI_COMM_WORLD, &st_coll_world_rank);
+    st_coll_proc.world_rank = st_coll_world_rank; /* once: plans of other threads read it */
     PMPI_Comm_size(MPI_COMM_WORLD, &st_coll_world_size);
     st_log_set_rank(st_coll_world_rank);
     if (st_coll_world_rank == 0) {

@@ -10,6 +10,11 @@ OMPI_MCA_mpi_yield_when_idle=1
 export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
 export OMPI_MCA_rmaps_base_oversubscribe OMPI_MCA_mpi_yield_when_idle
 ST_MPIRUN="$MPIRUN --bind-to none"
+# a sanitizer build: its options reach ranks on other (namespace) hosts too
+if [ -n "${ST_SANITIZERS:-}" ]; then
+    ST_MPIRUN="$ST_MPIRUN -x ASAN_OPTIONS -x LSAN_OPTIONS -x UBSAN_OPTIONS -x TSAN_OPTIONS"
+    ST_MPIRUN="$ST_MPIRUN -x UCX_MEM_EVENTS"
+fi
 cd "$top_builddir" || exit 99
 
 # Checks for the script tests: run a command into $out, and look into $out. A

@@ -6,12 +6,14 @@
  * with st_glm_serial_train to a 1e-12 gap. P is lambda-strongly convex, so any w
  * with gap g is within sqrt(2 g / lambda) of the optimum: the distributed model
  * must be that close to the reference (both distances added). Checked for every
- * dual model, with one and two threads, a bias feature and class weights, at
- * whatever rank count the job has (tests/train1.np1 ... train3.np3): the same
- * optimum whatever the rank count. Also: every rank holds the same weights, the
- * certificate is a real gap (P >= D), the parameter check names bad fields. The L1
- * models (not strongly convex) are checked by their objective: within the sum of
- * the two gaps of the reference's.
+ * dual model, with one thread, two replicas and two threads sharing w, a bias
+ * feature and class weights, at whatever rank count the job has (tests/train1.np1
+ * ... train3.np3): the same optimum whatever the rank count. Also: every rank
+ * holds the same weights, the certificate is a real gap (P >= D), the parameter
+ * check names bad fields. The L1 models (not strongly convex) are checked by their
+ * objective: within the sum of the two gaps of the reference's. Under
+ * ThreadSanitizer (make check-tsan) the threaded cases check the trainer's
+ * synchronization.
  */
 #include "config.h"
 
@@ -240,14 +242,17 @@ int main(int argc, char **argv)
     make_data(&ds);
 
     for (m = 0; m < sizeof(duals) / sizeof(duals[0]); m++) {
-        for (threads = 1; threads <= 2; threads++) {
+        /* 1 thread, 2 replicas, 2 threads sharing one vector */
+        for (threads = 1; threads <= 3; threads++) {
             strata_glm_param_default(&p);
-            p.solver     = duals[m];
-            p.lambda     = 0.01;
-            p.tol        = 1e-11;
-            p.max_rounds = 20000;
-            p.threads    = threads;
-            snprintf(what, sizeof(what), "%s, %d thread(s)", duals[m], threads);
+            p.solver      = duals[m];
+            p.lambda      = 0.01;
+            p.tol         = 1e-11;
+            p.max_rounds  = 20000;
+            p.threads     = threads > 1 ? 2 : 1;
+            p.thread_mode = threads == 3 ? STRATA_GLM_THREADS_SHARED : STRATA_GLM_THREADS_REPLICAS;
+            snprintf(what, sizeof(what), "%s, %d thread(s)%s", duals[m], p.threads,
+                     threads == 3 ? " sharing w" : "");
             check_model(&ds, &p, what);
         }
         /* an intercept, class weights, several local passes */
