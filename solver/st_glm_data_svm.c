@@ -128,7 +128,7 @@ static st_glm_num_t st_glm_num_slow(const char *s, size_t len, int prec, double 
 static inline st_glm_num_t st_glm_num_parse(const char *s, size_t len, int prec,
                                             double *val_p)
 {
-    const char *p = s, *e = s + len;
+    const char *p = s, *e = s + len, *w;
     uint64_t mant = 0;
     int64_t exp10 = 0, x;
     int ndig = 0, any = 0, inexact = 0, neg = 0, eneg = 0;
@@ -138,6 +138,7 @@ static inline st_glm_num_t st_glm_num_parse(const char *s, size_t len, int prec,
         neg = (*p == '-');
         p++;
     }
+    w = p;   /* where a word (nan, inf) must start: right after the sign */
     while (p < e && st_glm_is_digit(*p)) {
         any = 1;
         if (ndig < 19) {
@@ -164,11 +165,11 @@ static inline st_glm_num_t st_glm_num_parse(const char *s, size_t len, int prec,
         }
     }
     if (!any) {
-        if (st_glm_match_ci(p, e, "nan")) {
+        if (st_glm_match_ci(w, e, "nan")) {
             *val_p = neg ? -NAN : NAN;
             return ST_GLM_NUM_NONFINITE;
         }
-        if (st_glm_match_ci(p, e, "inf") || st_glm_match_ci(p, e, "infinity")) {
+        if (st_glm_match_ci(w, e, "inf") || st_glm_match_ci(w, e, "infinity")) {
             *val_p = neg ? -INFINITY : INFINITY;
             return ST_GLM_NUM_NONFINITE;
         }
