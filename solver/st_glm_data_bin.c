@@ -736,6 +736,7 @@ st_status_t st_glm_data_read_bin(const char *path, const st_glm_data_opts_t *opt
 
         for (k = d->indptr[i]; k < d->indptr[i + 1]; k++) {
             uint32_t col = d->indices[k];
+            double v;
 
             if ((uint64_t)col >= h.n_cols || (uint64_t)col + 1 > o.max_index ||
                 (k > d->indptr[i] && col <= d->indices[k - 1])) {
@@ -746,23 +747,26 @@ st_status_t st_glm_data_read_bin(const char *path, const st_glm_data_opts_t *opt
                                "exceeds the largest allowed index" : "out of order");
                 break;
             }
-            if (!o.allow_nonfinite) {
-                double v;
+            if (fsize == 4) {
+                float f;
 
-                if (fsize == 4) {
-                    float f;
-
-                    memcpy(&f, (char*)raw + 4 * k, 4);
-                    v = f;
-                } else {
-                    memcpy(&v, (char*)raw + 8 * k, 8);
-                }
-                if (!isfinite(v)) {
-                    st_glm_err_set(&err, ST_ERR_INVALID_PARAM, row, "%s: row %lld: non-finite "
-                                   "value for column %llu (not allowed)", path, (long long)row,
-                                   (unsigned long long)col + 1);
-                    break;
-                }
+                memcpy(&f, (char*)raw + 4 * k, 4);
+                v = f;
+            } else {
+                memcpy(&v, (char*)raw + 8 * k, 8);
+            }
+            if (!o.allow_nonfinite && !isfinite(v)) {
+                st_glm_err_set(&err, ST_ERR_INVALID_PARAM, row, "%s: row %lld: non-finite "
+                               "value for column %llu (not allowed)", path, (long long)row,
+                               (unsigned long long)col + 1);
+                break;
+            }
+            /* as the text reader: a finite value must stay finite in the precision asked */
+            if (prec == 32 && isfinite(v) && isinf((float)v)) {
+                st_glm_err_set(&err, ST_ERR_INVALID_PARAM, row, "%s: row %lld: value %g for "
+                               "column %llu overflows 32-bit floating point", path,
+                               (long long)row, v, (unsigned long long)col + 1);
+                break;
             }
         }
         if (!isfinite(y) ||

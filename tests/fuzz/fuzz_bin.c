@@ -14,7 +14,8 @@
  * Checked: an error is one line naming the file and leaves the result alone; a
  * dataset passes st_glm_data_check and agrees with the options and with the file's
  * own arrays, decoded here independently of the reader (including the values in
- * the precision asked for, and finite unless allowed).
+ * the precision asked for, finite unless allowed, and never made infinite by the
+ * conversion to 32 bits, which the text reader refuses as an overflow).
  */
 #include "config.h"
 
@@ -174,6 +175,10 @@ static void st_fuzz_bin_compare(const st_glm_data_t *d, const uint8_t *f, size_t
         } else {
             memcpy(&v, &bits, 8);
         }
+        /* a finite value stays finite (the text reader refuses what overflows) */
+        ST_FUZZ_CHECK(!isfinite(v) || isfinite(want == 32 ? (double)(float)v : v),
+                      "value %llu: %g overflows %d bits, and was read", (unsigned long long)i,
+                      v, want);
         if (want == 32) {
             v = (float)v;
         }
