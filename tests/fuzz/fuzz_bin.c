@@ -11,7 +11,8 @@
  *   bit 5     through st_glm_data_load (format detection) rather than read_bin
  *   bits 6-7  max_index: the default (2^32-1), 7, 1000, 2^32-1
  *
- * Checked: an error is one line naming the file and leaves the result alone; a
+ * Serial reads (MPI_COMM_NULL); under mpirun, the replay also reads each file over
+ * MPI_COMM_WORLD and compares (st_fuzz_data.h). Checked: an error is one line naming the file and leaves the result alone; a
  * dataset passes st_glm_data_check and agrees with the options and with the file's
  * own arrays, decoded here independently of the reader (including the values in
  * the precision asked for, finite unless allowed, and never made infinite by the
@@ -19,8 +20,7 @@
  */
 #include "config.h"
 
-#include "st_fuzz.h"
-#include "st_glm_data.h"
+#include "st_fuzz_data.h"
 
 #include <math.h>
 
@@ -234,11 +234,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         rc = st_glm_data_read_bin(path, &o, MPI_COMM_NULL, msg, sizeof(msg), &d);
     }
+    st_fuzz_data_mpi((opt & 32) ? st_glm_data_load : st_glm_data_read_bin, path, &o, rc, msg,
+                     rc == ST_OK ? d : NULL);
     if (rc != ST_OK) {
         ST_FUZZ_CHECK(d == &sentinel, "the result was set on failure");
         ST_FUZZ_CHECK(st_fuzz_msg_ok(msg, path), "bad message '%s'", msg);
         ST_FUZZ_CHECK(rc == ST_ERR_INVALID_PARAM || rc == ST_ERR_IO || rc == ST_ERR_UNSUPPORTED,
                       "status %d: %s", (int)rc, msg);
+        /* "row R: ..." names a row of the file (its header is right after a repair) */
+        if ((opt & 16) && strstr(msg, ": row ") != NULL) {
+            long long row = 0;
+
+            ST_FUZZ_CHECK(sscanf(strstr(msg, ": row ") + 6, "%lld", &row) == 1 && row >= 1 &&
+                          (uint64_t)row <= st_fuzz_get(data + 24, 8),
+                          "row %lld of a %llu-row file: %s", row,
+                          (unsigned long long)st_fuzz_get(data + 24, 8), msg);
+        }
     } else {
         ST_FUZZ_CHECK(st_glm_data_check(d, check, sizeof(check)) == ST_OK, "%s", check);
         if (d->format == ST_GLM_FORMAT_BIN) {

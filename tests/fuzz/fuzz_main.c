@@ -5,6 +5,9 @@
  * target's committed inputs, tests/fuzz/corpus/NAME/ and tests/fuzz/regress/NAME/
  * under $top_srcdir (default "."), NAME being ST_FUZZ_NAME; finding none fails.
  *
+ * With --mpi first (under mpirun), MPI is initialized before the target and
+ * finalized after it, for the targets that also check collective reads.
+ *
  * A target's failed check aborts, so the test fails; before each input the driver
  * notes its name on stderr only when ST_FUZZ_VERBOSE is set, and the name of the
  * input being replayed is printed when the process dies of a signal anyway (see
@@ -15,6 +18,7 @@
 #include "st_fuzz.h"
 
 #include <dirent.h>
+#include <mpi.h>
 #include <errno.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -75,6 +79,16 @@ static int st_fuzz_main_file(const char *path)
     st_fuzz_main_current = "(none)";
     free(buf);
     return 0;
+}
+
+static void st_fuzz_main_finalize(void)
+{
+    int fini = 0;
+
+    MPI_Finalized(&fini);
+    if (!fini) {
+        MPI_Finalize();
+    }
 }
 
 static int st_fuzz_main_cmp(const void *a, const void *b)
@@ -149,6 +163,16 @@ int main(int argc, char **argv)
     int i;
 
     st_fuzz_main_verbose = getenv("ST_FUZZ_VERBOSE") != NULL;
+    if (argc > 1 && !strcmp(argv[1], "--mpi")) {
+        if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+            fprintf(stderr, "fuzz_main: MPI_Init failed\n");
+            return 1;
+        }
+        atexit(st_fuzz_main_finalize);
+        argv[1] = argv[0];
+        argv++;
+        argc--;
+    }
     signal(SIGSEGV, st_fuzz_main_on_signal);
     signal(SIGBUS, st_fuzz_main_on_signal);
     signal(SIGFPE, st_fuzz_main_on_signal);

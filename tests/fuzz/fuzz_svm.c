@@ -11,7 +11,8 @@
  *   bits 5-6  max_index: the default (2^32-1), 7, 1000, 2^32-1
  *   bit 7     n_features 50 (else 0)
  *
- * The readers run serially (MPI_COMM_NULL: no MPI). Checked: an error is one line
+ * The readers run serially (MPI_COMM_NULL: no MPI); under mpirun, the replay also
+ * reads each file over MPI_COMM_WORLD and compares (st_fuzz_data.h). Checked: an error is one line
  * naming the file (with a line number within the file for content errors) and
  * leaves the result pointer alone; a dataset passes st_glm_data_check, agrees with
  * the options and with the file as read again by a plain tokenizer here, and survives
@@ -20,8 +21,7 @@
  */
 #include "config.h"
 
-#include "st_fuzz.h"
-#include "st_glm_data.h"
+#include "st_fuzz_data.h"
 
 #include <math.h>
 #include <strings.h>
@@ -250,6 +250,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         rc = st_glm_data_read_svm(path, &o, MPI_COMM_NULL, msg, sizeof(msg), &d);
     }
+    st_fuzz_data_mpi((opt & 3) == 1 ? st_glm_data_load : st_glm_data_read_svm, path, &o, rc, msg,
+                     rc == ST_OK ? d : NULL);
 
     if (rc != ST_OK) {
         const char *p = strstr(msg, path);
