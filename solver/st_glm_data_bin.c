@@ -676,18 +676,25 @@ st_status_t st_glm_data_read_bin(const char *path, const st_glm_data_opts_t *opt
         st_glm_bin_verify(&c, path, &h, part, ST_GLM_SEC_INDPTR, 1, &err) != ST_OK) {
         goto out;
     }
-    a = d->indptr[0];
-    b = d->indptr[n];
-    for (i = 0; i < n; i++) {
-        if (d->indptr[i + 1] < d->indptr[i]) {
+    /*
+     * The first bad pointer k (pointer k ends row k, 1-based; pointer 0 must be 0): each
+     * rank checks its pointers lo..hi, pointer lo against the one before it only on the
+     * rank that holds both, so the lowest over the ranks is the serial answer.
+     */
+    for (i = 0; i <= n; i++) {
+        int64_t ptr = lo + i, p = d->indptr[i];
+
+        if ((ptr == 0 && p != 0) || (i > 0 && p < d->indptr[i - 1]) || p < 0 ||
+            p > (int64_t)h.nnz || (ptr == (int64_t)h.n_rows && p != (int64_t)h.nnz)) {
             break;
         }
     }
-    if (i < n || a < 0 || b > (int64_t)h.nnz || (lo == 0 && a != 0) ||
-        (hi == (int64_t)h.n_rows && b != (int64_t)h.nnz)) {
-        st_glm_err_set(&err, ST_ERR_IO, lo + i + 1, "%s: row %lld: corrupted row pointers",
-                       path, (long long)(lo + i + 1));
+    if (i <= n) {
+        st_glm_err_set(&err, ST_ERR_IO, ST_MAX(lo + i, 1), "%s: row %lld: corrupted row "
+                       "pointers", path, (long long)ST_MAX(lo + i, 1));
     }
+    a = d->indptr[0];
+    b = d->indptr[n];
     if (st_glm_err_agree(&c, &err) != ST_OK) {
         goto out;
     }
