@@ -12,7 +12,8 @@
  *   bits 6-7  max_index: the default (2^32-1), 7, 1000, 2^32-1
  *
  * Serial reads (MPI_COMM_NULL); under mpirun, the replay also reads each file over
- * MPI_COMM_WORLD and compares (st_fuzz_data.h). Checked: an error is one line naming the file and leaves the result alone; a
+ * MPI_COMM_WORLD and compares (st_fuzz_data.h). Checked: an error is one line
+ * naming the file (and, after a repair, a row of it) and leaves the result alone; a
  * dataset passes st_glm_data_check and agrees with the options and with the file's
  * own arrays, decoded here independently of the reader (including the values in
  * the precision asked for, finite unless allowed, and never made infinite by the
