@@ -240,19 +240,18 @@ static void st_plan_setup(st_plan_t *plan)
 /* ---- the fast-path decision ---- */
 
 /*
- * Returns a fallback reason, or -1 for the fast path. Uses only facts that are
- * identical on every rank of a correct call (comm shape, op, datatype, count),
- * so all ranks decide alike before any data moves.
+ * Uses only facts that are identical on every rank of a correct call (comm shape,
+ * op, datatype, count), so all ranks decide alike before any data moves.
  */
-static int st_coll_decide(st_plan_t *plan, const void *sbuf, void *rbuf, int count,
-                          MPI_Datatype dtype, MPI_Op mop, int *type_p, int *op_p)
+int st_coll_decide(int is_inter, int size, const void *sbuf, const void *rbuf, int count,
+                   MPI_Datatype dtype, MPI_Op mop, int *type_p, int *op_p)
 {
     unsigned ops;
 
-    if (plan->is_inter) {
+    if (is_inter) {
         return STRATA_FALLBACK_INTERCOMM;
     }
-    if (plan->size == 1) {
+    if (size == 1) {
         return STRATA_FALLBACK_COMM_SIZE;
     }
     *op_p = st_mpi_map_op(mop);
@@ -535,7 +534,8 @@ static int st_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Dataty
         return PMPI_Allreduce(sbuf, rbuf, count, dtype, mop, comm);
     }
 
-    reason = st_coll_decide(plan, sbuf, rbuf, count, dtype, mop, &type, &op);
+    reason = st_coll_decide(plan->is_inter, plan->size, sbuf, rbuf, count, dtype, mop, &type,
+                            &op);
     if (ST_UNLIKELY(st_config.check_args) && !plan->is_inter && plan->size > 1) {
         reason = st_coll_agree(plan, reason);
     }

@@ -97,6 +97,18 @@ uint64_t st_hier_cross_bytes(const st_hier_t *hier);
 void st_hier_allreduce(st_hier_t *hier, const void *sbuf, void *rbuf, size_t count,
                        st_type_t type, st_op_t op, MPI_Datatype dtype, MPI_Comm comm);
 
+/* ---- the fast-path decision (st_coll.c) ---- */
+
+/*
+ * Fast path or fallback for one MPI_Allreduce call on a communicator of @a size ranks
+ * (@a is_inter: an intercommunicator), from the call's arguments alone: a
+ * STRATA_FALLBACK_* reason, or -1 for the fast path, with the engine's type and op
+ * in *type_p and *op_p. Pure: the same arguments give the same answer on every rank
+ * and every call. The handle tables of st_mpi_map_init() must be built.
+ */
+int st_coll_decide(int is_inter, int size, const void *sbuf, const void *rbuf, int count,
+                   MPI_Datatype dtype, MPI_Op mop, int *type_p, int *op_p);
+
 /* ---- entry points shared with the Fortran bindings (st_coll.c) ---- */
 
 /* MPI_Allreduce as libstrata implements it (the C MPI_Allreduce is its alias). */

@@ -2,7 +2,11 @@
  * MPI handles -> reduction engine ids, and which (type, op) pairs the MPI
  * library itself accepts: a pair Strata implements but MPI rejects (MPI_CHAR
  * with MPI_SUM in some libraries, for example) must reach PMPI_Allreduce so the
- * user sees MPI's own error, never a result.
+ * user sees MPI's own error, never a result. The reverse holds too: a pair the MPI
+ * standard does not define (MPI-4.0, section 6.9.2) goes to PMPI_Allreduce even when
+ * the library takes it (Open MPI 4.1 reduces MPI_CHAR with every integer op, and the
+ * multi-language types and MPI_INTEGER8 with the logical ops): what an erroneous
+ * program gets is the library's business, not Strata's.
  */
 #include "config.h"
 
@@ -13,14 +17,29 @@
 typedef struct {
     MPI_Datatype mpi;
     st_type_t    type;
-    unsigned     ops;   /* bit o: Strata implements op o on it and MPI accepts the pair */
+    unsigned     std;   /* bit o: the standard defines op o on it */
+    unsigned     ops;   /* bit o: that, Strata implements the pair and MPI accepts it */
 } st_mpi_type_entry_t;
+
+/* The ops the standard defines on each group of predefined types. */
+#define ST_OPB(_o) (1u << ST_OP_##_o)
+#define ST_STD_ARITH   (ST_OPB(SUM) | ST_OPB(PROD) | ST_OPB(MIN) | ST_OPB(MAX))
+#define ST_STD_LOGICAL (ST_OPB(LAND) | ST_OPB(LOR) | ST_OPB(LXOR))
+#define ST_STD_BITS    (ST_OPB(BAND) | ST_OPB(BOR) | ST_OPB(BXOR))
+#define ST_STD_C_INT   (ST_STD_ARITH | ST_STD_LOGICAL | ST_STD_BITS)
+#define ST_STD_F_INT   (ST_STD_ARITH | ST_STD_BITS)   /* no logical ops */
+#define ST_STD_MULTI   (ST_STD_ARITH | ST_STD_BITS)   /* MPI_AINT, MPI_OFFSET, MPI_COUNT */
+#define ST_STD_FLOAT   ST_STD_ARITH
+#define ST_STD_COMPLEX (ST_OPB(SUM) | ST_OPB(PROD))
+#define ST_STD_BYTE    ST_STD_BITS
+#define ST_STD_PAIR    (ST_OPB(MAXLOC) | ST_OPB(MINLOC))
+#define ST_STD_NONE    0u                             /* MPI_CHAR: characters, no ops */
 
 static st_mpi_type_entry_t st_mpi_types[ST_TYPE_LAST + 16];
 static int st_mpi_ntypes;
 static MPI_Op st_mpi_ops[ST_OP_LAST];
 
-static void st_mpi_map_add(MPI_Datatype mpi, st_type_t type)
+static void st_mpi_map_add(MPI_Datatype mpi, st_type_t type, unsigned std)
 {
     MPI_Aint lb, extent;
     int size;
@@ -38,13 +57,14 @@ static void st_mpi_map_add(MPI_Datatype mpi, st_type_t type)
     }
     st_mpi_types[st_mpi_ntypes].mpi  = mpi;
     st_mpi_types[st_mpi_ntypes].type = type;
+    st_mpi_types[st_mpi_ntypes].std  = std;
     st_mpi_types[st_mpi_ntypes].ops  = 0;  /* set by the probe */
     st_mpi_ntypes++;
 }
 
 /* A Fortran type: the engine type of its size in @a by_size (indexed by log2 of
  * the size, 1 to 16 bytes), if any; Fortran's sizes depend on compiler flags. */
-static void st_mpi_map_add_sized(MPI_Datatype mpi, const int by_size[5])
+static void st_mpi_map_add_sized(MPI_Datatype mpi, const int by_size[5], unsigned std)
 {
     int size, lg;
 
@@ -53,7 +73,7 @@ static void st_mpi_map_add_sized(MPI_Datatype mpi, const int by_size[5])
     }
     for (lg = 0; lg < 5; lg++) {
         if (size == (1 << lg) && by_size[lg] >= 0) {
-            st_mpi_map_add(mpi, (st_type_t)by_size[lg]);
+            st_mpi_map_add(mpi, (st_type_t)by_size[lg], std);
         }
     }
 }
@@ -104,7 +124,7 @@ static void st_mpi_map_probe(void)
     for (i = 0; i < st_mpi_ntypes; i++) {
         t = st_mpi_types[i].type;
         for (o = 0; o < ST_OP_LAST; o++) {
-            if (st_reduce_kernel(t, o) == NULL) {
+            if (!(st_mpi_types[i].std & (1u << o)) || st_reduce_kernel(t, o) == NULL) {
                 continue;
             }
             if (PMPI_Reduce_local(a, b, 1, st_mpi_types[i].mpi, st_mpi_ops[o]) == MPI_SUCCESS) {
@@ -123,42 +143,42 @@ st_status_t st_mpi_map_init(void)
 {
     st_mpi_ntypes = 0;
     /* most frequent first: the lookup is a linear scan */
-    st_mpi_map_add(MPI_DOUBLE, ST_TYPE_DOUBLE);
-    st_mpi_map_add(MPI_FLOAT, ST_TYPE_FLOAT);
-    st_mpi_map_add(MPI_INT, ST_TYPE_INT);
-    st_mpi_map_add(MPI_LONG, ST_TYPE_LONG);
-    st_mpi_map_add(MPI_UNSIGNED_LONG, ST_TYPE_ULONG);
-    st_mpi_map_add(MPI_LONG_LONG_INT, ST_TYPE_LLONG);
-    st_mpi_map_add(MPI_UNSIGNED_LONG_LONG, ST_TYPE_ULLONG);
-    st_mpi_map_add(MPI_UNSIGNED, ST_TYPE_UINT);
-    st_mpi_map_add(MPI_INT64_T, ST_TYPE_INT64);
-    st_mpi_map_add(MPI_UINT64_T, ST_TYPE_UINT64);
-    st_mpi_map_add(MPI_INT32_T, ST_TYPE_INT32);
-    st_mpi_map_add(MPI_UINT32_T, ST_TYPE_UINT32);
-    st_mpi_map_add(MPI_C_BOOL, ST_TYPE_BOOL);
-    st_mpi_map_add(MPI_CHAR, ST_TYPE_CHAR);
-    st_mpi_map_add(MPI_SIGNED_CHAR, ST_TYPE_SCHAR);
-    st_mpi_map_add(MPI_UNSIGNED_CHAR, ST_TYPE_UCHAR);
-    st_mpi_map_add(MPI_SHORT, ST_TYPE_SHORT);
-    st_mpi_map_add(MPI_UNSIGNED_SHORT, ST_TYPE_USHORT);
-    st_mpi_map_add(MPI_INT8_T, ST_TYPE_INT8);
-    st_mpi_map_add(MPI_INT16_T, ST_TYPE_INT16);
-    st_mpi_map_add(MPI_UINT8_T, ST_TYPE_UINT8);
-    st_mpi_map_add(MPI_UINT16_T, ST_TYPE_UINT16);
-    st_mpi_map_add(MPI_AINT, ST_TYPE_AINT);
-    st_mpi_map_add(MPI_OFFSET, ST_TYPE_OFFSET);
-    st_mpi_map_add(MPI_COUNT, ST_TYPE_COUNT);
-    st_mpi_map_add(MPI_LONG_DOUBLE, ST_TYPE_LDOUBLE);
-    st_mpi_map_add(MPI_C_FLOAT_COMPLEX, ST_TYPE_CFLOAT);
-    st_mpi_map_add(MPI_C_DOUBLE_COMPLEX, ST_TYPE_CDOUBLE);
-    st_mpi_map_add(MPI_C_LONG_DOUBLE_COMPLEX, ST_TYPE_CLDOUBLE);
-    st_mpi_map_add(MPI_BYTE, ST_TYPE_BYTE);
-    st_mpi_map_add(MPI_DOUBLE_INT, ST_TYPE_DOUBLE_INT);
-    st_mpi_map_add(MPI_FLOAT_INT, ST_TYPE_FLOAT_INT);
-    st_mpi_map_add(MPI_LONG_INT, ST_TYPE_LONG_INT);
-    st_mpi_map_add(MPI_2INT, ST_TYPE_TWO_INT);
-    st_mpi_map_add(MPI_SHORT_INT, ST_TYPE_SHORT_INT);
-    st_mpi_map_add(MPI_LONG_DOUBLE_INT, ST_TYPE_LDOUBLE_INT);
+    st_mpi_map_add(MPI_DOUBLE, ST_TYPE_DOUBLE, ST_STD_FLOAT);
+    st_mpi_map_add(MPI_FLOAT, ST_TYPE_FLOAT, ST_STD_FLOAT);
+    st_mpi_map_add(MPI_INT, ST_TYPE_INT, ST_STD_C_INT);
+    st_mpi_map_add(MPI_LONG, ST_TYPE_LONG, ST_STD_C_INT);
+    st_mpi_map_add(MPI_UNSIGNED_LONG, ST_TYPE_ULONG, ST_STD_C_INT);
+    st_mpi_map_add(MPI_LONG_LONG_INT, ST_TYPE_LLONG, ST_STD_C_INT);
+    st_mpi_map_add(MPI_UNSIGNED_LONG_LONG, ST_TYPE_ULLONG, ST_STD_C_INT);
+    st_mpi_map_add(MPI_UNSIGNED, ST_TYPE_UINT, ST_STD_C_INT);
+    st_mpi_map_add(MPI_INT64_T, ST_TYPE_INT64, ST_STD_C_INT);
+    st_mpi_map_add(MPI_UINT64_T, ST_TYPE_UINT64, ST_STD_C_INT);
+    st_mpi_map_add(MPI_INT32_T, ST_TYPE_INT32, ST_STD_C_INT);
+    st_mpi_map_add(MPI_UINT32_T, ST_TYPE_UINT32, ST_STD_C_INT);
+    st_mpi_map_add(MPI_C_BOOL, ST_TYPE_BOOL, ST_STD_LOGICAL);
+    st_mpi_map_add(MPI_CHAR, ST_TYPE_CHAR, ST_STD_NONE);
+    st_mpi_map_add(MPI_SIGNED_CHAR, ST_TYPE_SCHAR, ST_STD_C_INT);
+    st_mpi_map_add(MPI_UNSIGNED_CHAR, ST_TYPE_UCHAR, ST_STD_C_INT);
+    st_mpi_map_add(MPI_SHORT, ST_TYPE_SHORT, ST_STD_C_INT);
+    st_mpi_map_add(MPI_UNSIGNED_SHORT, ST_TYPE_USHORT, ST_STD_C_INT);
+    st_mpi_map_add(MPI_INT8_T, ST_TYPE_INT8, ST_STD_C_INT);
+    st_mpi_map_add(MPI_INT16_T, ST_TYPE_INT16, ST_STD_C_INT);
+    st_mpi_map_add(MPI_UINT8_T, ST_TYPE_UINT8, ST_STD_C_INT);
+    st_mpi_map_add(MPI_UINT16_T, ST_TYPE_UINT16, ST_STD_C_INT);
+    st_mpi_map_add(MPI_AINT, ST_TYPE_AINT, ST_STD_MULTI);
+    st_mpi_map_add(MPI_OFFSET, ST_TYPE_OFFSET, ST_STD_MULTI);
+    st_mpi_map_add(MPI_COUNT, ST_TYPE_COUNT, ST_STD_MULTI);
+    st_mpi_map_add(MPI_LONG_DOUBLE, ST_TYPE_LDOUBLE, ST_STD_FLOAT);
+    st_mpi_map_add(MPI_C_FLOAT_COMPLEX, ST_TYPE_CFLOAT, ST_STD_COMPLEX);
+    st_mpi_map_add(MPI_C_DOUBLE_COMPLEX, ST_TYPE_CDOUBLE, ST_STD_COMPLEX);
+    st_mpi_map_add(MPI_C_LONG_DOUBLE_COMPLEX, ST_TYPE_CLDOUBLE, ST_STD_COMPLEX);
+    st_mpi_map_add(MPI_BYTE, ST_TYPE_BYTE, ST_STD_BYTE);
+    st_mpi_map_add(MPI_DOUBLE_INT, ST_TYPE_DOUBLE_INT, ST_STD_PAIR);
+    st_mpi_map_add(MPI_FLOAT_INT, ST_TYPE_FLOAT_INT, ST_STD_PAIR);
+    st_mpi_map_add(MPI_LONG_INT, ST_TYPE_LONG_INT, ST_STD_PAIR);
+    st_mpi_map_add(MPI_2INT, ST_TYPE_TWO_INT, ST_STD_PAIR);
+    st_mpi_map_add(MPI_SHORT_INT, ST_TYPE_SHORT_INT, ST_STD_PAIR);
+    st_mpi_map_add(MPI_LONG_DOUBLE_INT, ST_TYPE_LDOUBLE_INT, ST_STD_PAIR);
 
     /* Fortran types callers use from C and Fortran alike (REAL*16 is not a long
      * double, LOGICAL's truth is the compiler's: both left to MPI) */
@@ -168,17 +188,17 @@ st_status_t st_mpi_map_init(void)
         static const int f_real[5] = {-1, -1, ST_TYPE_FLOAT, ST_TYPE_DOUBLE, -1};
         static const int f_cplx[5] = {-1, -1, -1, ST_TYPE_CFLOAT, ST_TYPE_CDOUBLE};
 
-        st_mpi_map_add_sized(MPI_INTEGER, f_int);
-        st_mpi_map_add_sized(MPI_INTEGER1, f_int);
-        st_mpi_map_add_sized(MPI_INTEGER2, f_int);
-        st_mpi_map_add_sized(MPI_INTEGER4, f_int);
-        st_mpi_map_add_sized(MPI_INTEGER8, f_int);
-        st_mpi_map_add_sized(MPI_REAL, f_real);
-        st_mpi_map_add_sized(MPI_DOUBLE_PRECISION, f_real);
-        st_mpi_map_add_sized(MPI_REAL4, f_real);
-        st_mpi_map_add_sized(MPI_REAL8, f_real);
-        st_mpi_map_add_sized(MPI_COMPLEX, f_cplx);
-        st_mpi_map_add_sized(MPI_DOUBLE_COMPLEX, f_cplx);
+        st_mpi_map_add_sized(MPI_INTEGER, f_int, ST_STD_F_INT);
+        st_mpi_map_add_sized(MPI_INTEGER1, f_int, ST_STD_F_INT);
+        st_mpi_map_add_sized(MPI_INTEGER2, f_int, ST_STD_F_INT);
+        st_mpi_map_add_sized(MPI_INTEGER4, f_int, ST_STD_F_INT);
+        st_mpi_map_add_sized(MPI_INTEGER8, f_int, ST_STD_F_INT);
+        st_mpi_map_add_sized(MPI_REAL, f_real, ST_STD_FLOAT);
+        st_mpi_map_add_sized(MPI_DOUBLE_PRECISION, f_real, ST_STD_FLOAT);
+        st_mpi_map_add_sized(MPI_REAL4, f_real, ST_STD_FLOAT);
+        st_mpi_map_add_sized(MPI_REAL8, f_real, ST_STD_FLOAT);
+        st_mpi_map_add_sized(MPI_COMPLEX, f_cplx, ST_STD_COMPLEX);
+        st_mpi_map_add_sized(MPI_DOUBLE_COMPLEX, f_cplx, ST_STD_COMPLEX);
     }
 
     st_mpi_ops[ST_OP_SUM]    = MPI_SUM;

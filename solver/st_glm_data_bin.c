@@ -720,18 +720,25 @@ st_status_t st_glm_data_read_bin(const char *path, const st_glm_data_opts_t *opt
         st_glm_bin_verify(&c, path, &h, part, ST_GLM_SEC_INDPTR, 1, &err) != ST_OK) {
         goto out;
     }
-    a = d->indptr[0];
-    b = d->indptr[n];
-    for (i = 0; i < n; i++) {
-        if (d->indptr[i + 1] < d->indptr[i]) {
+    /*
+     * The first bad pointer k (pointer k ends row k, 1-based; pointer 0 must be 0): each
+     * rank checks its pointers lo..hi, pointer lo against the one before it only on the
+     * rank that holds both, so the lowest over the ranks is the serial answer.
+     */
+    for (i = 0; i <= n; i++) {
+        int64_t ptr = lo + i, p = d->indptr[i];
+
+        if ((ptr == 0 && p != 0) || (i > 0 && p < d->indptr[i - 1]) || p < 0 ||
+            p > (int64_t)h.nnz || (ptr == (int64_t)h.n_rows && p != (int64_t)h.nnz)) {
             break;
         }
     }
-    if (i < n || a < 0 || b > (int64_t)h.nnz || (lo == 0 && a != 0) ||
-        (hi == (int64_t)h.n_rows && b != (int64_t)h.nnz)) {
-        st_glm_err_set(&err, ST_ERR_IO, lo + i + 1, "%s: row %lld: corrupted row pointers",
-                       path, (long long)(lo + i + 1));
+    if (i <= n) {
+        st_glm_err_set(&err, ST_ERR_IO, ST_MAX(lo + i, 1), "%s: row %lld: corrupted row "
+                       "pointers", path, (long long)ST_MAX(lo + i, 1));
     }
+    a = d->indptr[0];
+    b = d->indptr[n];
     if (st_glm_err_agree(&c, &err) != ST_OK) {
         goto out;
     }
@@ -780,6 +787,7 @@ st_status_t st_glm_data_read_bin(const char *path, const st_glm_data_opts_t *opt
 
         for (k = d->indptr[i]; k < d->indptr[i + 1]; k++) {
             uint32_t col = d->indices[k];
+            double v;
 
             if ((uint64_t)col >= h.n_cols || (uint64_t)col + 1 > o.max_index ||
                 (k > d->indptr[i] && col <= d->indices[k - 1])) {
@@ -790,23 +798,26 @@ st_status_t st_glm_data_read_bin(const char *path, const st_glm_data_opts_t *opt
                                "exceeds the largest allowed index" : "out of order");
                 break;
             }
-            if (!o.allow_nonfinite) {
-                double v;
+            if (fsize == 4) {
+                float f;
 
-                if (fsize == 4) {
-                    float f;
-
-                    memcpy(&f, (char*)raw + 4 * k, 4);
-                    v = f;
-                } else {
-                    memcpy(&v, (char*)raw + 8 * k, 8);
-                }
-                if (!isfinite(v)) {
-                    st_glm_err_set(&err, ST_ERR_INVALID_PARAM, row, "%s: row %lld: non-finite "
-                                   "value for column %llu (not allowed)", path, (long long)row,
-                                   (unsigned long long)col + 1);
-                    break;
-                }
+                memcpy(&f, (char*)raw + 4 * k, 4);
+                v = f;
+            } else {
+                memcpy(&v, (char*)raw + 8 * k, 8);
+            }
+            if (!o.allow_nonfinite && !isfinite(v)) {
+                st_glm_err_set(&err, ST_ERR_INVALID_PARAM, row, "%s: row %lld: non-finite "
+                               "value for column %llu (not allowed)", path, (long long)row,
+                               (unsigned long long)col + 1);
+                break;
+            }
+            /* as the text reader: a finite value must stay finite in the precision asked */
+            if (prec == 32 && isfinite(v) && isinf((float)v)) {
+                st_glm_err_set(&err, ST_ERR_INVALID_PARAM, row, "%s: row %lld: value %g for "
+                               "column %llu overflows 32-bit floating point", path,
+                               (long long)row, v, (unsigned long long)col + 1);
+                break;
             }
         }
         if (!isfinite(y) ||

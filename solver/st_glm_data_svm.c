@@ -128,7 +128,7 @@ static st_glm_num_t st_glm_num_slow(const char *s, size_t len, int prec, double 
 static inline st_glm_num_t st_glm_num_parse(const char *s, size_t len, int prec,
                                             double *val_p)
 {
-    const char *p = s, *e = s + len;
+    const char *p = s, *e = s + len, *w;
     uint64_t mant = 0;
     int64_t exp10 = 0, x;
     int ndig = 0, any = 0, inexact = 0, neg = 0, eneg = 0;
@@ -138,6 +138,7 @@ static inline st_glm_num_t st_glm_num_parse(const char *s, size_t len, int prec,
         neg = (*p == '-');
         p++;
     }
+    w = p;   /* where a word (nan, inf) must start: right after the sign */
     while (p < e && st_glm_is_digit(*p)) {
         any = 1;
         if (ndig < 19) {
@@ -164,11 +165,11 @@ static inline st_glm_num_t st_glm_num_parse(const char *s, size_t len, int prec,
         }
     }
     if (!any) {
-        if (st_glm_match_ci(p, e, "nan")) {
+        if (st_glm_match_ci(w, e, "nan")) {
             *val_p = neg ? -NAN : NAN;
             return ST_GLM_NUM_NONFINITE;
         }
-        if (st_glm_match_ci(p, e, "inf") || st_glm_match_ci(p, e, "infinity")) {
+        if (st_glm_match_ci(w, e, "inf") || st_glm_match_ci(w, e, "infinity")) {
             *val_p = neg ? -INFINITY : INFINITY;
             return ST_GLM_NUM_NONFINITE;
         }
@@ -769,16 +770,19 @@ st_status_t st_glm_data_read_svm(const char *path, const st_glm_data_opts_t *opt
         st_glm_err_set(&err, ck.err_status, ST_GLM_ERR_KEY_FIRST, "%s:%lld: %s", path,
                        (long long)(line_off + ck.err_line), ck.err_what);
     } else if (ck.err_status != ST_OK) {
-        st_glm_err_set(&err, ck.err_status, line_off + ck.err_line, "%s:%lld: %s", path,
-                       (long long)(line_off + ck.err_line), ck.err_what);
+        st_glm_err_set(&err, ck.err_status, 2 * (line_off + ck.err_line), "%s:%lld: %s",
+                       path, (long long)(line_off + ck.err_line), ck.err_what);
     }
+    /* keys: 2 x line for the errors found on a line, 2 x line + 1 for mixed labels, so
+     * that on one line the parse error wins however many ranks there are (every rank
+     * knows the mix, one the parse error: a tie would go to the lowest rank) */
     if (g_zero != INT64_MAX && g_neg != INT64_MAX) {
         int64_t line = ST_MAX(g_zero, g_neg);
 
-        st_glm_err_set(&err, ST_ERR_INVALID_PARAM, line, "%s:%lld: label %s after label %s "
-                       "on line %lld: class labels are either -1/+1 or 0/1, not both", path,
-                       (long long)line, g_zero > g_neg ? "0" : "-1", g_zero > g_neg ? "-1" : "0",
-                       (long long)ST_MIN(g_zero, g_neg));
+        st_glm_err_set(&err, ST_ERR_INVALID_PARAM, 2 * line + 1, "%s:%lld: label %s after "
+                       "label %s on line %lld: class labels are either -1/+1 or 0/1, not "
+                       "both", path, (long long)line, g_zero > g_neg ? "0" : "-1",
+                       g_zero > g_neg ? "-1" : "0", (long long)ST_MIN(g_zero, g_neg));
     }
     if (!any_err && rows == 0) {
         st_glm_err_set(&err, ST_ERR_INVALID_PARAM, ST_GLM_ERR_KEY_FIRST, "%s: no examples "

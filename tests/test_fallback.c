@@ -393,6 +393,71 @@ static void test_unmapped_types(MPI_Comm comm, const char *name)
                         STRATA_FALLBACK_DATATYPE, p_exp);
 }
 
+/*
+ * Pairs the MPI standard does not define (found by tests/fuzz/fuzz_coll.c): MPI_CHAR
+ * has no ops; the multi-language types and the Fortran integers no logical ops. A
+ * library may accept them (Open MPI 4.1 does), so Strata leaves them to it ("op-type"):
+ * the result is the library's, or its error where it refuses the pair.
+ */
+static void test_nonstandard_pairs(MPI_Comm comm, const char *name)
+{
+    enum { N = 64 };
+    static const struct {
+        const char  *desc;
+        MPI_Datatype type;
+        MPI_Op       op;
+    } pairs[] = {
+        {"MPI_SUM on MPI_CHAR", MPI_CHAR, MPI_SUM},
+        {"MPI_MAX on MPI_CHAR", MPI_CHAR, MPI_MAX},
+        {"MPI_BOR on MPI_CHAR", MPI_CHAR, MPI_BOR},
+        {"MPI_LAND on MPI_AINT", MPI_AINT, MPI_LAND},
+        {"MPI_LOR on MPI_OFFSET", MPI_OFFSET, MPI_LOR},
+        {"MPI_LXOR on MPI_COUNT", MPI_COUNT, MPI_LXOR},
+        {"MPI_LAND on MPI_INTEGER8", MPI_INTEGER8, MPI_LAND},
+        {"MPI_LOR on MPI_INTEGER", MPI_INTEGER, MPI_LOR},
+    };
+    long long in[N], out[N], a[2] = {1, 0}, b[2] = {1, 1};
+    MPI_Errhandler world_eh, self_eh, comm_eh;
+    char what[128];
+    size_t p;
+    int rank, i, size = 0, accepted;
+
+    MPI_Comm_rank(comm, &rank);
+    for (i = 0; i < N; i++) {
+        in[i] = (long long)(st_test_rand(31, rank, (uint64_t)i) % 3);
+    }
+    /* errors returned, not fatal (Open MPI 4.1 reports some on MPI_COMM_WORLD, or on
+     * MPI_COMM_SELF for MPI_Reduce_local, whatever the comm) */
+    ST_TEST_MPI(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &world_eh));
+    ST_TEST_MPI(MPI_Comm_get_errhandler(MPI_COMM_SELF, &self_eh));
+    ST_TEST_MPI(MPI_Comm_get_errhandler(comm, &comm_eh));
+    ST_TEST_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    ST_TEST_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    ST_TEST_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+    for (p = 0; p < sizeof(pairs) / sizeof(pairs[0]); p++) {
+        if (pairs[p].type == MPI_DATATYPE_NULL ||
+            MPI_Type_size(pairs[p].type, &size) != MPI_SUCCESS || size <= 0 ||
+            size > (int)sizeof(long long)) {
+            continue;
+        }
+        accepted = PMPI_Reduce_local(a, b, 1, pairs[p].type, pairs[p].op) == MPI_SUCCESS;
+        snprintf(what, sizeof(what), "%s: %s", name, pairs[p].desc);
+        if (accepted) {
+            expect_same_as_pmpi(what, comm, in, NULL, (size_t)size * N, N, pairs[p].type,
+                                pairs[p].op, STRATA_FALLBACK_OP_TYPE, NULL);
+        } else {
+            expect_error(what, comm, in, out, N, pairs[p].type, pairs[p].op,
+                         STRATA_FALLBACK_OP_TYPE);
+        }
+    }
+    ST_TEST_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, world_eh));
+    ST_TEST_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, self_eh));
+    ST_TEST_MPI(MPI_Comm_set_errhandler(comm, comm_eh));
+    ST_TEST_MPI(MPI_Errhandler_free(&world_eh));
+    ST_TEST_MPI(MPI_Errhandler_free(&self_eh));
+    ST_TEST_MPI(MPI_Errhandler_free(&comm_eh));
+}
+
 /* ---- an intercommunicator between the two halves of world ---- */
 
 static void test_intercomm(void)
@@ -660,6 +725,8 @@ int main(int argc, char **argv)
     test_user_ops(dup, "dup");
     test_unmapped_types(MPI_COMM_WORLD, "world");
     test_unmapped_types(dup, "dup");
+    test_nonstandard_pairs(MPI_COMM_WORLD, "world");
+    test_nonstandard_pairs(dup, "dup");
     test_intercomm();
     test_one_rank();
     test_errors(dup, "dup");
