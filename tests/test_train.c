@@ -17,72 +17,12 @@
  */
 #include "config.h"
 
-#include "st_glm.h"
+#include "st_glm_test.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define N_ROWS 240
-#define N_COLS 30
-
-static int failures, rank, nranks;
-
-#define CHECKF(cond, ...) \
-    do { \
-        if (!(cond)) { \
-            failures++; \
-            printf("rank %d: %s:%d: ", rank, __FILE__, __LINE__); \
-            printf(__VA_ARGS__); \
-            printf("\n"); \
-        } \
-    } while (0)
-
-static uint64_t mix(uint64_t x)
-{
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
-static double unit(uint64_t a, uint64_t b)
-{
-    return (double)(mix(a * 0x9e3779b97f4a7c15ULL + b + 1) >> 11) / 9007199254740992.0;
-}
-
-/* The whole data set: about a third of the entries present, a planted model. */
-typedef struct {
-    int64_t  indptr[N_ROWS + 1];
-    uint32_t indices[N_ROWS * (N_COLS + 1)];
-    double   values[N_ROWS * (N_COLS + 1)];
-    double   y_class[N_ROWS], y_real[N_ROWS];
-} dataset_t;
-
-static void make_data(dataset_t *ds)
-{
-    int64_t i, j, k = 0;
-    double z;
-
-    for (i = 0; i < N_ROWS; i++) {
-        ds->indptr[i] = k;
-        z             = 0;
-        for (j = 0; j < N_COLS; j++) {
-            if (i % 50 == 7) {
-                break;    /* a few empty rows: their dual variables must move too */
-            }
-            if (unit(i, 1000 + j) < 0.35 || j == i % N_COLS) {
-                ds->indices[k] = (uint32_t)j;
-                ds->values[k]  = 2 * unit(i, j) - 1;
-                z += ds->values[k] * (j % 3 == 0 ? 1.0 : -0.5);
-                k++;
-            }
-        }
-        ds->y_class[i] = (z + 0.3 * (unit(i, 7777) - 0.5) > 0.05) ? 1 : -1;
-        ds->y_real[i]  = z + 0.1 * (unit(i, 8888) - 0.5);
-    }
-    ds->indptr[N_ROWS] = k;
-}
 
 /* The reference: the whole set, the bias as an extra column, weights by class. */
 static void reference(const dataset_t *ds, const st_glm_model_t *loss,
@@ -129,24 +69,6 @@ static void reference(const dataset_t *ds, const st_glm_model_t *loss,
     *gap = fmax(trace[epochs].gap, 0);
 }
 
-static strata_glm_problem_t *my_rows(const dataset_t *ds, int regression)
-{
-    int64_t lo = (int64_t)N_ROWS * rank / nranks, hi = (int64_t)N_ROWS * (rank + 1) / nranks;
-    int64_t indptr[N_ROWS + 1], i;
-    strata_glm_problem_t *prob = NULL;
-    char msg[256];
-
-    for (i = lo; i <= hi; i++) {
-        indptr[i - lo] = ds->indptr[i] - ds->indptr[lo];
-    }
-    CHECKF(strata_glm_problem_create(hi - lo, N_COLS, indptr, ds->indices + ds->indptr[lo],
-                                     ds->values + ds->indptr[lo],
-                                     (regression ? ds->y_real : ds->y_class) + lo, regression,
-                                     MPI_COMM_WORLD, msg, sizeof(msg), &prob) == STRATA_OK,
-           "problem_create: %s", msg);
-    return prob;
-}
-
 /* P(w) of the whole set, computed here from the definition (MODELS.md 1). */
 static double primal_of(const dataset_t *ds, const st_glm_model_t *loss,
                         const strata_glm_param_t *p, const double *w)
@@ -181,7 +103,7 @@ static void check_model(const dataset_t *ds, const strata_glm_param_t *p, const 
 {
     const st_glm_model_t *loss = st_glm_model_lookup(p->solver, NULL, 0);
     double wref[N_COLS + 1], gref = 0, dist = 0, bound, lo, hi, pm, pr;
-    strata_glm_problem_t *prob = my_rows(ds, !loss->classification);
+    strata_glm_problem_t *prob = my_rows(ds, !loss->classification, 0);
     strata_glm_model_t *model  = NULL;
     int64_t j, d = N_COLS + (p->bias > 0);
     char msg[256];
@@ -239,7 +161,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    make_data(&ds);
+    make_data(&ds, 1);
 
     for (m = 0; m < sizeof(duals) / sizeof(duals[0]); m++) {
         /* 1 thread, 2 replicas, 2 threads sharing one vector */
