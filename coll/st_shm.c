@@ -750,7 +750,7 @@ st_status_t st_shm_create(MPI_Comm comm, const int *group, const int *pkg, st_sh
     void *base = NULL;
     st_shm_t *shm;
     int rank, size, ngroups = 1, nareas, j, err, err_memfd = 0, err_posix = 0;
-    static int st_shm_warned;
+    static _Atomic int st_shm_warned;  /* plans may be built by several threads */
 
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
@@ -769,8 +769,7 @@ st_status_t st_shm_create(MPI_Comm comm, const int *group, const int *pkg, st_sh
         /* out of room (a full /dev/shm, a memory limit) is the user's to know;
          * once per process, by the node's first rank */
         err = err_posix ? err_posix : err_memfd;
-        if (err != 0 && rank == 0 && !st_shm_warned) {
-            st_shm_warned = 1;
+        if (err != 0 && rank == 0 && !atomic_exchange(&st_shm_warned, 1)) {
             st_warn("no shared-memory segment of %zu bytes (%s): Open MPI's allreduce "
                     "serves this communicator", seg_size, strerror(err));
         }
