@@ -27,6 +27,14 @@ expect() { # expected-rc name command...
         echo "FAIL: $name: exit $rc, expected $want"; cat "$out"; fail=1
     fi
 }
+check() { # name condition...: the condition fails: why, with the run's $out and $err
+    name=$1; shift
+    if ! "$@"; then
+        echo "FAIL: $name"
+        echo "--- stdout"; cat "$out"; echo "--- stderr"; cat "$err"
+        fail=1
+    fi
+}
 contains() { # name pattern
     if ! grep -q -- "$2" "$out"; then
         echo "FAIL: $1: output lacks '$2'"; cat "$out"; fail=1

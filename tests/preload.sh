@@ -11,15 +11,6 @@ trap 'rm -f "$out" "$err"' EXIT
 demo="examples/allreduce_demo 200000 5"
 strip() { sed 's/allreduce time.*//' "$1"; }
 
-check() { # name condition...
-    name=$1; shift
-    if ! "$@"; then
-        echo "FAIL: $name"
-        echo "--- stdout"; cat "$out"; echo "--- stderr"; cat "$err"
-        fail=1
-    fi
-}
-
 # reference: Open MPI alone
 $ST_MPIRUN -np 2 $demo >"$out" 2>"$err"
 check "plain run succeeds" test $? -eq 0

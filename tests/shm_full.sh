@@ -16,14 +16,6 @@ if ! unshare -m sh -c 'mount -t tmpfs -o size=256k tmpfs /dev/shm' 2>/dev/null; 
 fi
 demo="examples/allreduce_demo 300000 4"
 strip() { sed 's/allreduce time.*//' "$1"; }
-check() { # name condition...
-    name=$1; shift
-    if ! "$@"; then
-        echo "FAIL: $name"
-        echo "--- stdout"; cat "$out"; echo "--- stderr"; cat "$err"
-        fail=1
-    fi
-}
 # small_shm COMMAND...: run it where /dev/shm holds 256 KB
 small_shm() {
     unshare -m sh -c 'mount -t tmpfs -o size=256k tmpfs /dev/shm && exec "$@"' sh "$@"
