@@ -6,6 +6,11 @@
  * thread, every call must be one fast-path call on the thread's communicator,
  * and the ranks must agree on the results of every thread.
  *
+ * Then two and three threads take turns on one shared communicator (legal MPI
+ * when the calls are ordered the same way on every rank): a pthread that is not
+ * the main thread makes the first call, so the plan is built by one thread, used
+ * by all of them and freed by the main thread.
+ *
  * Exits 77 (skip) when the MPI library does not provide MPI_THREAD_MULTIPLE.
  */
 #include "config.h"
@@ -146,12 +151,43 @@ static void ref_elem(kind_t k, uint64_t seed, int n, size_t i, void *dst)
     }
 }
 
+/* The order of the calls on a communicator the threads share: call @c it is
+ * made by thread (it + 1) % nthreads. */
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t  cond;
+    int             next;   /* the call whose turn it is */
+} turns_t;
+
 typedef struct {
     int       id, nthreads;
     MPI_Comm  comm;
     pthread_t thread;
     uint64_t  hash;
+    turns_t  *turns;        /* NULL: the communicator is the thread's own */
 } worker_t;
+
+static int turn_owner(const worker_t *w, int it)
+{
+    return (it + 1) % w->nthreads;
+}
+
+static void turn_wait(turns_t *t, int it)
+{
+    pthread_mutex_lock(&t->lock);
+    while (t->next != it) {
+        pthread_cond_wait(&t->cond, &t->lock);
+    }
+    pthread_mutex_unlock(&t->lock);
+}
+
+static void turn_pass(turns_t *t)
+{
+    pthread_mutex_lock(&t->lock);
+    t->next++;
+    pthread_cond_broadcast(&t->cond);
+    pthread_mutex_unlock(&t->lock);
+}
 
 static int world_rank, world_size;
 
@@ -162,11 +198,18 @@ static void *worker_run(void *arg)
     uint64_t fast0 = st_test_fast_calls(w->comm), seed;
     unsigned char *send, *recv, *expect;
     size_t count, esize, bytes, i, bad;
-    int it, inplace, rc;
+    int it, inplace, rc, ncalls = 0;
     kind_t k;
 
     w->hash = ST_TEST_HASH_INIT;
     for (it = 0; it < ITERS; it++) {
+        if (w->turns != NULL) {
+            if (turn_owner(w, it) != w->id) {
+                continue;
+            }
+            turn_wait(w->turns, it);
+        }
+        ncalls++;
         k       = (kind_t)((it + w->id) % K_LAST);
         esize   = kind_size(k);
         count   = (it % LARGE_EVERY == LARGE_EVERY - 1)
@@ -201,15 +244,18 @@ static void *worker_run(void *arg)
         rc = MPI_Allreduce(inplace ? MPI_IN_PLACE : send, recv, (int)count, kind_type(k),
                            kind_op(k), w->comm);
         after = st_test_stats(w->comm);
+        if (w->turns != NULL) {
+            turn_pass(w->turns);  /* the checks below need not wait */
+        }
 
         for (i = 0, bad = 0; i < count; i++) {
             bad += (memcmp(recv + i * esize, expect + i * esize, esize) != 0);
         }
         CHECKF(rc == MPI_SUCCESS && bad == 0,
-               "%d threads, thread %d, call %d, %s, count %zu%s: rc %d, %zu wrong elements",
-               w->nthreads, w->id, it, kind_names[k], count, inplace ? " in place" : "", rc,
-               bad);
-        if (world_size >= 2) {
+               "%d threads%s, thread %d, call %d, %s, count %zu%s: rc %d, %zu wrong elements",
+               w->nthreads, w->turns ? " taking turns" : "", w->id, it, kind_names[k], count,
+               inplace ? " in place" : "", rc, bad);
+        if (world_size >= 2 && w->turns == NULL) {
             CHECKF(after.fast_calls == before.fast_calls + 1 &&
                    st_test_fallback_total(&after) == st_test_fallback_total(&before),
                    "%d threads, thread %d, call %d: not one fast-path call (fast %llu -> %llu)",
@@ -220,6 +266,13 @@ static void *worker_run(void *arg)
         free(send);
         free(recv);
         free(expect);
+    }
+    if (w->turns != NULL) {
+        /* the stats of a shared communicator move with the other threads'
+         * calls too: run_turns() checks them, and the agreement, after the join */
+        CHECKF(ncalls > 0, "%d threads taking turns, thread %d: no call made", w->nthreads,
+               w->id);
+        return NULL;
     }
     if (world_size >= 2) {
         CHECKF(st_test_fast_calls(w->comm) - fast0 == ITERS,
@@ -232,17 +285,10 @@ static void *worker_run(void *arg)
     return NULL;
 }
 
-static void run_threads(int nthreads)
+static void start_threads(worker_t *w, int nthreads)
 {
-    worker_t w[MAX_THREADS];
     int t;
 
-    /* collective creation, in the same order on every rank */
-    for (t = 0; t < nthreads; t++) {
-        w[t].id       = t;
-        w[t].nthreads = nthreads;
-        ST_TEST_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &w[t].comm));
-    }
     for (t = 1; t < nthreads; t++) {
         if (pthread_create(&w[t].thread, NULL, worker_run, &w[t]) != 0) {
             st_test_fail(__FILE__, __LINE__, "pthread_create failed");
@@ -253,9 +299,55 @@ static void run_threads(int nthreads)
     for (t = 1; t < nthreads; t++) {
         pthread_join(w[t].thread, NULL);
     }
+}
+
+static void run_threads(int nthreads)
+{
+    worker_t w[MAX_THREADS];
+    int t;
+
+    /* collective creation, in the same order on every rank */
+    for (t = 0; t < nthreads; t++) {
+        w[t].id       = t;
+        w[t].nthreads = nthreads;
+        w[t].turns    = NULL;
+        ST_TEST_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &w[t].comm));
+    }
+    start_threads(w, nthreads);
     for (t = 0; t < nthreads; t++) {
         ST_TEST_MPI(MPI_Comm_free(&w[t].comm));
     }
+}
+
+/* @a nthreads threads take turns on one communicator, new to Strata (no plan
+ * yet): thread 1 makes call 0 and builds the plan. */
+static void run_turns(int nthreads)
+{
+    turns_t turns = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
+    worker_t w[MAX_THREADS];
+    uint64_t fast0;
+    MPI_Comm comm;
+    int t;
+
+    ST_TEST_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+    fast0 = st_test_fast_calls(comm);  /* 0: reading stats builds no plan */
+    for (t = 0; t < nthreads; t++) {
+        w[t].id       = t;
+        w[t].nthreads = nthreads;
+        w[t].comm     = comm;
+        w[t].turns    = &turns;
+    }
+    start_threads(w, nthreads);
+    if (world_size >= 2) {
+        CHECKF(st_test_fast_calls(comm) - fast0 == ITERS,
+               "%d threads taking turns: %llu fast calls, %d made", nthreads,
+               (unsigned long long)(st_test_fast_calls(comm) - fast0), ITERS);
+    }
+    for (t = 0; t < nthreads; t++) {
+        CHECKF(st_test_hash_agree(comm, w[t].hash),
+               "%d threads taking turns, thread %d: ranks disagree", nthreads, t);
+    }
+    ST_TEST_MPI(MPI_Comm_free(&comm));
 }
 
 int main(int argc, char **argv)
@@ -273,6 +365,8 @@ int main(int argc, char **argv)
 
     run_threads(2);
     run_threads(3);
+    run_turns(2);
+    run_turns(3);
 
     return st_test_finish("test_threads");
 }
