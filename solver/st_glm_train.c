@@ -496,6 +496,20 @@ static inline void st_glm_prefetch_row(const st_glm_trainer_t *tr, int64_t i)
     __builtin_prefetch(&data->y[i]);
 }
 
+/* The entries of @a u that row @a i reads and then updates (the gather that otherwise
+ * waits on the cache at every nonzero), for writing. */
+static inline void st_glm_prefetch_model(const st_glm_trainer_t *tr, int64_t i,
+                                         const double *u)
+{
+    const st_glm_data_t *data = tr->data;
+    const uint32_t *idx       = data->indices;
+    int64_t k, end = data->indptr[i + 1];
+
+    for (k = data->indptr[i]; k < end; k++) {
+        __builtin_prefetch(&u[idx[k]], 1);
+    }
+}
+
 /* SDCA steps on the rows order[0 .. n), against wk->u. */
 static inline __attribute__((always_inline)) void st_glm_sdca_rows(st_glm_worker_t *wk,
                                                                     const int64_t *order,
@@ -513,6 +527,9 @@ static inline __attribute__((always_inline)) void st_glm_sdca_rows(st_glm_worker
         }
         if (j + ST_GLM_AHEAD < n) {
             st_glm_prefetch_row(tr, order[j + ST_GLM_AHEAD]);
+        }
+        if (j + ST_GLM_AHEAD / 2 < n) {
+            st_glm_prefetch_model(tr, order[j + ST_GLM_AHEAD / 2], wk->u);
         }
         /* an empty row (q = 0) still moves its dual variable to the conjugate's
          * maximum, though not w */

@@ -698,6 +698,23 @@ static void t_check_dual_steps(void)
             t_check_one_step(m, y, c, 5.0 * t_gauss() * exp(2.0 * t_gauss()),
                              exp(6.0 * t_gauss()), a0, &worst);
         }
+        /* warm starts, as the solver sees them near the optimum (the logistic step's
+           Newton path from beta): beta near the root b*, with z moved along so that the
+           root stays b* (y z' = y z + q (beta' - beta)) */
+        for (k = 0; loss == 0 && k < 20000; k++) {
+            static const double warm[] = {0.0, 1e-12, -1e-9, 1e-6, -1e-4, 1e-3, -1e-2,
+                                          3e-2, -0.2, 0.5};
+            double z = 5.0 * t_gauss() * exp(2.0 * t_gauss()), q = exp(6.0 * t_gauss());
+            double alpha, b1;
+
+            y     = (t_unif() < 0.5) ? -1.0 : 1.0;
+            c     = exp(3.0 * t_gauss());
+            a0    = y * c * t_unif();
+            alpha = a0;
+            m->dual_step(y, c, z, q, &alpha);
+            b1 = fmin(alpha * y * (1.0 + warm[k % ST_ARRAY_SIZE(warm)]), c);
+            t_check_one_step(m, y, c, z + y * q * (b1 - a0 * y), q, y * b1, &worst);
+        }
         t_note("dual step %-8s: worst |b - b_bisection| / (c + |b|) = %.2e", m->name, worst);
     }
     for (k = 0, maxit = 0, count = 0, sum = 0.0; k <= 100; k++) {
