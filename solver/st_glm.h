@@ -163,6 +163,12 @@ int st_glm_tmp_create(const char *path, char *tmp, size_t tmp_len);
 /* fsync the directory holding @a path, so a rename survives a crash (best effort). */
 void st_glm_sync_dir(const char *path);
 
+/* After @a path has been replaced: remove the temporary files of @a path that
+ * writers killed before their rename left next to it (names exactly as
+ * st_glm_tmp_create makes them; best effort). Whoever writes @a path owns them: two
+ * jobs writing one file at once are not supported anyway. */
+void st_glm_tmp_sweep(const char *path);
+
 /* The L1 (primal) models across ranks: ProxCoCoA+ over a feature partition
  * (solver/st_glm_train_primal.c). Fills model->w and model->info. */
 strata_status_t st_glm_train_primal(const st_glm_model_t *loss, const strata_glm_problem_t *prob,

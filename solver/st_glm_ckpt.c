@@ -23,7 +23,7 @@
  * rank pwrites its slice of every section and fsyncs, the ranks add their checksums,
  * rank 0 writes the header, fsyncs, renames the file over <path> and fsyncs the
  * directory. A run killed at any point leaves the previous checkpoint whole (and
- * perhaps a temporary file). Reading: rank 0 reads the header and broadcasts it, so
+ * perhaps a temporary file, which the next successful write removes). Reading: rank 0 reads the header and broadcasts it, so
  * every rank judges the same bytes; each rank reads its slices; the checksums are
  * added over the ranks; only then is the rank table compared.
  */
@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -151,19 +152,74 @@ int st_glm_tmp_create(const char *path, char *tmp, size_t tmp_len)
     return -1;
 }
 
-void st_glm_sync_dir(const char *path)
+/* The directory holding @a path (malloc'ed; NULL when out of memory) and, in
+ * @a base_p, where the file's own name starts in @a path. */
+static char *st_glm_dir_of(const char *path, const char **base_p)
 {
     const char *slash = strrchr(path, '/');
+
+    *base_p = (slash == NULL) ? path : slash + 1;
+    if (slash == NULL) {
+        return strdup(".");
+    } else if (slash == path) {
+        return strdup("/");
+    }
+    return strndup(path, (size_t)(slash - path));
+}
+
+/* 1 when @a s is one or more decimal digits followed by @a end */
+static int st_glm_digits(const char *s, char end, const char **rest_p)
+{
+    const char *p = s;
+
+    while (*p >= '0' && *p <= '9') {
+        p++;
+    }
+    *rest_p = p;
+    return p > s && *p == end;
+}
+
+void st_glm_tmp_sweep(const char *path)
+{
+    const char *base, *rest;
+    struct dirent *e;
+    size_t blen;
+    char *dir, *victim;
+    DIR *d;
+
+    dir = st_glm_dir_of(path, &base);
+    if (dir == NULL) {
+        return;
+    }
+    blen = strlen(base);
+    d    = opendir(dir);
+    while (d != NULL && (e = readdir(d)) != NULL) {
+        /* "<base>.tmp.<digits>.<digits>" */
+        if (strncmp(e->d_name, base, blen) != 0 || strncmp(e->d_name + blen, ".tmp.", 5) != 0 ||
+            !st_glm_digits(e->d_name + blen + 5, '.', &rest) ||
+            !st_glm_digits(rest + 1, '\0', &rest)) {
+            continue;
+        }
+        victim = malloc(strlen(dir) + strlen(e->d_name) + 2);
+        if (victim != NULL) {
+            sprintf(victim, "%s/%s", dir, e->d_name);
+            (void)unlink(victim);
+            free(victim);
+        }
+    }
+    if (d != NULL) {
+        closedir(d);
+    }
+    free(dir);
+}
+
+void st_glm_sync_dir(const char *path)
+{
+    const char *base;
     char *dir;
     int fd;
 
-    if (slash == NULL) {
-        dir = strdup(".");
-    } else if (slash == path) {
-        dir = strdup("/");
-    } else {
-        dir = strndup(path, (size_t)(slash - path));
-    }
+    dir = st_glm_dir_of(path, &base);
     if (dir == NULL) {
         return;
     }
@@ -393,6 +449,7 @@ static void st_glm_ckpt_commit(const st_glm_ckpt_t *ck, int fd, const char *tmp,
                        strerror(rc));
         return;
     }
+    st_glm_tmp_sweep(ck->path);
     st_glm_sync_dir(ck->path);
 }
 

@@ -217,6 +217,7 @@ ST_EXPORT strata_status_t strata_glm_model_save(const strata_glm_model_t *model,
         err = errno;
         goto err_unlink;
     }
+    st_glm_tmp_sweep(path);
     st_glm_sync_dir(path);
     free(tmp);
     return ST_OK;

@@ -8,7 +8,8 @@
 # naming what differs and no hang: other data, another rank count, another lambda, a
 # flipped byte, a truncated file, --resume without a checkpoint, a checkpoint file
 # that is not one (left as it was). Usage errors exit 2. Neither the model file nor
-# the data is ever written by a refused run.
+# the data is ever written by a refused run. A successful write removes the temporary
+# files that killed writers of the same file left behind, and nothing else.
 #
 . "${top_srcdir}/tests/common.sh"
 fail=0
@@ -71,8 +72,21 @@ kill_resume "lasso, 2 ranks" 2 -s lasso -l 1e-4 -e 0 -r 80
 # refusals, most by one process alone (mpirun takes seconds to end a failed job): a
 # checkpoint of one rank after round 6, and a model file to keep
 ck="$dir/r.ckpt"
+# with the temporary files of killed writers planted next to both outputs: the
+# run's writes remove those, and only those
+for f in "$ck.tmp.4242.0" "$ck.tmp.17.3" "$dir/r.model.tmp.4242.7" "$ck.tmp.keep" \
+         "$ck.tmp.12.x" "$ck.tmp.12." "$dir/other.ckpt.tmp.5.5"; do
+    echo stale >"$f"
+done
 expect 0 "checkpoint to refuse" tools/strata-train -q -e 0 -r 6 --checkpoint-every 3 \
     --checkpoint "$ck" "$dir/s1.svm" "$dir/r.model"
+for f in "$ck.tmp.4242.0" "$ck.tmp.17.3" "$dir/r.model.tmp.4242.7"; do
+    [ ! -e "$f" ] || { echo "FAIL: a killed writer's $(basename "$f") is still there"; fail=1; }
+done
+for f in "$ck.tmp.keep" "$ck.tmp.12.x" "$ck.tmp.12." "$dir/other.ckpt.tmp.5.5"; do
+    [ -e "$f" ] || { echo "FAIL: $(basename "$f"), not a temporary of ours, was removed"; fail=1; }
+    rm -f "$f"
+done
 cp "$ck" "$dir/good.ckpt"
 cp "$dir/r.model" "$dir/r.model.orig"
 refused() { # NAME PATTERN LAUNCHER... OPTION... DATA
