@@ -1,0 +1,35 @@
+#!/bin/sh
+#
+# The lanes' protocol over TCP: on 2 virtual nodes (the inter-node level over UCX,
+# whose only network transport here is TCP) Strata makes its UCX context with the
+# eager protocol for every size (UCX_RNDV_THRESH=inf, said at debug level), unless
+# the user set UCX_RNDV_THRESH, which stays; the answers are right either way,
+# 8 B to 4 MB (eager sends of whole 256 KB segments and blocks, unexpected at the
+# receiver while its window is full). Skipped without UCX.
+#
+. "${top_srcdir}/tests/common.sh"
+fail=0
+out=$(mktemp) err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
+if ! tools/strata-info | grep -q 'UCX yes'; then
+    echo "SKIP: built without UCX"
+    exit 77
+fi
+bench="tools/strata-bench -b 8 -e 4M -r 1 -i 2 -w 1"
+run() { # the environment given is forwarded to the ranks by strata-run
+    env "$@" STRATA_VIRTUAL_NODES=2 STRATA_LOG_LEVEL=debug STRATA_STATS=1 \
+        tools/strata-run $ST_MPIRUN -np 4 $bench >"$out" 2>"$err"
+}
+
+run
+check "2 virtual nodes: the run succeeds" test $? -eq 0
+check "all 20 sizes checked ok" test "$(grep -v '^#' "$out" | grep -c ' ok$')" -eq 20
+check "the lanes took the network path" grep -q 'ucx: lane' "$err"
+check "eager over TCP" grep -q 'TCP only: eager protocol' "$err"
+
+run UCX_RNDV_THRESH=32K
+check "with UCX_RNDV_THRESH set: the run succeeds" test $? -eq 0
+check "with UCX_RNDV_THRESH set: all 20 sizes ok" \
+    test "$(grep -v '^#' "$out" | grep -c ' ok$')" -eq 20
+check "the user's UCX_RNDV_THRESH stays" sh -c "! grep -q 'eager protocol' '$err'"
+exit $fail
