@@ -229,7 +229,6 @@ static void st_ucx_list_push(st_ucx_lane_t **head, st_ucx_lane_t *lane)
 
 /* ---- the process-wide context and worker ---- */
 
-/* Lock held. */
 /*
  * 1 when TCP is the only network transport of @a context (the lanes' endpoints ask
  * for peer failure handling, which UCX gives on network transports only, so the
@@ -242,9 +241,9 @@ static int st_ucx_tcp_only(ucp_context_h context)
                                         "cuda_copy", "cuda_ipc", "gdr_copy", "rocm_copy",
                                         "rocm_ipc", "rocm_gdr"};
     char *text = NULL, *line, *tl, *end;
-    size_t len = 0, k;
+    size_t size = 0, n, k;
     int tcp = 0, other = 0, known;
-    FILE *f = open_memstream(&text, &len);
+    FILE *f = open_memstream(&text, &size);
 
     if (f == NULL) {
         return 0;
@@ -260,13 +259,13 @@ static int st_ucx_tcp_only(ucp_context_h context)
             continue;
         }
         tl += 3;
-        len = strcspn(tl, "/");
-        if (len == 3 && strncmp(tl, "tcp", 3) == 0) {
+        n   = strcspn(tl, "/");
+        if (n == 3 && strncmp(tl, "tcp", 3) == 0) {
             tcp = 1;
             continue;
         }
         for (k = 0, known = 0; k < ST_ARRAY_SIZE(local); k++) {
-            known |= (strlen(local[k]) == len && strncmp(tl, local[k], len) == 0);
+            known |= (strlen(local[k]) == n && strncmp(tl, local[k], n) == 0);
         }
         other |= !known;
     }
@@ -297,6 +296,7 @@ static void st_ucx_tune_tcp(const ucp_params_t *params, ucp_config_t *config)
     st_debug("ucx: TCP only: eager protocol for every message size (UCX_RNDV_THRESH=inf)");
 }
 
+/* Lock held. */
 static st_status_t st_ucx_start(void)
 {
     ucp_config_t *config = NULL;

@@ -23,14 +23,16 @@
  * rank pwrites its slice of every section and fsyncs, the ranks add their checksums,
  * rank 0 writes the header, fsyncs, renames the file over <path> and fsyncs the
  * directory. A run killed at any point leaves the previous checkpoint whole (and
- * perhaps a temporary file, which the next successful write removes). Reading: rank 0 reads the header and broadcasts it, so
- * every rank judges the same bytes; each rank reads its slices; the checksums are
- * added over the ranks; only then is the rank table compared.
+ * perhaps a temporary file, which the next successful write removes). Reading: rank
+ * 0 reads the header and broadcasts it, so every rank judges the same bytes; each
+ * rank reads its slices; the checksums are added over the ranks; only then is the
+ * rank table compared.
  */
 #include "config.h"
 
 #include "st_glm.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -38,7 +40,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 

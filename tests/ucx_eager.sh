@@ -5,7 +5,8 @@
 # eager protocol for every size (UCX_RNDV_THRESH=inf, said at debug level), unless
 # the user set UCX_RNDV_THRESH, which stays; the answers are right either way,
 # 8 B to 4 MB (eager sends of whole 256 KB segments and blocks, unexpected at the
-# receiver while its window is full). Skipped without UCX.
+# receiver while its window is full), and nothing on stderr at the default log
+# level. Skipped without UCX.
 #
 . "${top_srcdir}/tests/common.sh"
 fail=0
@@ -26,6 +27,11 @@ check "2 virtual nodes: the run succeeds" test $? -eq 0
 check "all 20 sizes checked ok" test "$(grep -v '^#' "$out" | grep -c ' ok$')" -eq 20
 check "the lanes took the network path" grep -q 'ucx: lane' "$err"
 check "eager over TCP" grep -q 'TCP only: eager protocol' "$err"
+
+# silent: the context made twice says nothing at the default log level
+STRATA_VIRTUAL_NODES=2 tools/strata-run $ST_MPIRUN -np 4 $bench >"$out" 2>"$err"
+check "default log level: the run succeeds" test $? -eq 0
+check "default log level: empty stderr" test ! -s "$err"
 
 run UCX_RNDV_THRESH=32K
 check "with UCX_RNDV_THRESH set: the run succeeds" test $? -eq 0
