@@ -108,7 +108,10 @@ typedef struct {
 } strata_comm_stats_t;
 
 /**
- * Statistics of @a comm since Strata first saw it in MPI_Allreduce.
+ * Statistics of @a comm since Strata first saw it in MPI_Allreduce. Like the
+ * communicator itself under MPI_THREAD_MULTIPLE: not while another thread is in a
+ * collective call on @a comm (the counters are plain; a communicator per thread, or
+ * calls that take turns, are fine).
  *
  * @param [out] stats_p  filled on success (all zero when Strata never saw @a comm).
  * @return STRATA_OK, STRATA_ERR_INVALID_PARAM for a NULL pointer or MPI_COMM_NULL,
