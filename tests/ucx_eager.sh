@@ -27,7 +27,7 @@ if [ -x tools/.libs/strata-bench ]; then
     ST_MPIRUN="$ST_MPIRUN -x LD_LIBRARY_PATH"
 fi
 bench="$bench -b 8 -e 4M -r 1 -i 2 -w 1"
-run() { # the environment given is forwarded to the ranks by strata-run
+run() { # VAR=VALUE...: local ranks inherit the environment (strata-run also -x its STRATA_*)
     env "$@" STRATA_VIRTUAL_NODES=2 STRATA_LOG_LEVEL=debug STRATA_STATS=1 \
         tools/strata-run $ST_MPIRUN -np 4 $bench >"$out" 2>"$err"
 }
