@@ -50,6 +50,7 @@
 #define ST_GLM_CKPT_SALT    0x8cb92ba72f3d8dd7ULL
 #define ST_GLM_TMP_TRIES    64
 #define ST_GLM_TMP_SUFFIX   64     /* room for ".tmp.<pid>.<n>" */
+#define ST_GLM_TMP_INFIX    ".tmp." /* a temporary's name: <path>.tmp.<pid>.<n> */
 
 /* Header words. */
 enum {
@@ -140,8 +141,8 @@ int st_glm_tmp_create(const char *path, char *tmp, size_t tmp_len)
 
     for (tries = 0; tries < ST_GLM_TMP_TRIES; tries++) {
         n = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
-        if ((size_t)snprintf(tmp, tmp_len, "%s.tmp.%ld.%u", path, (long)getpid(), n) >=
-            tmp_len) {
+        if ((size_t)snprintf(tmp, tmp_len, "%s" ST_GLM_TMP_INFIX "%ld.%u", path,
+                             (long)getpid(), n) >= tmp_len) {
             errno = ENAMETOOLONG;
             return -1;
         }
@@ -195,9 +196,10 @@ void st_glm_tmp_sweep(const char *path)
     blen = strlen(base);
     d    = opendir(dir);
     while (d != NULL && (e = readdir(d)) != NULL) {
-        /* "<base>.tmp.<digits>.<digits>" */
-        if (strncmp(e->d_name, base, blen) != 0 || strncmp(e->d_name + blen, ".tmp.", 5) != 0 ||
-            !st_glm_digits(e->d_name + blen + 5, '.', &rest) ||
+        /* "<base>.tmp.<digits>.<digits>", as st_glm_tmp_create makes them */
+        if (strncmp(e->d_name, base, blen) != 0 ||
+            strncmp(e->d_name + blen, ST_GLM_TMP_INFIX, strlen(ST_GLM_TMP_INFIX)) != 0 ||
+            !st_glm_digits(e->d_name + blen + strlen(ST_GLM_TMP_INFIX), '.', &rest) ||
             !st_glm_digits(rest + 1, '\0', &rest)) {
             continue;
         }
