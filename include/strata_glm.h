@@ -103,6 +103,19 @@ typedef struct {
                                   max_rounds, gap_every may change. No checkpoint:
                                   STRATA_ERR_NOT_FOUND; a damaged one: STRATA_ERR_IO
                                   naming the file (the same on every rank) */
+    int      hierarchical;   /**< dual models, 1: hierarchical CoCoA+ (default 0: flat).
+                                  Each round (an outer round) is inner_rounds rounds in
+                                  which the ranks of each node add their updates over
+                                  the node only, then one sum over all ranks. The node
+                                  is Strata's (strata_comm_level, so virtual nodes
+                                  count) when libstrata is loaded, else the ranks that
+                                  share memory. On one node: flat CoCoA+. Rounds,
+                                  max_rounds and gap_every count outer rounds */
+    int      inner_rounds;   /**< hierarchical: inner rounds per outer round, >= 1; 0
+                                  (default): chosen after each of the first two outer
+                                  rounds from their measured costs: with r = cluster
+                                  allreduce / (local round + node allreduce),
+                                  min(ceil(2 sqrt(r)), ceil(r)), at most 64 (README) */
 } strata_glm_param_t;
 
 /** Progress of a training run, as the last round left it. */
@@ -114,6 +127,8 @@ typedef struct {
     double gap;          /**< P - D >= 0: bounds P(w) - min P */
     double seconds;      /**< wall time of the training, on rank 0 */
     double comm_seconds; /**< of which in MPI_Allreduce */
+    int    nodes;        /**< hierarchical: nodes the ranks are on (0: flat CoCoA+) */
+    int    inner_rounds; /**< hierarchical: inner rounds per outer round in use */
 } strata_glm_info_t;
 
 /** Test metrics over all ranks' rows; a metric that does not apply is NaN. */

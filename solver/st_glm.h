@@ -79,6 +79,12 @@ typedef struct {
  * progress line on rank 0 when verbose. */
 void st_glm_round_end(st_glm_round_ctx_t *ctx, const st_glm_objectives_t *obj);
 
+/* Hierarchical CoCoA+: the inner rounds per outer round for a cluster-wide sum that
+ * takes @a ratio times an inner round (st_glm_train.c explains the rule): 1 ..
+ * ST_GLM_HIER_MAX (NaN and ratios <= 1 give 1). */
+#define ST_GLM_HIER_MAX 64
+int st_glm_hier_choose(double ratio);
+
 /* ---- checkpoints (solver/st_glm_ckpt.c; the format: solver/README.md) ---- */
 
 /* Which trainer wrote a checkpoint. */
@@ -88,7 +94,11 @@ enum {
     ST_GLM_CKPT_SERIAL = 3    /* the serial L1 solver on one rank */
 };
 
-#define ST_GLM_CKPT_ID       18  /* header words that identify the run */
+#define ST_GLM_CKPT_ID1      18  /* header words that identify the run: a first block */
+#define ST_GLM_CKPT_ID       21  /* ... and in all (the schedule's 3 words came later) */
+#define ST_GLM_ID_SCHEDULE   18  /* identity words of the schedule: 0 flat, 1 hierarchical, */
+#define ST_GLM_ID_NODES      19  /* the node count of a hierarchical run (0: flat), */
+#define ST_GLM_ID_INNER      20  /* and its inner_rounds parameter (0: auto) */
 #define ST_GLM_CKPT_ENTRY    4   /* words per rank in the rank table */
 #define ST_GLM_CKPT_MAX_SECS 6   /* the rank table and the trainer's arrays */
 
@@ -127,12 +137,17 @@ void st_glm_ckpt_entry(st_glm_ckpt_t *ck, int64_t row0, int64_t rows, int64_t wo
 void st_glm_ckpt_add(st_glm_ckpt_t *ck, const char *name, void *buf, int64_t count,
                      int64_t blo, int64_t bhi, int64_t lo, int64_t hi);
 
+/* A hierarchical run (st_glm_train.c) on @a nodes nodes: its identity words, set after
+ * st_glm_ckpt_init (flat runs leave them 0, as checkpoints from before had them). */
+void st_glm_ckpt_schedule(st_glm_ckpt_t *ck, int nodes, int inner_rounds);
+
 /* After round info->rounds: write the arrays and @a info (@a certified: its objectives
  * are this round's) atomically (collective). @return as st_glm_ckpt_init. */
 strata_status_t st_glm_ckpt_save(st_glm_ckpt_t *ck, const strata_glm_info_t *info,
                                  int certified, char *msg, size_t msg_len);
 
-/* Read the checkpoint into the arrays and @a info_p (collective), after verifying its
+/* Read the checkpoint into the arrays and @a info_p (collective; info_p->nodes and
+ * inner_rounds too: the inner rounds a hierarchical run chose), after verifying its
  * header, identity, size and checksums. @return STRATA_OK; STRATA_ERR_NOT_FOUND (no
  * file), STRATA_ERR_INVALID_PARAM (another run's), STRATA_ERR_IO (unreadable,
  * truncated, corrupted), STRATA_ERR_UNSUPPORTED (another version): the same on every

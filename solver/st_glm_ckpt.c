@@ -58,8 +58,8 @@ enum {
     ST_GLM_W_VERSION,
     ST_GLM_W_HEADER_SIZE,
     ST_GLM_W_FILE_SIZE,
-    ST_GLM_W_ID,                                   /* ST_GLM_CKPT_ID words */
-    ST_GLM_W_ROUNDS = ST_GLM_W_ID + ST_GLM_CKPT_ID,
+    ST_GLM_W_ID,                                   /* ST_GLM_CKPT_ID1 words */
+    ST_GLM_W_ROUNDS = ST_GLM_W_ID + ST_GLM_CKPT_ID1,
     ST_GLM_W_CERTIFIED,
     ST_GLM_W_PRIMAL,
     ST_GLM_W_DUAL,
@@ -68,12 +68,26 @@ enum {
     ST_GLM_W_COMM_SECONDS,
     ST_GLM_W_NSEC,
     ST_GLM_W_SEC,                                  /* offset, elements, checksum each */
+    /* words added in the space the sections leave free, zero in older checkpoints
+     * (which are thus flat runs' and stay readable) */
+    ST_GLM_W_INNER = ST_GLM_CKPT_WORDS - 5,        /* the inner rounds in use */
+    ST_GLM_W_ID2,                                  /* identity words ST_GLM_CKPT_ID1 .. */
     ST_GLM_W_SUM = ST_GLM_CKPT_WORDS - 1           /* of words 0 .. ST_GLM_W_SUM - 1 */
 };
 
+_Static_assert(ST_GLM_W_SEC + 3 * ST_GLM_CKPT_MAX_SECS <= ST_GLM_W_INNER &&
+               ST_GLM_W_ID2 + ST_GLM_CKPT_ID - ST_GLM_CKPT_ID1 == ST_GLM_W_SUM,
+               "checkpoint header words overlap");
+
+/* The header word of identity word @a i. */
+static int st_glm_ckpt_id_word(int i)
+{
+    return (i < ST_GLM_CKPT_ID1) ? ST_GLM_W_ID + i : ST_GLM_W_ID2 + i - ST_GLM_CKPT_ID1;
+}
+
 /* The identity words, in order, and how a message shows them. */
 enum { ST_GLM_T_INT, ST_GLM_T_HEX, ST_GLM_T_REAL, ST_GLM_T_NAME, ST_GLM_T_MODE,
-       ST_GLM_T_KIND };
+       ST_GLM_T_KIND, ST_GLM_T_SCHED, ST_GLM_T_AUTO };
 
 static const struct {
     const char *what;   /* NULL: the second word of a name */
@@ -97,6 +111,9 @@ static const struct {
     {"weight of the -1 examples", ST_GLM_T_REAL},
     {"local epochs", ST_GLM_T_INT},
     {"seed", ST_GLM_T_INT},
+    {"schedule", ST_GLM_T_SCHED},
+    {"nodes", ST_GLM_T_INT},
+    {"inner rounds", ST_GLM_T_AUTO},
 };
 
 #define ST_GLM_ID_RANKS 8   /* the identity word of the rank count */
@@ -347,6 +364,13 @@ strata_status_t st_glm_ckpt_init(st_glm_ckpt_t *ck, int trainer, const st_glm_mo
     return status;
 }
 
+void st_glm_ckpt_schedule(st_glm_ckpt_t *ck, int nodes, int inner_rounds)
+{
+    ck->id[ST_GLM_ID_SCHEDULE] = 1;
+    ck->id[ST_GLM_ID_NODES]    = (uint64_t)nodes;
+    ck->id[ST_GLM_ID_INNER]    = (uint64_t)inner_rounds;
+}
+
 void st_glm_ckpt_entry(st_glm_ckpt_t *ck, int64_t row0, int64_t rows, int64_t workers,
                        int64_t col0)
 {
@@ -424,7 +448,10 @@ static void st_glm_ckpt_commit(const st_glm_ckpt_t *ck, int fd, const char *tmp,
     h[ST_GLM_W_VERSION]      = ST_GLM_CKPT_VERSION;
     h[ST_GLM_W_HEADER_SIZE]  = ST_GLM_CKPT_HEADER;
     h[ST_GLM_W_FILE_SIZE]    = size;
-    memcpy(&h[ST_GLM_W_ID], ck->id, sizeof(ck->id));
+    for (s = 0; s < ST_GLM_CKPT_ID; s++) {
+        h[st_glm_ckpt_id_word(s)] = ck->id[s];
+    }
+    h[ST_GLM_W_INNER]        = (uint64_t)info->inner_rounds;
     h[ST_GLM_W_ROUNDS]       = (uint64_t)info->rounds;
     h[ST_GLM_W_CERTIFIED]    = (uint64_t)(certified != 0);
     h[ST_GLM_W_PRIMAL]       = st_glm_bits(info->primal);
@@ -552,6 +579,14 @@ static void st_glm_ckpt_show(int type, const uint64_t *w, char *out, size_t len)
         st_glm_token_quote(name, strlen(name), out, len);
         break;
     case ST_GLM_T_MODE: snprintf(out, len, "%s", w[0] == 0 ? "replicas" : "shared"); break;
+    case ST_GLM_T_SCHED: snprintf(out, len, "%s", w[0] == 0 ? "flat" : "hierarchical"); break;
+    case ST_GLM_T_AUTO:
+        if (w[0] == 0) {
+            snprintf(out, len, "auto");
+        } else {
+            snprintf(out, len, "%" PRIu64, w[0]);
+        }
+        break;
     case ST_GLM_T_KIND:
         snprintf(out, len, "%s", w[0] < 4 ? st_glm_ckpt_trainers[w[0]] : "?");
         break;
@@ -608,10 +643,10 @@ static void st_glm_ckpt_check_header(const st_glm_ckpt_t *ck, const uint64_t *h,
         int words = (st_glm_ckpt_fields[i].type == ST_GLM_T_NAME) ? 2 : 1;
 
         if (st_glm_ckpt_fields[i].what == NULL || (other && i > 2 && i != ST_GLM_ID_RANKS) ||
-            memcmp(&h[ST_GLM_W_ID + i], &ck->id[i], 8 * (size_t)words) == 0) {
+            memcmp(&h[st_glm_ckpt_id_word(i)], &ck->id[i], 8 * (size_t)words) == 0) {
             continue;
         }
-        st_glm_ckpt_show(st_glm_ckpt_fields[i].type, &h[ST_GLM_W_ID + i], a, sizeof(a));
+        st_glm_ckpt_show(st_glm_ckpt_fields[i].type, &h[st_glm_ckpt_id_word(i)], a, sizeof(a));
         st_glm_ckpt_show(st_glm_ckpt_fields[i].type, &ck->id[i], b, sizeof(b));
         if (used < sizeof(diff)) {
             used += (size_t)snprintf(diff + used, sizeof(diff) - used, "%s%s %s (this run: %s)",
@@ -755,6 +790,8 @@ strata_status_t st_glm_ckpt_load(st_glm_ckpt_t *ck, strata_glm_info_t *info_p,
     info_p->gap          = st_glm_real(h[ST_GLM_W_GAP]);
     info_p->seconds      = st_glm_real(h[ST_GLM_W_SECONDS]);
     info_p->comm_seconds = st_glm_real(h[ST_GLM_W_COMM_SECONDS]);
+    info_p->nodes        = (int)h[ST_GLM_W_ID2 + ST_GLM_ID_NODES - ST_GLM_CKPT_ID1];
+    info_p->inner_rounds = (int)h[ST_GLM_W_INNER];
     *certified_p         = (h[ST_GLM_W_CERTIFIED] != 0);
     if (ck->verbose) {
         st_glm_print("checkpoint: resuming from %s after round %d\n", ck->path,

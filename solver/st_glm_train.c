@@ -37,6 +37,7 @@
 
 #include "st_glm.h"
 
+#include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -215,6 +216,15 @@ ST_EXPORT const char *strata_glm_check_param(const strata_glm_param_t *param)
     if (param->resume != 0 && param->resume != 1) {
         return "resume must be 0 or 1";
     }
+    if (param->hierarchical != 0 && param->hierarchical != 1) {
+        return "hierarchical must be 0 or 1";
+    }
+    if (param->hierarchical && model->form != ST_GLM_FORM_DUAL) {
+        return "hierarchical applies to the dual models (logistic, svm, sqsvm, ridge)";
+    }
+    if (param->inner_rounds < 0 || param->inner_rounds > 100000) {
+        return "inner_rounds must be in [1, 100000] (0: chosen from measured costs)";
+    }
     if ((param->checkpoint_every > 0 || param->resume) &&
         (param->checkpoint == NULL || param->checkpoint[0] == '\0')) {
         return "checkpoint_every and resume need a checkpoint file (checkpoint)";
@@ -366,6 +376,39 @@ typedef struct {
     double            sums[2];     /* loss, neg_conj of my rows (gap pass) */
 } st_glm_worker_t;
 
+/*
+ * Hierarchical CoCoA+ (Snap ML's scheme: Duenner, Parnell, Sarigiannis, Ioannou,
+ * Anghel, Ravi, Kandasamy, Pozidis, "Snap ML: A Hierarchical Framework for Machine
+ * Learning", NeurIPS 2018): CoCoA+ across the K_o nodes (sigma'_o = K_o), whose
+ * local subproblem each node solves by CoCoA+ across its own K_p workers (sigma'_p =
+ * K_p). An outer round is `inner` inner rounds; in each, the workers run their
+ * local epochs against their view
+ *     u_k = w + (sigma'_o / (lambda n)) dv_node + (sigma'_o sigma'_p / (lambda n)) dv_k
+ * (w the model of the last outer round, dv_node the node's updates so far in this
+ * outer round, dv_k the worker's in this inner round), and the node adds its
+ * workers' dv_k over the node communicator only: dv_node += sum dv_k. The last
+ * inner round skips that sum: instead every rank's own updates of the whole outer
+ * round (dr) are added over all ranks, v += sum dr, w = v / (lambda n). With one
+ * inner round this is flat CoCoA+ (with equal nodes, step for step).
+ */
+typedef struct {
+    int        on;           /* 1: hierarchical (more than one node) */
+    MPI_Comm   node;         /* my node's ranks (MPI_COMM_NULL: I am alone on it) */
+    MPI_Comm   node_owned;   /* node, when this run made it (else MPI_COMM_NULL) */
+    int        nodes;        /* K_o */
+    double     sigma_o;      /* K_o */
+    int        inner;        /* inner rounds per outer round in use */
+    int        decided;      /* auto: outer rounds measured so far (inner is fixed
+                                after ST_GLM_HIER_MEASURE) */
+    double    *vn, *dr;      /* dv_node; my rank's updates of this outer round */
+    double     t_comp, t_node;  /* worker 0: this outer round's times */
+    double     t_node_avg;      /* the last measured node sum */
+    int        n_comp, n_node;
+} st_glm_hier_t;
+
+#define ST_GLM_HIER_FIRST   2    /* auto: inner rounds of the first outer round */
+#define ST_GLM_HIER_MEASURE 2    /* auto: outer rounds whose costs choose inner */
+
 struct st_glm_trainer {
     const st_glm_model_t *loss;
     const st_glm_data_t  *data;
@@ -380,6 +423,7 @@ struct st_glm_trainer {
     uint64_t             *rngs;    /* param->threads: the workers' states, checkpointed */
     double               *w, *v, *dv;
     double               *u;       /* shared mode: the vector of all my threads */
+    st_glm_hier_t         hier;    /* the hierarchical schedule (hier.on 0: flat) */
     int                   shared;  /* the threads update u together (else replicas) */
     int                   nworkers, local_epochs;
     st_glm_worker_t      *workers;
@@ -631,7 +675,8 @@ static void st_glm_coord_range(const st_glm_trainer_t *tr, int id, int64_t *lo, 
     *hi = tr->d_all * (id + 1) / tr->nworkers;
 }
 
-/* dv = sum_k (u_k - w) / scale over my share of the coordinates. */
+/* dv = sum_k (u_k - w) / scale over my share of the coordinates (hierarchical: and
+ * dr += dv, my rank's updates of the outer round). */
 static void st_glm_merge(st_glm_worker_t *wk)
 {
     st_glm_trainer_t *tr = wk->tr;
@@ -652,19 +697,43 @@ static void st_glm_merge(st_glm_worker_t *wk)
     for (j = lo; j < hi; j++) {
         tr->dv[j] /= tr->scale;
     }
+    if (tr->hier.on) {
+        for (j = lo; j < hi; j++) {
+            tr->hier.dr[j] += tr->dv[j];
+        }
+    }
 }
 
-/* v += dv (summed over ranks), w = v / (lambda n), over my share. */
-static void st_glm_apply(st_glm_worker_t *wk)
+/* The end of a round, over my share of the coordinates: v += dv (summed over ranks),
+ * w = v / (lambda n). Hierarchical, the end of an outer round: v += dr (summed over
+ * ranks), w = v / (lambda n), a fresh outer round; the end of an inner round (@a
+ * inner): dv_node += dv (summed over the node), w = (v + sigma'_o dv_node) / (lambda
+ * n), the node's view. */
+static void st_glm_apply(st_glm_worker_t *wk, int inner)
 {
     st_glm_trainer_t *tr = wk->tr;
+    st_glm_hier_t *h     = &tr->hier;
     double inv = 1.0 / (tr->lambda * (double)tr->data->n_rows_global);
     int64_t lo, hi, j;
 
     st_glm_coord_range(tr, wk->id, &lo, &hi);
-    for (j = lo; j < hi; j++) {
-        tr->v[j] += tr->dv[j];
-        tr->w[j] = tr->v[j] * inv;
+    if (inner) {
+        for (j = lo; j < hi; j++) {
+            h->vn[j] += tr->dv[j];
+            tr->w[j]  = (tr->v[j] + h->sigma_o * h->vn[j]) * inv;
+        }
+    } else if (h->on) {
+        for (j = lo; j < hi; j++) {
+            tr->v[j] += h->dr[j];
+            tr->w[j]  = tr->v[j] * inv;
+            h->vn[j]  = 0;
+            h->dr[j]  = 0;
+        }
+    } else {
+        for (j = lo; j < hi; j++) {
+            tr->v[j] += tr->dv[j];
+            tr->w[j] = tr->v[j] * inv;
+        }
     }
     if (tr->shared) {
         memcpy(&tr->u[lo], &tr->w[lo], (size_t)(hi - lo) * sizeof(double));
@@ -725,6 +794,56 @@ static void st_glm_checkpoint(st_glm_trainer_t *tr, st_glm_round_ctx_t *ctx, int
 }
 
 /*
+ * Worker 0, after an outer round's sum over all ranks: with inner_rounds 0 (auto),
+ * after each of the first ST_GLM_HIER_MEASURE outer rounds, choose the inner rounds
+ * H from this round's costs, agreed over the ranks (so every rank chooses alike): tau =
+ * t_local + t_node per inner round (a local round's epochs and merge, the node's
+ * sum), T = the sum over all ranks. An outer round takes H tau + T. The outer rounds
+ * to reach a gap, R(H), fell like R_inf + c / H in our runs (bench/RESULTS.md, c /
+ * R_inf from 2 to above 4), and R(H) (H tau + T) is least at H = sqrt((c / R_inf) T /
+ * tau); we take c / R_inf = 4, and never more inner rounds than ceil(T / tau), where
+ * local work would take longer than the sum it amortizes:
+ *     H = min(ceil(2 sqrt(T / tau)), ceil(T / tau)), at most ST_GLM_HIER_MAX.
+ */
+int st_glm_hier_choose(double ratio)
+{
+    if (!(ratio > 1)) {
+        return 1;
+    }
+    return (int)fmin(fmin(ceil(2 * sqrt(ratio)), ceil(ratio)), ST_GLM_HIER_MAX);
+}
+
+static void st_glm_hier_tune(st_glm_trainer_t *tr, st_glm_round_ctx_t *ctx, double t_clus)
+{
+    st_glm_hier_t *h = &tr->hier;
+    double t[3];
+
+    if (ctx->param->inner_rounds == 0 && h->decided < ST_GLM_HIER_MEASURE) {
+        t[0] = h->t_comp / ST_MAX(h->n_comp, 1);
+        if (h->n_node > 0) {   /* one inner round has no node sum: keep the last */
+            h->t_node_avg = h->t_node / h->n_node;
+        }
+        /* the slowest rank's local round; the shortest sums (on the others, a sum
+         * also holds the wait for the slowest rank) */
+        t[1] = -h->t_node_avg;
+        t[2] = -t_clus;
+        st_glm_allreduce(ctx->comm, t, 3, MPI_DOUBLE, MPI_MAX);
+        t[1] = -t[1];
+        t[2] = -t[2];
+        h->inner = st_glm_hier_choose(t[2] / fmax(t[0] + t[1], 1e-9));
+        h->decided++;
+        ctx->info.inner_rounds = h->inner;
+        if (ctx->param->verbose && ctx->rank == 0) {
+            st_glm_print("hierarchical: %d inner rounds per outer round (measured: local "
+                         "round %.4f s, node allreduce %.4f s, cluster allreduce %.4f s)\n",
+                         h->inner, t[0], t[1], t[2]);
+        }
+    }
+    h->t_comp = h->t_node = 0;
+    h->n_comp = h->n_node = 0;
+}
+
+/*
  * The rounds. Worker 0 (the calling thread) does the MPI calls between barriers;
  * the others wait. Every phase ends at a barrier, so the workers' shared state is
  * only read after it was written.
@@ -734,10 +853,11 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
     st_glm_trainer_t *tr = wk->tr;
     st_glm_round_ctx_t *ctx;
     st_glm_objectives_t obj;
-    double tc, sums[2], wsq;
+    st_glm_hier_t *h = &tr->hier;
+    double tc, t0 = 0, sums[2], wsq;
     int64_t j;
     int k, round = st_glm_ctx->info.rounds, every = ST_MAX(st_glm_ctx->param->gap_every, 1);
-    int certify, due;
+    int certify, due, inner, s;
 
     if (tr->stop) {
         return;   /* resumed from the round the run ended with */
@@ -747,18 +867,49 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
         round++;
         certify = (round % every == 0 || round >= st_glm_ctx->param->max_rounds);
         due     = st_glm_ckpt_due(&tr->ck, round);
-        st_glm_local_sdca(wk);
-        pthread_barrier_wait(&tr->barrier);
-        st_glm_merge(wk);
-        pthread_barrier_wait(&tr->barrier);
+        inner   = h->on ? h->inner : 1;   /* set by worker 0 before the last barrier */
+        for (s = 1;; s++) {
+            if (wk->id == 0) {
+                t0 = st_glm_now();
+            }
+            st_glm_local_sdca(wk);
+            pthread_barrier_wait(&tr->barrier);
+            st_glm_merge(wk);
+            pthread_barrier_wait(&tr->barrier);
+            if (wk->id == 0) {
+                h->t_comp += st_glm_now() - t0;
+                h->n_comp++;
+            }
+            if (s >= inner) {
+                break;
+            }
+            /* an inner round: the node's sum */
+            if (wk->id == 0 && h->node != MPI_COMM_NULL) {
+                ctx = st_glm_ctx;
+                tc  = st_glm_now();
+                st_glm_allreduce(h->node, tr->dv, tr->d_all, MPI_DOUBLE, MPI_SUM);
+                tc  = st_glm_now() - tc;
+                ctx->info.comm_seconds += tc;
+                h->t_node += tc;
+                h->n_node++;
+            }
+            pthread_barrier_wait(&tr->barrier);
+            st_glm_apply(wk, 1);
+            pthread_barrier_wait(&tr->barrier);
+        }
         if (wk->id == 0) {
             ctx = st_glm_ctx;
             tc  = st_glm_now();
-            st_glm_allreduce(ctx->comm, tr->dv, tr->d_all, MPI_DOUBLE, MPI_SUM);
-            ctx->info.comm_seconds += st_glm_now() - tc;
+            st_glm_allreduce(ctx->comm, h->on ? h->dr : tr->dv, tr->d_all, MPI_DOUBLE,
+                             MPI_SUM);
+            tc  = st_glm_now() - tc;
+            ctx->info.comm_seconds += tc;
+            if (h->on) {
+                st_glm_hier_tune(tr, ctx, tc);
+            }
         }
         pthread_barrier_wait(&tr->barrier);
-        st_glm_apply(wk);
+        st_glm_apply(wk, 0);
         pthread_barrier_wait(&tr->barrier);
         if (!certify) {
             if (wk->id == 0) {
@@ -848,8 +999,73 @@ static void st_glm_trainer_free(st_glm_trainer_t *tr)
     free(tr->v);
     free(tr->dv);
     free(tr->u);
+    free(tr->hier.vn);
+    free(tr->hier.dr);
+    if (tr->hier.node_owned != MPI_COMM_NULL) {
+        MPI_Comm_free(&tr->hier.node_owned);
+    }
     pthread_mutex_destroy(&tr->gate_lock);
     pthread_cond_destroy(&tr->gate_cond);
+}
+
+/*
+ * The hierarchical schedule's setup (collective over @a comm): my node's
+ * communicator, Strata's node level when libstrata is loaded (so virtual nodes
+ * count; looked up, since libstrata_glm does not link libstrata), else the ranks
+ * sharing memory; the node count; sigma'_o and sigma'_p in tr->scale. One node: flat.
+ * @return 0 when out of memory or MPI failed here (the ranks agree).
+ */
+typedef strata_status_t (*st_glm_level_fn_t)(MPI_Comm, strata_level_t, MPI_Comm *);
+
+static int st_glm_hier_init(st_glm_trainer_t *tr, st_glm_round_ctx_t *ctx,
+                            const strata_glm_param_t *param)
+{
+    st_glm_hier_t *h = &tr->hier;
+    st_glm_level_fn_t level;
+    MPI_Comm node = MPI_COMM_NULL;
+    int ok, nrank = 0, nsize = 1, nodes, workers, lo, hi;
+
+    *(void**)&level = dlsym(RTLD_DEFAULT, "strata_comm_level");
+    ok = (level != NULL && level(ctx->comm, STRATA_LEVEL_NODE, &node) == STRATA_OK);
+    if (!st_glm_agree(ctx->comm, ok)) {   /* Strata's, if some rank got it, stays Strata's */
+        ok = (MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL,
+                                  &node) == MPI_SUCCESS);
+        h->node_owned = ok ? node : MPI_COMM_NULL;
+        if (!st_glm_agree(ctx->comm, ok)) {
+            return 0;
+        }
+    }
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    workers = tr->shared ? 1 : tr->nworkers;
+    nodes = (nrank == 0);   /* node leaders */
+    st_glm_allreduce(ctx->comm, &nodes, 1, MPI_INT, MPI_SUM);
+    st_glm_allreduce(node, &workers, 1, MPI_INT, MPI_SUM);
+    lo = hi = nsize;
+    st_glm_allreduce(ctx->comm, &lo, 1, MPI_INT, MPI_MIN);
+    st_glm_allreduce(ctx->comm, &hi, 1, MPI_INT, MPI_MAX);
+    if (param->verbose && ctx->rank == 0) {
+        if (lo == hi) {
+            st_glm_print("hierarchical: %d node(s) of %d rank(s)%s\n", nodes, lo,
+                         nodes > 1 ? "" : ": flat CoCoA+");
+        } else {
+            st_glm_print("hierarchical: %d nodes of %d to %d ranks\n", nodes, lo, hi);
+        }
+    }
+    if (nodes <= 1) {
+        return 1;
+    }
+    h->on      = 1;
+    h->node    = (nsize > 1) ? node : MPI_COMM_NULL;
+    h->nodes   = nodes;
+    h->sigma_o = (double)nodes;
+    h->inner   = param->inner_rounds > 0 ? param->inner_rounds : ST_GLM_HIER_FIRST;
+    tr->scale  = h->sigma_o * (double)workers / (tr->lambda * (double)tr->data->n_rows_global);
+    h->vn      = calloc((size_t)tr->d_all, sizeof(double));
+    h->dr      = calloc((size_t)tr->d_all, sizeof(double));
+    ctx->info.nodes        = h->nodes;
+    ctx->info.inner_rounds = h->inner;
+    return st_glm_agree(ctx->comm, h->vn != NULL && h->dr != NULL);
 }
 
 /* st_glm_ctx is one per process: trainings from two threads take turns. */
@@ -870,6 +1086,7 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
 
     memset(&tr, 0, sizeof(tr));
     memset(&ctx, 0, sizeof(ctx));
+    tr.hier.node = tr.hier.node_owned = MPI_COMM_NULL;
     pthread_mutex_init(&tr.gate_lock, NULL);
     pthread_cond_init(&tr.gate_cond, NULL);
     st_glm_comm_shape(comm, &ctx.rank, &nranks);
@@ -919,6 +1136,9 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
             wk->perm[i] = wk->lo + i;
         }
     }
+    if (st_glm_agree(comm, ok) && param->hierarchical && nranks > 1) {
+        ok = st_glm_hier_init(&tr, &ctx, param);
+    }
     if (!st_glm_agree(comm, ok)) {
         st_glm_msg(msg, msg_len, "out of memory (%lld features, %lld rows on a rank)",
                    (long long)tr.d_all, (long long)m);
@@ -936,6 +1156,9 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
     if (tr.ck.path != NULL) {
         int64_t n = data->n_rows_global, r0 = data->row_offset, nt = param->threads;
 
+        if (tr.hier.on) {
+            st_glm_ckpt_schedule(&tr.ck, tr.hier.nodes, param->inner_rounds);
+        }
         st_glm_block_range(tr.d_all, nranks, ctx.rank, &lo, &hi);
         st_glm_ckpt_entry(&tr.ck, r0, m, tr.nworkers, 0);
         st_glm_ckpt_add(&tr.ck, "shared vector", tr.v, tr.d_all, 0, tr.d_all, lo, hi);
@@ -976,6 +1199,13 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
         }
         ctx.t_start = st_glm_now() - ctx.info.seconds;
         tr.stop     = st_glm_ckpt_stopped(param, &ctx.info, certified);
+        /* a hierarchical run goes on with the inner rounds it chose (auto) */
+        ctx.info.nodes = tr.hier.nodes;
+        if (tr.hier.on && param->inner_rounds == 0 && ctx.info.inner_rounds > 0) {
+            tr.hier.inner   = ctx.info.inner_rounds;
+            tr.hier.decided = ST_MIN(ctx.info.rounds, ST_GLM_HIER_MEASURE);
+        }
+        ctx.info.inner_rounds = tr.hier.inner;
     }
     st_glm_data_row_sqnorms(data, tr.sqnorm);
     for (i = 0; i < m; i++) {

@@ -2,15 +2,16 @@
 #
 # tools/strata-cluster: two hosts made of network namespaces on this machine run an
 # MPI job across them (ranks under their host's name; test_allreduce passes, on
-# Open MPI's allreduce, as communicators spanning hosts fall back), links are
+# Open MPI's allreduce, as communicators spanning hosts fall back; test_train_hier's
+# hierarchical CoCoA+ over the hosts), links are
 # shaped, a failed `up` and `down` leave nothing behind. Skipped (77) where
 # namespaces cannot be made (not root, or not permitted in this container).
 #
 . "${top_srcdir}/tests/common.sh"
 cluster="$top_srcdir/tools/strata-cluster"
 why=$("$cluster" check) || { echo "$why"; exit 77; }
-if [ ! -x tests/test_allreduce ]; then
-    echo "tests/test_allreduce is not built (make check builds it)"
+if [ ! -x tests/test_allreduce ] || [ ! -x tests/test_train_hier ]; then
+    echo "tests/test_allreduce or test_train_hier is not built (make check builds them)"
     exit 99
 fi
 
@@ -86,6 +87,17 @@ race='plm:rsh: Warning: setpgid([0-9]*,[0-9]*) failed in parent with errno=Permi
 sed -i "/^\[[^]]*\] $race\$/d" "$err"
 if [ $rc -ne 0 ] || [ -s "$err" ]; then
     echo "FAIL: test_allreduce on 2 hosts x 2 ranks: exit $rc"; cat "$out" "$err"; fail=1
+fi
+
+# hierarchical CoCoA+ over the two hosts (the node level of Strata's plan) reaches
+# the optimum of flat CoCoA+ and of the serial reference
+# shellcheck disable=SC2086
+timeout -k 10 200 $ST_MPIRUN $args --host h1:2,h2:2 -np 4 tests/test_train_hier --vnodes 1 \
+    --nodes 2 >"$out" 2>"$err"
+rc=$?
+sed -i "/^\[[^]]*\] $race\$/d" "$err"
+if [ $rc -ne 0 ] || [ -s "$err" ]; then
+    echo "FAIL: test_train_hier on 2 hosts x 2 ranks: exit $rc"; cat "$out" "$err"; fail=1
 fi
 
 expect 0 "down" "$cluster" down --prefix "$p"

@@ -25,15 +25,17 @@ for seed in 1 2; do   # 20000 rows for the runs to kill, 3000 for the refusals
 done
 
 # kill_resume NAME NP OPTION...: the model of an uninterrupted run; a run killed at its
-# first checkpoint (every 5 rounds), then resumed; the two model files must be equal
+# first checkpoint (every 5 rounds), then resumed; the two model files must be equal.
+# $pre: a command the launcher runs under (default none)
+pre=
 kill_resume() {
     name=$1 np=$2
     shift 2
     full="$dir/full.model" part="$dir/part.model" ck="$dir/part.model.ckpt"
     rm -f "$full" "$part" "$ck"
-    expect 0 "$name: uninterrupted" $run -np "$np" tools/strata-train -q "$@" "$dir/c1.svm" \
+    expect 0 "$name: uninterrupted" $pre $run -np "$np" tools/strata-train -q "$@" "$dir/c1.svm" \
         "$full"
-    setsid $ST_MPIRUN -np "$np" tools/strata-train -q --checkpoint-every 5 "$@" \
+    setsid $pre $ST_MPIRUN -np "$np" tools/strata-train -q --checkpoint-every 5 "$@" \
         "$dir/c1.svm" "$part" >"$out" 2>&1 &
     job=$!   # mpirun, leader of a session of its own (setsid forks not from a job)
     i=0
@@ -55,7 +57,7 @@ kill_resume() {
              "$([ -e "$part" ] && echo yes || echo no))"; cat "$out"; fail=1
         return
     fi
-    expect 0 "$name: resumed" $run -np "$np" tools/strata-train --checkpoint-every 5 \
+    expect 0 "$name: resumed" $pre $run -np "$np" tools/strata-train --checkpoint-every 5 \
         --resume "$@" "$dir/c1.svm" "$part"
     contains "$name: resumed from its checkpoint" \
         "^checkpoint: resuming from .*part.model.ckpt after round [1-9]"
@@ -68,6 +70,19 @@ kill_resume "logistic, 2 ranks x 2 threads" 2 -t 2 -e 0 -r 120
 kill_resume "logistic, 3 ranks, gap every 4" 3 --gap-every 4 -e 0 -r 120
 kill_resume "lasso, 1 rank" 1 -s lasso -l 1e-4 -e 0 -r 100
 kill_resume "lasso, 2 ranks" 2 -s lasso -l 1e-4 -e 0 -r 80
+# hierarchical CoCoA+ on 2 virtual nodes (Strata's node level, so under strata-run)
+pre="env STRATA_VIRTUAL_NODES=2 tools/strata-run"
+kill_resume "logistic, 2 nodes x 2 ranks, hierarchical" 4 --hierarchical --inner-rounds 3 \
+    -e 0 -r 40
+# its checkpoint is refused by a run of another schedule, naming what differs
+hck="$dir/part.model.ckpt"
+expect 1 "flat resuming hierarchical" $pre $run -np 4 tools/strata-train -q -e 0 -r 60 \
+    --resume --checkpoint "$hck" "$dir/c1.svm" "$dir/h.model"
+contains "flat resuming hierarchical named" "schedule hierarchical (this run: flat)"
+expect 1 "other inner rounds" $pre $run -np 4 tools/strata-train -q -e 0 -r 60 \
+    --hierarchical --inner-rounds 4 --resume --checkpoint "$hck" "$dir/c1.svm" "$dir/h.model"
+contains "other inner rounds named" "inner rounds 3 (this run: 4)"
+pre=
 
 # refusals, most by one process alone (mpirun takes seconds to end a failed job): a
 # checkpoint of one rank after round 6, and a model file to keep

@@ -33,6 +33,11 @@ contains "bad thread mode named" "thread-mode"
 expect 2 "zero gap-every" tools/strata-train --gap-every 0 "$dir/train.svm"
 contains "bad gap-every named" "gap-every"
 expect 2 "bad cost" tools/strata-train -c 0 "$dir/train.svm"
+expect 2 "negative inner rounds" tools/strata-train --hierarchical --inner-rounds -1 \
+    "$dir/train.svm"
+contains "negative inner rounds named" "inner-rounds"
+expect 2 "hierarchical lasso" tools/strata-train --hierarchical -s lasso "$dir/train.svm"
+contains "hierarchical lasso named" "hierarchical applies to the dual models"
 expect 1 "missing file" tools/strata-train "$dir/none.svm" "$dir/m"
 contains "missing file named" "none.svm"
 
@@ -51,6 +56,11 @@ expect 0 "train 2 ranks under strata-run" tools/strata-run $ST_MPIRUN -np 2 \
     tools/strata-train -l 0.010666666666666666 -e 1e-5 -r 2000 "$dir/train.svm" "$dir/m2b"
 contains "strata-run preloads" "allreduce: Strata (preloaded)"
 cmp -s "$dir/m2a" "$dir/m2b" || { echo "FAIL: 2-rank models differ with and without Strata"; fail=1; }
+# hierarchical on one node (the ranks that share memory, no libstrata): flat CoCoA+
+expect 0 "hierarchical, one node" $ST_MPIRUN -np 2 tools/strata-train --hierarchical \
+    -l 0.010666666666666666 -e 1e-5 -r 2000 "$dir/train.svm" "$dir/m2h"
+contains "hierarchical, one node, says so" "^hierarchical: 1 node(s) of 2 rank(s): flat CoCoA+"
+cmp -s "$dir/m2a" "$dir/m2h" || { echo "FAIL: hierarchical on one node is not flat"; fail=1; }
 
 # LIBLINEAR's C: lambda = 1/(C n) = 1/93.75 for C = 1/32 and n = 3000
 expect 0 "train with -c" tools/strata-train -q -c 0.03125 -e 1e-5 -r 2000 \

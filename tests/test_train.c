@@ -14,11 +14,19 @@
  * objective: within the sum of the two gaps of the reference's. Under
  * ThreadSanitizer (make check-tsan) the threaded cases check the trainer's
  * synchronization.
+ *
+ * Built again as tests/test_train_hier, linked with libstrata, and run as
+ * `test_train_hier --vnodes K` (tests/train_hier-*.npN; tests/cluster.sh on 2 hosts:
+ * --vnodes 1 --nodes 2): the ranks are split into K virtual nodes, and hierarchical CoCoA+ (fixed and automatic inner rounds) must
+ * reach the reference optimum on them, on even and uneven nodes, with replicas and
+ * with shared threads; one inner round is flat CoCoA+ step for step (even nodes);
+ * several take fewer rounds, i.e. fewer sums over all ranks, than flat.
  */
 #include "config.h"
 
 #include "st_glm_test.h"
 
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +107,9 @@ static double primal_of(const dataset_t *ds, const st_glm_model_t *loss,
  * other's (both gaps). The L1 models (not strongly convex for eta = 1): the
  * objectives, recomputed here from w, agree within the sum of the two gaps.
  */
+static strata_glm_info_t last_info;      /* of the last check_model's training */
+static double last_w[N_COLS + 1];        /* and its weights */
+
 static void check_model(const dataset_t *ds, const strata_glm_param_t *p, const char *what)
 {
     const st_glm_model_t *loss = st_glm_model_lookup(p->solver, NULL, 0);
@@ -108,6 +119,7 @@ static void check_model(const dataset_t *ds, const strata_glm_param_t *p, const 
     int64_t j, d = N_COLS + (p->bias > 0);
     char msg[256];
 
+    memset(&last_info, 0, sizeof(last_info));
     if (prob == NULL) {
         return;
     }
@@ -136,6 +148,8 @@ static void check_model(const dataset_t *ds, const strata_glm_param_t *p, const 
                    "%s: P(w) = %.17g, reference %.17g (gaps %.3e, %.3e)", what, pm, pr,
                    model->info.gap, gref);
         }
+        last_info = model->info;
+        memcpy(last_w, model->w, (size_t)d * sizeof(double));
         /* the same weights on every rank */
         for (j = 0; j < d; j++) {
             MPI_Allreduce(&model->w[j], &lo, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
@@ -148,6 +162,79 @@ static void check_model(const dataset_t *ds, const strata_glm_param_t *p, const 
     strata_glm_problem_free(prob);
 }
 
+/*
+ * Hierarchical CoCoA+ on K virtual nodes (Strata's node level: the library is linked
+ * in). Flat and hierarchical runs each meet the reference (check_model).
+ */
+static void check_hierarchical(const dataset_t *ds, int vnodes, int even)
+{
+    static const char *const duals[] = {"logistic", "svm", "ridge"};
+    int (*active)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "strata_active");
+    strata_glm_info_t flat;
+    double wflat[N_COLS + 1];
+    strata_glm_param_t p;
+    char what[128];
+    size_t m;
+    int mode, inner;
+
+    CHECKF(active != NULL && active(), "Strata's MPI_Allreduce is not the one in use");
+    /* the automatic choice: as many inner rounds as the cluster sum costs inner
+     * rounds, up to 4, then 2 sqrt of that, at most ST_GLM_HIER_MAX */
+    CHECKF(st_glm_hier_choose(0.3) == 1 && st_glm_hier_choose(1) == 1 &&
+                   st_glm_hier_choose(2.5) == 3 && st_glm_hier_choose(4) == 4 &&
+                   st_glm_hier_choose(16) == 8 && st_glm_hier_choose(100) == 20 &&
+                   st_glm_hier_choose(1e9) == ST_GLM_HIER_MAX &&
+                   st_glm_hier_choose(NAN) == 1 && st_glm_hier_choose(INFINITY) == 64,
+           "inner rounds chosen: %d %d %d %d %d", st_glm_hier_choose(2.5),
+           st_glm_hier_choose(4), st_glm_hier_choose(16), st_glm_hier_choose(100),
+           st_glm_hier_choose(NAN));
+    for (m = 0; m < sizeof(duals) / sizeof(duals[0]); m++) {
+        for (mode = 0; mode < 3; mode++) {   /* 1 thread, 2 replicas, 2 sharing w */
+            strata_glm_param_default(&p);
+            p.solver      = duals[m];
+            p.lambda      = 0.01;
+            p.tol         = 1e-11;
+            p.max_rounds  = 20000;
+            p.threads     = mode ? 2 : 1;
+            p.thread_mode = mode == 2 ? STRATA_GLM_THREADS_SHARED : STRATA_GLM_THREADS_REPLICAS;
+            snprintf(what, sizeof(what), "%s, %d thread(s)%s, flat", duals[m], p.threads,
+                     mode == 2 ? " sharing w" : "");
+            check_model(ds, &p, what);
+            flat = last_info;
+            memcpy(wflat, last_w, sizeof(wflat));
+            CHECKF(flat.nodes == 0 && flat.inner_rounds == 0, "%s: nodes %d, inner %d",
+                   what, flat.nodes, flat.inner_rounds);
+            for (inner = 0; inner <= 3; inner++) {   /* 0: auto */
+                if (inner == 2) {
+                    continue;
+                }
+                p.hierarchical = 1;
+                p.inner_rounds = inner;
+                snprintf(what, sizeof(what), "%s, %d thread(s)%s, hierarchical, inner %d",
+                         duals[m], p.threads, mode == 2 ? " sharing w" : "", inner);
+                check_model(ds, &p, what);
+                CHECKF(last_info.nodes == vnodes && last_info.inner_rounds >= 1 &&
+                               (inner == 0 || last_info.inner_rounds == inner),
+                       "%s: nodes %d (expected %d), inner rounds %d", what, last_info.nodes,
+                       vnodes, last_info.inner_rounds);
+                if (mode == 2) {
+                    continue;   /* shared threads: steps depend on timing */
+                }
+                /* one inner round on even nodes is flat CoCoA+, bit for bit */
+                CHECKF(inner != 1 || !even ||
+                               (last_info.rounds == flat.rounds &&
+                                memcmp(last_w, wflat, sizeof(wflat)) == 0),
+                       "%s: %d rounds, flat %d, or other weights", what, last_info.rounds,
+                       flat.rounds);
+                /* three: each node's subproblem solved further, fewer sums over all */
+                CHECKF(inner != 3 || last_info.rounds < flat.rounds,
+                       "%s: %d rounds, not fewer than flat's %d", what, last_info.rounds,
+                       flat.rounds);
+            }
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     static const char *const duals[] = {"logistic", "svm", "sqsvm", "ridge"};
@@ -158,6 +245,19 @@ int main(int argc, char **argv)
     size_t m;
     int threads;
 
+    /* --vnodes K [--nodes N]: K virtual nodes per host, N nodes in all (default K) */
+    if ((argc == 3 || (argc == 5 && strcmp(argv[3], "--nodes") == 0)) &&
+        strcmp(argv[1], "--vnodes") == 0) {
+        int nodes = atoi(argv[argc - 1]);
+
+        setenv("STRATA_VIRTUAL_NODES", argv[2], 1);   /* before MPI_Init */
+        MPI_Init(&argc, &argv);
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+        make_data(&ds, 1);
+        check_hierarchical(&ds, nodes, nodes > 0 && nranks % nodes == 0);
+        goto done;
+    }
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
@@ -227,6 +327,7 @@ int main(int argc, char **argv)
         check_model(&ds, &p, what);
     }
 
+done:
     MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) {
         printf("test_train: %s: %d ranks, %d failures\n", failures ? "FAIL" : "PASS", nranks,

@@ -48,6 +48,11 @@ static void usage(FILE *f)
             "                        each round, results independent of thread timing;\n"
             "                        shared: one model vector, atomic updates, more\n"
             "                        progress per round\n"
+            "      --hierarchical    hierarchical CoCoA+ (dual models): each round sums\n"
+            "                        the ranks' updates over each node several times\n"
+            "                        (inner rounds), then once over all ranks\n"
+            "      --inner-rounds N  inner rounds per round with --hierarchical (default\n"
+            "                        0: chosen from the measured communication costs)\n"
             "  -B, --bias X          add a constant feature X (an intercept; default none)\n"
             "      --weight-pos X    weight of the +1 examples (default 1)\n"
             "      --weight-neg X    weight of the -1 examples (default 1)\n"
@@ -143,7 +148,7 @@ static void print_metrics(const char *file, const strata_glm_metrics_t *m)
 int main(int argc, char **argv)
 {
     enum { OPT_ETA = 256, OPT_WPOS, OPT_WNEG, OPT_SEED, OPT_TEST, OPT_TMODE, OPT_GAP,
-           OPT_CKPT, OPT_CKPT_EVERY, OPT_RESUME };
+           OPT_CKPT, OPT_CKPT_EVERY, OPT_RESUME, OPT_HIER, OPT_INNER };
     static const struct option longopts[] = {
         {"solver", required_argument, NULL, 's'}, {"lambda", required_argument, NULL, 'l'},
         {"cost", required_argument, NULL, 'c'},   {"eta", required_argument, NULL, OPT_ETA},
@@ -152,6 +157,8 @@ int main(int argc, char **argv)
         {"threads", required_argument, NULL, 't'}, {"bias", required_argument, NULL, 'B'},
         {"thread-mode", required_argument, NULL, OPT_TMODE},
         {"gap-every", required_argument, NULL, OPT_GAP},
+        {"hierarchical", no_argument, NULL, OPT_HIER},
+        {"inner-rounds", required_argument, NULL, OPT_INNER},
         {"weight-pos", required_argument, NULL, OPT_WPOS},
         {"weight-neg", required_argument, NULL, OPT_WNEG},
         {"seed", required_argument, NULL, OPT_SEED}, {"test", required_argument, NULL, OPT_TEST},
@@ -192,6 +199,17 @@ int main(int argc, char **argv)
                 die_usage("--gap-every must be between 1 and 2^31 - 1, not '%s'", optarg);
             }
             param.gap_every = (int)v;
+            break;
+        }
+        case OPT_HIER: param.hierarchical = 1; break;
+        case OPT_INNER: {
+            long v = parse_long("--inner-rounds", optarg);
+
+            if (v < 0 || v > 100000) {
+                die_usage("--inner-rounds must be between 0 (auto) and 100000, not '%s'",
+                          optarg);
+            }
+            param.inner_rounds = (int)v;
             break;
         }
         case 'E': param.local_epochs = (int)parse_long("--local-epochs", optarg); break;
@@ -326,6 +344,10 @@ int main(int argc, char **argv)
                "(allreduce %.3f s)\n", info.converged ? "converged" : "stopped", info.rounds,
                info.primal, info.gap, info.gap / fmax(fabs(info.primal), 1e-300),
                info.seconds, info.comm_seconds);
+        if (info.nodes > 0) {
+            printf("hierarchical: %d nodes, %d inner rounds per round\n", info.nodes,
+                   info.inner_rounds);
+        }
         status = strata_glm_model_save(model, model_file, msg, sizeof(msg));
         if (status != STRATA_OK) {
             fprintf(stderr, "strata-train: %s\n", msg);
