@@ -48,7 +48,7 @@ for rate in $RATES; do
         echo "== $tag: mpirun -np $np --host $hostlist $extra strata-run strata-bench --compare -b 8 -e $MAX -r $REPS"
         # shellcheck disable=SC2086
         timeout 900 "$ROOT/tools/strata-run" mpirun $args $extra --host "$hostlist" -np "$np" \
-            -x LD_LIBRARY_PATH "$ROOT/tools/strata-bench" --compare -b 8 -e "$MAX" -r "$REPS" \
+            ${LD_LIBRARY_PATH:+-x LD_LIBRARY_PATH} "$ROOT/tools/strata-bench" --compare -b 8 -e "$MAX" -r "$REPS" \
             --csv "$OUT/$tag.csv" 2>&1 | tee "$OUT/$tag.txt"
     done
 done

@@ -68,7 +68,7 @@ for rep in $(seq 1 "$REPS"); do
         echo "== $sched, run $rep: $cmd" | tee -a "$OUT/commands.txt"
         # shellcheck disable=SC2086
         timeout 1800 "$ROOT/tools/strata-run" mpirun $args --host "$hostlist" -np "$np" \
-            -x LD_LIBRARY_PATH "$ROOT/tools/strata-train" -l "$LAMBDA" -e "$TOL" -r "$MAXR" \
+            ${LD_LIBRARY_PATH:+-x LD_LIBRARY_PATH} "$ROOT/tools/strata-train" -l "$LAMBDA" -e "$TOL" -r "$MAXR" \
             $opt "$data" "$OUT/$sched.model" >"$log" 2>&1 ||
             { echo "run.sh: the $sched run failed:" >&2; tail -5 "$log" >&2; exit 1; }
         grep -E "^(hierarchical|converged|stopped)" "$log"
