@@ -17,10 +17,11 @@
  *
  * Built again as tests/test_train_hier, linked with libstrata, and run as
  * `test_train_hier --vnodes K` (tests/train_hier-*.npN; tests/cluster.sh on 2 hosts:
- * --vnodes 1 --nodes 2): the ranks are split into K virtual nodes, and hierarchical CoCoA+ (fixed and automatic inner rounds) must
- * reach the reference optimum on them, on even and uneven nodes, with replicas and
- * with shared threads; one inner round is flat CoCoA+ step for step (even nodes);
- * several take fewer rounds, i.e. fewer sums over all ranks, than flat.
+ * --vnodes 1 --nodes 2): the ranks are split into K virtual nodes, and hierarchical
+ * CoCoA+ (fixed and automatic inner rounds) must reach the reference optimum on
+ * them, on even and uneven nodes, with replicas and with shared threads; one inner
+ * round is flat CoCoA+ step for step (even nodes); several take fewer rounds, i.e.
+ * fewer sums over all ranks, than flat.
  */
 #include "config.h"
 
