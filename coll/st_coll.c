@@ -153,7 +153,7 @@ static st_plan_t *st_plan_get(MPI_Comm comm)
 
 int st_coll_all_ok(MPI_Comm comm, int ok)
 {
-    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+    st_mpi_allreduce(&ok, 1, MPI_INT, MPI_MIN, comm);
     return ok;
 }
 
@@ -277,7 +277,7 @@ static int st_coll_agree(st_plan_t *plan, int reason)
 {
     int v[2] = {reason, -reason};
 
-    if (PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MIN, plan->user_comm) != MPI_SUCCESS) {
+    if (st_mpi_allreduce(v, 2, MPI_INT, MPI_MIN, plan->user_comm) != MPI_SUCCESS) {
         return reason;
     }
     if (v[0] != -v[1]) {

@@ -6,6 +6,7 @@
 #define ST_COLL_H
 
 #include "st_common.h"
+#include "st_mpi.h"
 #include "st_reduce.h"
 #include "st_topo.h"
 

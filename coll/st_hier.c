@@ -85,7 +85,7 @@ st_status_t st_hier_create(MPI_Comm comm, const st_topo_t *topo, size_t small,
         return ST_ERR_MPI;
     }
     h->nlanes = h->node_size;
-    PMPI_Allreduce(MPI_IN_PLACE, &h->nlanes, 1, MPI_INT, MPI_MIN, comm);
+    st_mpi_allreduce(&h->nlanes, 1, MPI_INT, MPI_MIN, comm);
 
     /* the node's segment (none for a rank alone on its node) */
     h->counts = malloc((size_t)h->node_size * sizeof(int));
@@ -100,7 +100,7 @@ st_status_t st_hier_create(MPI_Comm comm, const st_topo_t *topo, size_t small,
         return (status != ST_OK) ? status : ST_ERR_NO_MEMORY;
     }
     chunk = (h->shm != NULL) ? st_shm_chunk(h->shm) : 0;
-    PMPI_Allreduce(MPI_IN_PLACE, &chunk, 1, MPI_UINT64_T, MPI_MAX, comm);
+    st_mpi_allreduce(&chunk, 1, MPI_UINT64_T, MPI_MAX, comm);
     h->chunk = (size_t)chunk;
 
     /* the lanes: every member of a lane comm takes the same branch */

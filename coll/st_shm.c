@@ -639,7 +639,7 @@ static int st_shm_attach_memfd(MPI_Comm comm, int rank, size_t size, void **base
         }
     }
 #endif
-    PMPI_Bcast(&info, sizeof(info), MPI_BYTE, 0, comm);
+    st_mpi_bcast(&info, (int)sizeof(info), 0, comm);
     *err_p = info.err;
     if (info.ok && rank != 0) {
         snprintf(path, sizeof(path), "/proc/%d/fd/%d", info.pid, info.fd);
@@ -657,7 +657,7 @@ static int st_shm_attach_memfd(MPI_Comm comm, int rank, size_t size, void **base
     }
     ok = (base != NULL);
     /* rank 0 keeps its descriptor open until every rank has attached */
-    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+    st_mpi_allreduce(&ok, 1, MPI_INT, MPI_MIN, comm);
     if (fd >= 0) {
         close(fd);
     }
@@ -693,7 +693,7 @@ static int st_shm_attach_posix(MPI_Comm comm, int rank, size_t size, void **base
         info.err = (fd < 0) ? errno : st_shm_reserve(fd, size);
         info.ok  = (info.err == 0);
     }
-    PMPI_Bcast(&info, sizeof(info), MPI_BYTE, 0, comm);
+    st_mpi_bcast(&info, (int)sizeof(info), 0, comm);
     *err_p = info.err;
     if (info.ok && rank != 0) {
         fd = shm_open(info.name, O_RDWR, 0600);
@@ -705,7 +705,7 @@ static int st_shm_attach_posix(MPI_Comm comm, int rank, size_t size, void **base
         close(fd);
     }
     ok = (base != NULL);
-    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+    st_mpi_allreduce(&ok, 1, MPI_INT, MPI_MIN, comm);
     if (created) {
         shm_unlink(info.name);  /* only a name this process made */
     }

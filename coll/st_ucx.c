@@ -64,6 +64,7 @@
 
 #include "st_ucx.h"
 #include "st_config.h"
+#include "st_mpi.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -1087,7 +1088,7 @@ static st_status_t st_ucx_lane_id(MPI_Comm comm, unsigned *id_p)
         }
         pthread_mutex_unlock(&st_ucx_lock);
         mine = (int)id;
-        if (ST_MPI_CALL(PMPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_INT, MPI_MAX, comm)) != ST_OK) {
+        if (ST_MPI_CALL(st_mpi_allreduce(&mine, 1, MPI_INT, MPI_MAX, comm)) != ST_OK) {
             st_ucx_set_why("MPI failed while agreeing on a lane id");
             return ST_ERR_MPI;
         }
@@ -1101,7 +1102,7 @@ static st_status_t st_ucx_lane_id(MPI_Comm comm, unsigned *id_p)
             st_ucx_id_set((unsigned)mine, 1);
         }
         pthread_mutex_unlock(&st_ucx_lock);
-        if (ST_MPI_CALL(PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm)) != ST_OK) {
+        if (ST_MPI_CALL(st_mpi_allreduce(&ok, 1, MPI_INT, MPI_MIN, comm)) != ST_OK) {
             st_ucx_set_why("MPI failed while agreeing on a lane id");
             return ST_ERR_MPI;   /* the id stays taken here: harmless */
         }
@@ -1164,7 +1165,7 @@ st_status_t st_ucx_lane_create(MPI_Comm comm, st_ucx_lane_t **lane_p)
     v[1] = (status == ST_OK) ? -(long long)st_ucx_address_len : 0;
     v[2] = -(long long)(((uint64_t)ts.tv_nsec << 20 ^ (uint64_t)ts.tv_sec << 1 ^
                          (uint64_t)getpid() << 40) >> 2);   /* the highest one wins */
-    if (ST_MPI_CALL(PMPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_LONG_LONG, MPI_MIN, comm)) != ST_OK) {
+    if (ST_MPI_CALL(st_mpi_allreduce(v, 3, MPI_LONG_LONG, MPI_MIN, comm)) != ST_OK) {
         v[0] = ST_ERR_MPI;
     }
     if (v[0] != ST_OK) {
@@ -1187,14 +1188,13 @@ st_status_t st_ucx_lane_create(MPI_Comm comm, st_ucx_lane_t **lane_p)
     lane->addrs = malloc((size_t)size * lane->addr_len);
     mine        = calloc(1, lane->addr_len);
     i           = (lane->addrs != NULL && mine != NULL);
-    if (ST_MPI_CALL(PMPI_Allreduce(MPI_IN_PLACE, &i, 1, MPI_INT, MPI_MIN, comm)) != ST_OK || !i) {
+    if (ST_MPI_CALL(st_mpi_allreduce(&i, 1, MPI_INT, MPI_MIN, comm)) != ST_OK || !i) {
         st_ucx_set_why("out of memory for %d worker addresses", size);
         status = ST_ERR_NO_MEMORY;
         goto out_free;
     }
     memcpy(mine, st_ucx_address, st_ucx_address_len);
-    if (ST_MPI_CALL(PMPI_Allgather(mine, (int)lane->addr_len, MPI_BYTE, lane->addrs,
-                                   (int)lane->addr_len, MPI_BYTE, comm)) != ST_OK) {
+    if (ST_MPI_CALL(st_mpi_allgather(mine, (int)lane->addr_len, lane->addrs, comm)) != ST_OK) {
         st_ucx_set_why("MPI failed while exchanging worker addresses");
         status = ST_ERR_MPI;
         goto out_free;
@@ -1216,7 +1216,7 @@ st_status_t st_ucx_lane_create(MPI_Comm comm, st_ucx_lane_t **lane_p)
     }
     local = (status != ST_OK);
     i     = status;
-    if (ST_MPI_CALL(PMPI_Allreduce(MPI_IN_PLACE, &i, 1, MPI_INT, MPI_MIN, comm)) != ST_OK) {
+    if (ST_MPI_CALL(st_mpi_allreduce(&i, 1, MPI_INT, MPI_MIN, comm)) != ST_OK) {
         i = ST_ERR_MPI;
     }
     if (i != ST_OK) {

@@ -18,6 +18,18 @@
 #define ST_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define ST_ALIGN_UP(x, a) ((((x) + (a) - 1) / (a)) * (a))
 
+/* Built with ThreadSanitizer (configure --enable-sanitizers=thread)? */
+#if defined(__SANITIZE_THREAD__)
+#define ST_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define ST_TSAN 1
+#endif
+#endif
+#ifndef ST_TSAN
+#define ST_TSAN 0
+#endif
+
 typedef strata_status_t st_status_t;
 #define ST_OK                  STRATA_OK
 #define ST_ERR_INVALID_PARAM   STRATA_ERR_INVALID_PARAM

@@ -18,6 +18,7 @@
 
 #include "st_topo.h"
 #include "st_config.h"
+#include "st_mpi.h"
 
 #include <hwloc.h>
 #include <pthread.h>
@@ -370,7 +371,7 @@ st_status_t st_topo_build(MPI_Comm comm, const st_topo_proc_t *proc, st_topo_t *
     PMPI_Comm_rank(host, &hrank);
     PMPI_Comm_size(host, &hsize);
     mine.host_leader = topo->rank;
-    ST_MPI_CALL_GOTO(PMPI_Allreduce(MPI_IN_PLACE, &mine.host_leader, 1, MPI_INT, MPI_MIN, host),
+    ST_MPI_CALL_GOTO(st_mpi_allreduce(&mine.host_leader, 1, MPI_INT, MPI_MIN, host),
                      out, status);
     if (proc->host_rank >= 0) {
         hrank = proc->host_rank;
@@ -394,13 +395,12 @@ st_status_t st_topo_build(MPI_Comm comm, const st_topo_proc_t *proc, st_topo_t *
     }
     /* every rank must reach the allgather, whatever failed above */
     r = (status == ST_OK);
-    ST_MPI_CALL_GOTO(PMPI_Allreduce(MPI_IN_PLACE, &r, 1, MPI_INT, MPI_MIN, comm), out, status);
+    ST_MPI_CALL_GOTO(st_mpi_allreduce(&r, 1, MPI_INT, MPI_MIN, comm), out, status);
     if (!r) {
         status = ST_ERR_NO_MEMORY;
         goto out;
     }
-    ST_MPI_CALL_GOTO(PMPI_Allgather(&mine, sizeof(mine), MPI_BYTE, table, sizeof(mine),
-                                    MPI_BYTE, comm), out, status);
+    ST_MPI_CALL_GOTO(st_mpi_allgather(&mine, (int)sizeof(mine), table, comm), out, status);
 
     /* hosts and nodes, numbered by their lowest ranks */
     for (r = 0; r < topo->size; r++) {
