@@ -235,6 +235,7 @@ static __attribute__((noinline)) void check_allgather(int round, int len)
     unsigned char mine[FAKE_LEN], all[2 * FAKE_LEN];
     int i, bad = 0;
 
+    memset(mine, 0, sizeof(mine));
     for (i = 0; i < len; i++) {
         mine[i] = (unsigned char)(i + round);
     }
