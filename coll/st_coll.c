@@ -16,6 +16,7 @@
 #include "st_coll.h"
 #include "st_config.h"
 #include "st_cuda.h"
+#include "st_cuda_ipc.h"
 #include "st_ucx.h"
 
 #include <dlfcn.h>
@@ -67,6 +68,8 @@ static void st_stats_add(strata_comm_stats_t *dst, const strata_comm_stats_t *sr
     dst->fast_bytes   += src->fast_bytes;
     dst->fast_seconds += src->fast_seconds;
     dst->cross_socket_bytes += src->cross_socket_bytes;
+    dst->device_calls += src->device_calls;
+    dst->ipc_calls    += src->ipc_calls;
     for (i = 0; i < STRATA_FALLBACK_LAST; i++) {
         dst->fallback_calls[i] += src->fallback_calls[i];
     }
@@ -91,6 +94,7 @@ static void st_plan_destroy(st_plan_t *plan)
     st_coll_nretired++;
     pthread_mutex_unlock(&st_coll_lock);
 
+    st_cuda_ipc_destroy(plan->ipc);
     st_shm_destroy(plan->shm);
     st_hier_destroy(plan->hier);
     st_topo_destroy(plan->topo);
@@ -228,7 +232,12 @@ static void st_plan_setup(st_plan_t *plan)
     }
 
     status = st_coll_node_shm(plan->comm, plan->topo, &plan->shm);
+    if (status == ST_OK && (plan->ipc = st_cuda_ipc_create(plan->rank, plan->size)) == NULL) {
+        status = ST_ERR_NO_MEMORY;
+    }
     if (!st_coll_all_ok(plan->comm, status == ST_OK)) {
+        st_cuda_ipc_destroy(plan->ipc);
+        plan->ipc = NULL;
         st_shm_destroy(plan->shm);
         plan->shm = NULL;
         st_debug("shared memory unavailable (%s): falling back", strata_status_string(status));
@@ -350,7 +359,7 @@ static int st_coll_ensure_plans(void)
 static void st_coll_stats_line(const char *who, const char *name, int size,
                                const strata_comm_stats_t *s)
 {
-    char fb[512];
+    char fb[512], dev[96] = "";
     size_t used = 0;
     int i;
 
@@ -362,8 +371,12 @@ static void st_coll_stats_line(const char *who, const char *name, int size,
                                      (unsigned long long)s->fallback_calls[i]);
         }
     }
-    fprintf(stderr, "[strata%s] %-24s ranks %-5d fast %llu calls %.3f MB %.6f s;"
-            " fallback%s\n", who, name, size, (unsigned long long)s->fast_calls,
+    if (s->device_calls != 0) {   /* only in CUDA jobs */
+        snprintf(dev, sizeof(dev), " (device %llu, CUDA IPC %llu)",
+                 (unsigned long long)s->device_calls, (unsigned long long)s->ipc_calls);
+    }
+    fprintf(stderr, "[strata%s] %-24s ranks %-5d fast %llu calls%s %.3f MB %.6f s;"
+            " fallback%s\n", who, name, size, (unsigned long long)s->fast_calls, dev,
             s->fast_bytes / 1e6, s->fast_seconds, used ? fb : " none");
 }
 
@@ -390,6 +403,8 @@ static void st_coll_stats_report(void)
                 MPI_COMM_WORLD);
     PMPI_Reduce(mine.fallback_calls, total.fallback_calls, STRATA_FALLBACK_LAST, MPI_UINT64_T,
                 MPI_SUM, 0, MPI_COMM_WORLD);
+    PMPI_Reduce(&mine.device_calls, &total.device_calls, 2, MPI_UINT64_T, MPI_SUM, 0,
+                MPI_COMM_WORLD);
 
     if (st_config.stats < 2 && st_coll_world_rank != 0) {
         return;
@@ -465,10 +480,12 @@ static void st_coll_host(st_plan_t *plan, const void *sbuf, void *rbuf, size_t c
 }
 
 /*
- * The fast path. Device buffers (a CUDA program's) are staged: copied into host
- * memory kept with the plan, reduced there, copied back. Which path runs does not
- * depend on where a rank's buffers live, so ranks may mix host and device buffers.
- * (No CUDA IPC or GPU reduction yet: issue 5.)
+ * The fast path. On one node, large calls first try the GPU path (every rank,
+ * whatever its buffers: st_cuda_ipc.c), which reduces device buffers GPU to GPU
+ * when every rank's are device memory. Otherwise device buffers (a CUDA program's)
+ * are staged: copied into host memory kept with the plan, reduced there, copied
+ * back. Which path runs never depends on one rank's buffers alone, so ranks may
+ * mix host and device buffers.
  */
 static void st_coll_fast(st_plan_t *plan, const void *sbuf, void *rbuf, size_t count,
                          st_type_t type, st_op_t op, MPI_Datatype dtype)
@@ -479,7 +496,22 @@ static void st_coll_fast(st_plan_t *plan, const void *sbuf, void *rbuf, size_t c
     int r_dev    = cuda && st_cuda_classify(rbuf) == ST_MEM_DEVICE;
     const void *s;
     void *r, *grown;
+    int rc;
 
+    plan->stats.device_calls += (s_dev || r_dev);
+    if (plan->ipc != NULL && bytes >= st_config.cuda_ipc_min) {
+        rc = st_cuda_ipc_allreduce(plan->ipc, plan->shm, plan->comm, sbuf, rbuf, count, type,
+                                   op, (sbuf == MPI_IN_PLACE) ? r_dev : s_dev, r_dev);
+        if (rc == 1) {
+            plan->stats.ipc_calls++;
+            st_trace("CUDA IPC: %zu bytes", bytes);
+            return;
+        }
+        if (rc < 0) {
+            st_coll_stage_fatal(plan, "a CUDA call of the IPC path failed", bytes);
+            return;
+        }
+    }
     if (ST_LIKELY(!s_dev && !r_dev)) {
         st_coll_host(plan, sbuf, rbuf, count, type, op, dtype);
         return;

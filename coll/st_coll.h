@@ -47,6 +47,16 @@ void st_shm_destroy(st_shm_t *shm);
 void st_shm_allreduce(st_shm_t *shm, const void *sbuf, void *rbuf, size_t count,
                       st_type_t type, st_op_t op, MPI_Comm progress_comm);
 
+/*
+ * Every rank of the segment posts @a len bytes (at most the chunk, the same @a len
+ * on every rank) and waits for all: a step of the segment's sequence, like one
+ * allreduce. @return the ranks' bytes, indexed by rank; valid until this rank's
+ * next call on the segment (st_shm_allreduce or st_shm_exchange). NULL when @a len
+ * is too large (on every rank: nothing was posted).
+ */
+const void *const *st_shm_exchange(st_shm_t *shm, const void *mine, size_t len,
+                                   MPI_Comm pcomm);
+
 /* The segment's pipeline chunk and latency threshold (bytes). */
 size_t st_shm_chunk(const st_shm_t *shm);
 size_t st_shm_small_msg(const st_shm_t *shm);
@@ -136,6 +146,7 @@ typedef struct st_plan {
     strata_fallback_t fallback_reason;
     st_shm_t         *shm;        /* one node: its segment */
     st_hier_t        *hier;       /* several nodes: the levels below and across them */
+    struct st_cuda_ipc *ipc;      /* one node: the GPU path's state (cuda/st_cuda_ipc.c) */
     st_topo_t        *topo;       /* layout (NULL before setup, or when it failed) */
     MPI_Comm          level_comm[STRATA_LEVEL_LAST];   /* strata_comm_level, made on demand */
     MPI_Comm          leader_comm[STRATA_LEVEL_LAST];  /* strata_comm_leaders */

@@ -6,38 +6,23 @@
 #include "config.h"
 
 #include "st_reduce.h"
+#include "st_reduce_ops.h"
 
 #include <complex.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
-/* ---- the op expressions: a is the left (accumulated) operand ---- */
-/* integers compute in the unsigned type so sums and products wrap as in C
- * unsigned arithmetic (signed overflow would be undefined) */
-#define ST_X_ISUM(T, U, a, b)  ((T)((U)(a) + (U)(b)))
-/* 1u * keeps narrow unsigned types from promoting to (overflowing) int */
-#define ST_X_IPROD(T, U, a, b) ((T)((U)(a) * 1u * (U)(b)))
-#define ST_X_SUM(T, U, a, b)   ((a) + (b))
-#define ST_X_PROD(T, U, a, b)  ((a) * (b))
-#define ST_X_MIN(T, U, a, b)   ((b) < (a) ? (b) : (a))
-#define ST_X_MAX(T, U, a, b)   ((b) > (a) ? (b) : (a))
-#define ST_X_LAND(T, U, a, b)  ((T)((a) && (b)))
-#define ST_X_LOR(T, U, a, b)   ((T)((a) || (b)))
-#define ST_X_LXOR(T, U, a, b)  ((T)(!(a) != !(b)))
-#define ST_X_BAND(T, U, a, b)  ((T)((a) & (b)))
-#define ST_X_BOR(T, U, a, b)   ((T)((a) | (b)))
-#define ST_X_BXOR(T, U, a, b)  ((T)((a) ^ (b)))
-/* pairs {v, i}: the larger (smaller) value; on a tie, the lower index */
-#define ST_X_MAXLOC(T, U, a, b) \
-    (((b).v > (a).v || ((b).v == (a).v && (b).i < (a).i)) ? (b) : (a))
-#define ST_X_MINLOC(T, U, a, b) \
-    (((b).v < (a).v || ((b).v == (a).v && (b).i < (a).i)) ? (b) : (a))
+/* the C types the shared lists name */
+typedef float _Complex       st_cfloat_t;
+typedef double _Complex      st_cdouble_t;
+typedef long double _Complex st_cldouble_t;
+typedef struct { long double v; int i; } st_ldouble_int_t;
 
 /* ---- the two loop shapes ---- */
-#define ST_KERNEL(_tn, _on, _T, _U, _X) \
-    static void st_red2_##_tn##_##_on(void *restrict inout, const void *restrict in, \
-                                      size_t count) \
+#define ST_KERNEL(_on, _on_name, _X, _tn, _T, _U) \
+    static void st_red2_##_tn##_##_on_name(void *restrict inout, const void *restrict in, \
+                                           size_t count) \
     { \
         _T *restrict io      = (_T*)inout; \
         const _T *restrict b = (const _T*)in; \
@@ -46,8 +31,8 @@
             io[i] = _X(_T, _U, io[i], b[i]); \
         } \
     } \
-    static void st_red3_##_tn##_##_on(void *restrict out, const void *restrict in_a, \
-                                      const void *restrict in_b, size_t count) \
+    static void st_red3_##_tn##_##_on_name(void *restrict out, const void *restrict in_a, \
+                                           const void *restrict in_b, size_t count) \
     { \
         _T *restrict o       = (_T*)out; \
         const _T *restrict a = (const _T*)in_a; \
@@ -57,102 +42,15 @@
             o[i] = _X(_T, _U, a[i], b[i]); \
         } \
     } \
-    static const st_reduce_kernel_t st_k_##_tn##_##_on = { \
-        st_red2_##_tn##_##_on, st_red3_##_tn##_##_on \
+    static const st_reduce_kernel_t st_k_##_tn##_##_on_name = { \
+        st_red2_##_tn##_##_on_name, st_red3_##_tn##_##_on_name \
     };
 
-/* ---- kernel families by type class ---- */
-#define ST_FAMILY_INT(_tn, _T, _U) \
-    ST_KERNEL(_tn, sum, _T, _U, ST_X_ISUM) \
-    ST_KERNEL(_tn, prod, _T, _U, ST_X_IPROD) \
-    ST_KERNEL(_tn, min, _T, _U, ST_X_MIN) \
-    ST_KERNEL(_tn, max, _T, _U, ST_X_MAX) \
-    ST_KERNEL(_tn, land, _T, _U, ST_X_LAND) \
-    ST_KERNEL(_tn, lor, _T, _U, ST_X_LOR) \
-    ST_KERNEL(_tn, lxor, _T, _U, ST_X_LXOR) \
-    ST_KERNEL(_tn, band, _T, _U, ST_X_BAND) \
-    ST_KERNEL(_tn, bor, _T, _U, ST_X_BOR) \
-    ST_KERNEL(_tn, bxor, _T, _U, ST_X_BXOR)
-#define ST_ROW_INT(_tn) { \
-        [ST_OP_SUM] = &st_k_##_tn##_sum, [ST_OP_PROD] = &st_k_##_tn##_prod, \
-        [ST_OP_MIN] = &st_k_##_tn##_min, [ST_OP_MAX] = &st_k_##_tn##_max, \
-        [ST_OP_LAND] = &st_k_##_tn##_land, [ST_OP_LOR] = &st_k_##_tn##_lor, \
-        [ST_OP_LXOR] = &st_k_##_tn##_lxor, [ST_OP_BAND] = &st_k_##_tn##_band, \
-        [ST_OP_BOR] = &st_k_##_tn##_bor, [ST_OP_BXOR] = &st_k_##_tn##_bxor }
+/* every kernel of every type (coll/st_reduce_ops.h) */
+#define ST_FAMILY(_cls, _tn, _T, _U) ST_OPS_##_cls(ST_KERNEL, _tn, _T, _U)
+ST_KERNEL_TYPES(ST_FAMILY)
+ST_KERNEL_TYPES_HOST(ST_FAMILY)
 
-#define ST_FAMILY_FLOAT(_tn, _T) \
-    ST_KERNEL(_tn, sum, _T, _T, ST_X_SUM) \
-    ST_KERNEL(_tn, prod, _T, _T, ST_X_PROD) \
-    ST_KERNEL(_tn, min, _T, _T, ST_X_MIN) \
-    ST_KERNEL(_tn, max, _T, _T, ST_X_MAX)
-#define ST_ROW_FLOAT(_tn) { \
-        [ST_OP_SUM] = &st_k_##_tn##_sum, [ST_OP_PROD] = &st_k_##_tn##_prod, \
-        [ST_OP_MIN] = &st_k_##_tn##_min, [ST_OP_MAX] = &st_k_##_tn##_max }
-
-#define ST_FAMILY_COMPLEX(_tn, _T) \
-    ST_KERNEL(_tn, sum, _T, _T, ST_X_SUM) \
-    ST_KERNEL(_tn, prod, _T, _T, ST_X_PROD)
-#define ST_ROW_COMPLEX(_tn) { \
-        [ST_OP_SUM] = &st_k_##_tn##_sum, [ST_OP_PROD] = &st_k_##_tn##_prod }
-
-#define ST_FAMILY_LOGICAL(_tn, _T) \
-    ST_KERNEL(_tn, land, _T, _T, ST_X_LAND) \
-    ST_KERNEL(_tn, lor, _T, _T, ST_X_LOR) \
-    ST_KERNEL(_tn, lxor, _T, _T, ST_X_LXOR)
-#define ST_ROW_LOGICAL(_tn) { \
-        [ST_OP_LAND] = &st_k_##_tn##_land, [ST_OP_LOR] = &st_k_##_tn##_lor, \
-        [ST_OP_LXOR] = &st_k_##_tn##_lxor }
-
-#define ST_FAMILY_BITS(_tn, _T) \
-    ST_KERNEL(_tn, band, _T, _T, ST_X_BAND) \
-    ST_KERNEL(_tn, bor, _T, _T, ST_X_BOR) \
-    ST_KERNEL(_tn, bxor, _T, _T, ST_X_BXOR)
-#define ST_ROW_BITS(_tn) { \
-        [ST_OP_BAND] = &st_k_##_tn##_band, [ST_OP_BOR] = &st_k_##_tn##_bor, \
-        [ST_OP_BXOR] = &st_k_##_tn##_bxor }
-
-#define ST_FAMILY_PAIR(_tn, _T) \
-    ST_KERNEL(_tn, maxloc, _T, _T, ST_X_MAXLOC) \
-    ST_KERNEL(_tn, minloc, _T, _T, ST_X_MINLOC)
-#define ST_ROW_PAIR(_tn) { \
-        [ST_OP_MAXLOC] = &st_k_##_tn##_maxloc, [ST_OP_MINLOC] = &st_k_##_tn##_minloc }
-
-/* the pair types, laid out as MPI lays out MPI_FLOAT_INT and its siblings */
-typedef struct { float v; int i; }       st_float_int_t;
-typedef struct { double v; int i; }      st_double_int_t;
-typedef struct { long v; int i; }        st_long_int_t;
-typedef struct { int v; int i; }         st_2int_t;
-typedef struct { short v; int i; }       st_short_int_t;
-typedef struct { long double v; int i; } st_ldouble_int_t;
-
-ST_FAMILY_INT(char, char, unsigned char)
-ST_FAMILY_INT(schar, signed char, unsigned char)
-ST_FAMILY_INT(uchar, unsigned char, unsigned char)
-ST_FAMILY_INT(short, short, unsigned short)
-ST_FAMILY_INT(ushort, unsigned short, unsigned short)
-ST_FAMILY_INT(int, int, unsigned)
-ST_FAMILY_INT(uint, unsigned, unsigned)
-ST_FAMILY_INT(long, long, unsigned long)
-ST_FAMILY_INT(ulong, unsigned long, unsigned long)
-ST_FAMILY_INT(llong, long long, unsigned long long)
-ST_FAMILY_INT(ullong, unsigned long long, unsigned long long)
-ST_FAMILY_FLOAT(float, float)
-ST_FAMILY_FLOAT(double, double)
-ST_FAMILY_FLOAT(ldouble, long double)
-ST_FAMILY_COMPLEX(cfloat, float _Complex)
-ST_FAMILY_COMPLEX(cdouble, double _Complex)
-ST_FAMILY_COMPLEX(cldouble, long double _Complex)
-ST_FAMILY_LOGICAL(cbool, bool)
-ST_FAMILY_BITS(byte, uint8_t)
-ST_FAMILY_PAIR(float_int, st_float_int_t)
-ST_FAMILY_PAIR(double_int, st_double_int_t)
-ST_FAMILY_PAIR(long_int, st_long_int_t)
-ST_FAMILY_PAIR(2int, st_2int_t)
-ST_FAMILY_PAIR(short_int, st_short_int_t)
-ST_FAMILY_PAIR(ldouble_int, st_ldouble_int_t)
-
-/* fixed-width and multi-language types share the kernels of the C type of their
- * width; checked at compile time */
 _Static_assert(sizeof(int8_t) == sizeof(signed char), "int8_t");
 _Static_assert(sizeof(int16_t) == sizeof(short), "int16_t");
 _Static_assert(sizeof(int32_t) == sizeof(int), "int32_t");
@@ -161,43 +59,11 @@ _Static_assert(sizeof(MPI_Aint) == sizeof(long), "MPI_Aint");
 _Static_assert(sizeof(MPI_Offset) == sizeof(long long), "MPI_Offset");
 _Static_assert(sizeof(MPI_Count) == sizeof(long long), "MPI_Count");
 
+/* the table: each type's row holds the kernels of its class's ops */
+#define ST_ROW_ENTRY(_on, _on_name, _X, _tn) [ST_OP_##_on] = &st_k_##_tn##_##_on_name,
+#define ST_ROW(_id, _cls, _tn, _where) [ST_TYPE_##_id] = {ST_OPS_##_cls(ST_ROW_ENTRY, _tn)},
 static const st_reduce_kernel_t *const st_reduce_table[ST_TYPE_LAST][ST_OP_LAST] = {
-    [ST_TYPE_CHAR]        = ST_ROW_INT(char),
-    [ST_TYPE_SCHAR]       = ST_ROW_INT(schar),
-    [ST_TYPE_UCHAR]       = ST_ROW_INT(uchar),
-    [ST_TYPE_SHORT]       = ST_ROW_INT(short),
-    [ST_TYPE_USHORT]      = ST_ROW_INT(ushort),
-    [ST_TYPE_INT]         = ST_ROW_INT(int),
-    [ST_TYPE_UINT]        = ST_ROW_INT(uint),
-    [ST_TYPE_LONG]        = ST_ROW_INT(long),
-    [ST_TYPE_ULONG]       = ST_ROW_INT(ulong),
-    [ST_TYPE_LLONG]       = ST_ROW_INT(llong),
-    [ST_TYPE_ULLONG]      = ST_ROW_INT(ullong),
-    [ST_TYPE_INT8]        = ST_ROW_INT(schar),
-    [ST_TYPE_INT16]       = ST_ROW_INT(short),
-    [ST_TYPE_INT32]       = ST_ROW_INT(int),
-    [ST_TYPE_INT64]       = ST_ROW_INT(llong),
-    [ST_TYPE_UINT8]       = ST_ROW_INT(uchar),
-    [ST_TYPE_UINT16]      = ST_ROW_INT(ushort),
-    [ST_TYPE_UINT32]      = ST_ROW_INT(uint),
-    [ST_TYPE_UINT64]      = ST_ROW_INT(ullong),
-    [ST_TYPE_AINT]        = ST_ROW_INT(long),
-    [ST_TYPE_OFFSET]      = ST_ROW_INT(llong),
-    [ST_TYPE_COUNT]       = ST_ROW_INT(llong),
-    [ST_TYPE_FLOAT]       = ST_ROW_FLOAT(float),
-    [ST_TYPE_DOUBLE]      = ST_ROW_FLOAT(double),
-    [ST_TYPE_LDOUBLE]     = ST_ROW_FLOAT(ldouble),
-    [ST_TYPE_BOOL]        = ST_ROW_LOGICAL(cbool),
-    [ST_TYPE_CFLOAT]      = ST_ROW_COMPLEX(cfloat),
-    [ST_TYPE_CDOUBLE]     = ST_ROW_COMPLEX(cdouble),
-    [ST_TYPE_CLDOUBLE]    = ST_ROW_COMPLEX(cldouble),
-    [ST_TYPE_BYTE]        = ST_ROW_BITS(byte),
-    [ST_TYPE_FLOAT_INT]   = ST_ROW_PAIR(float_int),
-    [ST_TYPE_DOUBLE_INT]  = ST_ROW_PAIR(double_int),
-    [ST_TYPE_LONG_INT]    = ST_ROW_PAIR(long_int),
-    [ST_TYPE_TWO_INT]     = ST_ROW_PAIR(2int),
-    [ST_TYPE_SHORT_INT]   = ST_ROW_PAIR(short_int),
-    [ST_TYPE_LDOUBLE_INT] = ST_ROW_PAIR(ldouble_int),
+    ST_TYPE_KERNELS(ST_ROW)
 };
 
 static const size_t st_type_sizes[ST_TYPE_LAST] = {

@@ -116,6 +116,7 @@ struct st_shm {
     int            spin;
     st_shm_nt_stats_t nt[ST_SHM_NT_BUCKETS];  /* copy-in mode choice, by message size */
     char          *scratch;     /* ST_SHM_NT_BLOCK bytes: folds bound for streamed stores */
+    const void   **exchanged;   /* size: the slots of the last st_shm_exchange */
 };
 
 #define ST_SHM_PAGE          4096
@@ -240,6 +241,27 @@ static void st_shm_small(st_shm_t *shm, const void *in, void *out, size_t count,
         shm->cross_bytes += st_shm_cross(shm, j) ? count * esize : 0;
     }
     st_reduce_fold(kernel, esize, out, src, shm->size, count);
+}
+
+const void *const *st_shm_exchange(st_shm_t *shm, const void *mine, size_t len,
+                                   MPI_Comm pcomm)
+{
+    uint64_t s   = ++shm->seq;
+    unsigned buf = (unsigned)(s & 1);
+    int j;
+
+    if (len > shm->chunk) {
+        return NULL;   /* the same on every rank: all callers pass the same size */
+    }
+    if (len > 0) {
+        memcpy(st_shm_slot(shm, buf, shm->rank), mine, len);
+    }
+    st_shm_post(&shm->ctrl[shm->rank].ready, s);
+    ST_SHM_WAIT(shm, ready, s, pcomm);
+    for (j = 0; j < shm->size; j++) {
+        shm->exchanged[j] = st_shm_slot(shm, buf, j);
+    }
+    return (const void *const *)shm->exchanged;
 }
 
 /* memcpy, or with stores that bypass the caches when @a nt. */
@@ -779,10 +801,12 @@ st_status_t st_shm_create(MPI_Comm comm, const int *group, const int *pkg, st_sh
     shm = calloc(1, sizeof(*shm));
     if (shm == NULL || posix_memalign((void**)&shm->scratch, ST_CACHE_LINE, ST_SHM_NT_BLOCK) ||
         (shm->gmembers = malloc((size_t)size * sizeof(int))) == NULL ||
-        (shm->pkg = malloc((size_t)size * sizeof(int))) == NULL) {
+        (shm->pkg = malloc((size_t)size * sizeof(int))) == NULL ||
+        (shm->exchanged = calloc((size_t)size, sizeof(*shm->exchanged))) == NULL) {
         if (shm != NULL) {
             free(shm->gmembers);
             free(shm->scratch);
+            free(shm->pkg);
         }
         free(shm);
         munmap(base, seg_size);
@@ -824,6 +848,7 @@ void st_shm_destroy(st_shm_t *shm)
     free(shm->scratch);
     free(shm->gmembers);
     free(shm->pkg);
+    free(shm->exchanged);
     free(shm);
 }
 

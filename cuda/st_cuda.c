@@ -16,28 +16,61 @@
 
 #include "st_cuda.h"
 #include "st_common.h"
+#include "st_cuda_kernels.h"
+#include "st_reduce_ops.h"
 
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef int st_cu_result_t;                 /* CUresult: 0 is CUDA_SUCCESS */
 typedef unsigned long long st_cu_ptr_t;     /* CUdeviceptr */
 typedef void *st_cu_ctx_t;                  /* CUcontext */
+typedef void *st_cu_module_t;               /* CUmodule */
+typedef void *st_cu_function_t;             /* CUfunction */
 
 enum {
-    ST_CU_POINTER_ATTRIBUTE_CONTEXT     = 1,
-    ST_CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
-    ST_CU_MEMORYTYPE_HOST               = 1
+    ST_CU_POINTER_ATTRIBUTE_CONTEXT          = 1,
+    ST_CU_POINTER_ATTRIBUTE_MEMORY_TYPE      = 2,
+    ST_CU_POINTER_ATTRIBUTE_BUFFER_ID        = 7,
+    ST_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL   = 9,
+    ST_CU_POINTER_ATTRIBUTE_IPC_CAPABLE      = 10,   /* IS_LEGACY_CUDA_IPC_CAPABLE */
+    ST_CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
+    ST_CU_POINTER_ATTRIBUTE_RANGE_SIZE       = 12,
+    ST_CU_MEMORYTYPE_HOST                    = 1,
+    ST_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS    = 1,
+    ST_CU_STREAM_NON_BLOCKING                = 1
 };
 
 typedef struct {
+    unsigned char data[ST_CUDA_IPC_HANDLE_SIZE];
+} st_cu_ipc_handle_t;   /* CUipcMemHandle, passed by value */
+
+typedef struct {
     st_cu_result_t (*pointer_get_attribute)(void *data, int attribute, st_cu_ptr_t ptr);
+    st_cu_result_t (*pointer_get_attributes)(unsigned n, int *attributes, void **data,
+                                             st_cu_ptr_t ptr);   /* optional */
     st_cu_result_t (*memcpy)(st_cu_ptr_t dst, st_cu_ptr_t src, size_t bytes);
     st_cu_result_t (*ctx_push)(st_cu_ctx_t ctx);
     st_cu_result_t (*ctx_pop)(st_cu_ctx_t *ctx);
+    /* the kernels' (optional: without them, no GPU reduction) */
+    st_cu_result_t (*ctx_get_current)(st_cu_ctx_t *ctx);
+    st_cu_result_t (*module_load_data)(st_cu_module_t *mod, const void *image);
+    st_cu_result_t (*module_get_function)(st_cu_function_t *fn, st_cu_module_t mod,
+                                          const char *name);
+    st_cu_result_t (*launch_kernel)(st_cu_function_t fn, unsigned gx, unsigned gy, unsigned gz,
+                                    unsigned bx, unsigned by, unsigned bz, unsigned shmem,
+                                    void *stream, void **params, void **extra);
+    /* CUDA IPC and streams (optional: without them, device buffers are staged) */
+    st_cu_result_t (*ipc_get)(st_cu_ipc_handle_t *handle, st_cu_ptr_t ptr);
+    st_cu_result_t (*ipc_open)(st_cu_ptr_t *ptr, st_cu_ipc_handle_t handle, unsigned flags);
+    st_cu_result_t (*ipc_close)(st_cu_ptr_t ptr);
+    st_cu_result_t (*stream_create)(void **stream, unsigned flags);
+    st_cu_result_t (*stream_sync)(void *stream);
+    st_cu_result_t (*memcpy_async)(st_cu_ptr_t dst, st_cu_ptr_t src, size_t bytes, void *stream);
 } st_cu_api_t;
 
 static st_cu_api_t            st_cu;
@@ -71,8 +104,19 @@ int st_cuda_loaded(void)
         if (lib != NULL) {
             *(void**)&st_cu.pointer_get_attribute = dlsym(lib, "cuPointerGetAttribute");
             *(void**)&st_cu.memcpy                = dlsym(lib, "cuMemcpy");
+            *(void**)&st_cu.pointer_get_attributes = dlsym(lib, "cuPointerGetAttributes");
             *(void**)&st_cu.ctx_push              = dlsym(lib, "cuCtxPushCurrent_v2");
             *(void**)&st_cu.ctx_pop               = dlsym(lib, "cuCtxPopCurrent_v2");
+            *(void**)&st_cu.ctx_get_current       = dlsym(lib, "cuCtxGetCurrent");
+            *(void**)&st_cu.module_load_data      = dlsym(lib, "cuModuleLoadData");
+            *(void**)&st_cu.module_get_function   = dlsym(lib, "cuModuleGetFunction");
+            *(void**)&st_cu.launch_kernel         = dlsym(lib, "cuLaunchKernel");
+            *(void**)&st_cu.ipc_get               = dlsym(lib, "cuIpcGetMemHandle");
+            *(void**)&st_cu.ipc_open              = dlsym(lib, "cuIpcOpenMemHandle_v2");
+            *(void**)&st_cu.ipc_close             = dlsym(lib, "cuIpcCloseMemHandle");
+            *(void**)&st_cu.stream_create         = dlsym(lib, "cuStreamCreate");
+            *(void**)&st_cu.stream_sync           = dlsym(lib, "cuStreamSynchronize");
+            *(void**)&st_cu.memcpy_async          = dlsym(lib, "cuMemcpyAsync");
             if (st_cu.pointer_get_attribute != NULL && st_cu.memcpy != NULL &&
                 st_cu.ctx_push != NULL && st_cu.ctx_pop != NULL) {
                 st_debug("libcuda is loaded: device buffers are staged through host memory");
@@ -130,6 +174,302 @@ int st_cuda_copy(void *dst, const void *src, size_t bytes, const void *dev)
     if (rc != 0) {
         st_error("cuMemcpy of %zu bytes between host and device failed (CUresult %d)", bytes,
                  rc);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the GPU reduction kernels ---- */
+
+#if HAVE_CUDA
+extern const unsigned char st_cuda_fatbin[];   /* cuda/st_cuda_fatbin.c, made by nvcc */
+#define ST_CU_NAME_ANY(_tn, _on)  "st_fold_" #_tn "_" #_on
+#else
+#define ST_CU_NAME_ANY(_tn, _on)  NULL
+#endif
+#define ST_CU_NAME_HOST(_tn, _on) NULL
+#define ST_CU_NAME_ENTRY(_on, _on_name, _X, _tn, _where) \
+    [ST_OP_##_on] = ST_CU_NAME_##_where(_tn, _on_name),
+#define ST_CU_NAME_ROW(_id, _cls, _tn, _where) \
+    [ST_TYPE_##_id] = {ST_OPS_##_cls(ST_CU_NAME_ENTRY, _tn, _where)},
+static const char *const st_cu_kernel_names[ST_TYPE_LAST][ST_OP_LAST] = {
+    ST_TYPE_KERNELS(ST_CU_NAME_ROW)
+};
+
+#define ST_CU_MAX_CTX 16   /* contexts with the kernels loaded */
+
+/* The module of each context that launched a fold, with the kernels looked up so
+ * far. A context destroyed and another created at the same address would find the
+ * old module: CUDA programs keep their contexts for the process's life. */
+static struct {
+    st_cu_ctx_t ctx;
+    st_cu_module_t mod;
+    int loaded;           /* 0 not tried yet, 1 mod is loaded, -1 it failed (said once) */
+    void *stream;         /* Strata's own stream in this context (NULL: not made yet) */
+    st_cu_function_t fn[ST_TYPE_LAST][ST_OP_LAST];
+} st_cu_mods[ST_CU_MAX_CTX];
+static int st_cu_nmods;
+
+int st_cuda_fold_supported(st_type_t type, st_op_t op)
+{
+    return (unsigned)type < ST_TYPE_LAST && (unsigned)op < ST_OP_LAST &&
+           st_cu_kernel_names[type][op] != NULL;
+}
+
+static st_cu_function_t st_cuda_function(st_type_t type, st_op_t op)
+{
+    st_cu_function_t fn = NULL;
+    st_cu_ctx_t ctx     = NULL;
+    st_cu_result_t rc;
+    int m;
+
+    if (!st_cuda_fold_supported(type, op) || !st_cuda_loaded() ||
+        st_cu.ctx_get_current == NULL || st_cu.module_load_data == NULL ||
+        st_cu.module_get_function == NULL || st_cu.launch_kernel == NULL) {
+        return NULL;
+    }
+    if (st_cu.ctx_get_current(&ctx) != 0 || ctx == NULL) {
+        st_error("a GPU reduction needs a current CUDA context");
+        return NULL;
+    }
+    pthread_mutex_lock(&st_cu_lock);
+    for (m = 0; m < st_cu_nmods && st_cu_mods[m].ctx != ctx; m++) {
+    }
+    if (m == ST_CU_MAX_CTX) {
+        pthread_mutex_unlock(&st_cu_lock);
+        st_error("more than %d CUDA contexts: no GPU reduction in this one", ST_CU_MAX_CTX);
+        return NULL;
+    }
+    if (m == st_cu_nmods) {
+        memset(&st_cu_mods[m], 0, sizeof(st_cu_mods[m]));
+        st_cu_mods[m].ctx = ctx;
+        st_cu_nmods++;
+    }
+    if (st_cu_mods[m].loaded == 0) {
+#if HAVE_CUDA
+        rc = st_cu.module_load_data(&st_cu_mods[m].mod, st_cuda_fatbin);
+#else
+        rc = -1;
+#endif
+        st_cu_mods[m].loaded = (rc == 0) ? 1 : -1;
+        if (rc != 0) {
+            st_warn("cannot load Strata's GPU kernels in this context (CUresult %d): a GPU "
+                    "older than the build's targets (see ./configure NVCC_GENCODE)?", rc);
+        }
+    }
+    if (st_cu_mods[m].loaded == 1) {
+        fn = st_cu_mods[m].fn[type][op];
+        if (fn == NULL) {
+            rc = st_cu.module_get_function(&fn, st_cu_mods[m].mod, st_cu_kernel_names[type][op]);
+            if (rc != 0) {
+                st_error("GPU kernel %s not found (CUresult %d)", st_cu_kernel_names[type][op],
+                         rc);
+                fn = NULL;
+            }
+            st_cu_mods[m].fn[type][op] = fn;
+        }
+    }
+    pthread_mutex_unlock(&st_cu_lock);
+    return fn;
+}
+
+int st_cuda_fold(st_type_t type, st_op_t op, void *out, const void *const *src, int nsrc,
+                 size_t count, void *stream)
+{
+    st_cuda_fold_args_t args;
+    st_cu_function_t fn;
+    void *params[1] = {&args};
+    size_t blocks;
+    st_cu_result_t rc;
+    int k;
+
+    if (nsrc < 1 || nsrc > ST_CUDA_MAX_SRC) {
+        return -1;
+    }
+    if (count == 0) {
+        return 0;
+    }
+    if ((fn = st_cuda_function(type, op)) == NULL) {
+        return -1;
+    }
+    memset(&args, 0, sizeof(args));
+    args.out   = out;
+    args.count = count;
+    args.nsrc  = nsrc;
+    for (k = 0; k < nsrc; k++) {
+        args.src[k] = src[k];
+    }
+    /* enough blocks to fill any GPU; the kernels' grid-stride loops do the rest */
+    blocks = ST_MIN((count + ST_CUDA_FOLD_BLOCK - 1) / ST_CUDA_FOLD_BLOCK, (size_t)65535);
+    rc     = st_cu.launch_kernel(fn, (unsigned)blocks, 1, 1, ST_CUDA_FOLD_BLOCK, 1, 1, 0, stream,
+                                 params, NULL);
+    if (rc != 0) {
+        st_error("GPU kernel %s: launch failed (CUresult %d)", st_cu_kernel_names[type][op], rc);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- what CUDA IPC needs ---- */
+
+int st_cuda_ipc_usable(void)
+{
+    return st_cuda_loaded() && st_cu.ipc_get != NULL && st_cu.ipc_open != NULL &&
+           st_cu.ipc_close != NULL && st_cu.stream_create != NULL && st_cu.stream_sync != NULL &&
+           st_cu.memcpy_async != NULL && st_cu.ctx_get_current != NULL &&
+           st_cu.module_load_data != NULL && st_cu.module_get_function != NULL &&
+           st_cu.launch_kernel != NULL;
+}
+
+int st_cuda_buf_info(const void *ptr, st_cuda_buf_t *info)
+{
+    int attrs[6] = {ST_CU_POINTER_ATTRIBUTE_CONTEXT, ST_CU_POINTER_ATTRIBUTE_BUFFER_ID,
+                    ST_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                    ST_CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                    ST_CU_POINTER_ATTRIBUTE_RANGE_SIZE, ST_CU_POINTER_ATTRIBUTE_IPC_CAPABLE};
+    st_cu_ptr_t p = (st_cu_ptr_t)(uintptr_t)ptr, start = 0;
+    unsigned long long id = 0;
+    int ordinal = -1, ipc = 0, k, n = (int)ST_ARRAY_SIZE(attrs);
+    size_t size = 0;
+    void *data[6];
+
+    memset(info, 0, sizeof(*info));
+    data[0] = &info->ctx;
+    data[1] = &id;
+    data[2] = &ordinal;
+    data[3] = &start;
+    data[4] = &size;
+    data[5] = &ipc;
+    if (!st_cuda_loaded()) {
+        return -1;
+    }
+    /* one driver call where the driver has it */
+    if (st_cu.pointer_get_attributes == NULL ||
+        st_cu.pointer_get_attributes((unsigned)n, attrs, data, p) != 0) {
+        for (k = 0; k < n; k++) {
+            if (st_cu.pointer_get_attribute(data[k], attrs[k], p) != 0) {
+                if (attrs[k] != ST_CU_POINTER_ATTRIBUTE_IPC_CAPABLE) {
+                    return -1;
+                }
+                ipc = 0;   /* an older driver: IPC is not tried */
+            }
+        }
+    }
+    if (info->ctx == NULL || size == 0) {
+        return -1;
+    }
+    info->base    = (uintptr_t)start;
+    info->size    = size;
+    info->id      = id;
+    info->ordinal = ordinal;
+    info->ipc     = ipc;
+    return 0;
+}
+
+int st_cuda_ctx_enter(void *ctx)
+{
+    return (st_cuda_loaded() && ctx != NULL && st_cu.ctx_push(ctx) == 0) ? 0 : -1;
+}
+
+void st_cuda_ctx_leave(void)
+{
+    st_cu_ctx_t popped;
+
+    st_cu.ctx_pop(&popped);
+}
+
+int st_cuda_ipc_get(uintptr_t base, void *handle)
+{
+    st_cu_ipc_handle_t h;
+    st_cu_result_t rc = st_cu.ipc_get(&h, (st_cu_ptr_t)base);
+
+    if (rc != 0) {
+        st_debug("cuIpcGetMemHandle(%#lx) failed (CUresult %d)", (unsigned long)base, rc);
+        return -1;
+    }
+    memcpy(handle, h.data, sizeof(h.data));
+    return 0;
+}
+
+int st_cuda_ipc_open(const void *handle, void **mapped_p)
+{
+    st_cu_ipc_handle_t h;
+    st_cu_ptr_t p = 0;
+    st_cu_result_t rc;
+
+    memcpy(h.data, handle, sizeof(h.data));
+    rc = st_cu.ipc_open(&p, h, ST_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+    if (rc != 0) {
+        st_debug("cuIpcOpenMemHandle failed (CUresult %d)", rc);
+        return -1;
+    }
+    *mapped_p = (void*)(uintptr_t)p;
+    return 0;
+}
+
+void st_cuda_ipc_close(void *mapped)
+{
+    st_cu_result_t rc = st_cu.ipc_close((st_cu_ptr_t)(uintptr_t)mapped);
+
+    if (rc != 0) {
+        st_debug("cuIpcCloseMemHandle failed (CUresult %d)", rc);
+    }
+}
+
+void *st_cuda_stream(void)
+{
+    st_cu_ctx_t ctx = NULL;
+    void *stream    = NULL;
+    st_cu_result_t rc;
+    int m;
+
+    if (!st_cuda_ipc_usable() || st_cu.ctx_get_current(&ctx) != 0 || ctx == NULL) {
+        return NULL;
+    }
+    pthread_mutex_lock(&st_cu_lock);
+    for (m = 0; m < st_cu_nmods && st_cu_mods[m].ctx != ctx; m++) {
+    }
+    if (m < ST_CU_MAX_CTX) {
+        if (m == st_cu_nmods) {   /* its module is loaded by the first fold */
+            memset(&st_cu_mods[m], 0, sizeof(st_cu_mods[m]));
+            st_cu_mods[m].ctx = ctx;
+            st_cu_nmods++;
+        }
+        if (st_cu_mods[m].stream == NULL) {
+            rc = st_cu.stream_create(&st_cu_mods[m].stream, ST_CU_STREAM_NON_BLOCKING);
+            if (rc != 0) {
+                st_error("cuStreamCreate failed (CUresult %d)", rc);
+                st_cu_mods[m].stream = NULL;
+            }
+        }
+        stream = st_cu_mods[m].stream;
+    }
+    pthread_mutex_unlock(&st_cu_lock);
+    return stream;
+}
+
+int st_cuda_copy_async(void *dst, const void *src, size_t bytes, void *stream)
+{
+    st_cu_result_t rc;
+
+    if (bytes == 0) {
+        return 0;
+    }
+    rc = st_cu.memcpy_async((st_cu_ptr_t)(uintptr_t)dst, (st_cu_ptr_t)(uintptr_t)src, bytes,
+                            stream);
+    if (rc != 0) {
+        st_error("cuMemcpyAsync of %zu bytes failed (CUresult %d)", bytes, rc);
+        return -1;
+    }
+    return 0;
+}
+
+int st_cuda_stream_sync(void *stream)
+{
+    st_cu_result_t rc = st_cu.stream_sync(stream);
+
+    if (rc != 0) {
+        st_error("cuStreamSynchronize failed (CUresult %d)", rc);
         return -1;
     }
     return 0;

@@ -1,7 +1,8 @@
 /*
- * GPU buffers, first step: recognize device pointers and stage them through host
- * memory, so that a CUDA program's MPI_Allreduce on device buffers is correct under
- * Strata (no CUDA IPC or GPU kernels yet: issue 5).
+ * GPU buffers: recognize device pointers and stage them through host memory, so
+ * that a CUDA program's MPI_Allreduce on device buffers is correct under Strata;
+ * the GPU reduction kernels (st_cuda_kernels.cu), launched through the driver.
+ * (No CUDA IPC path yet: issue 5.)
  *
  * Nothing here needs CUDA at build time, and nothing creates a CUDA context: the
  * driver library is only used when the process has loaded it already (a program
@@ -10,7 +11,10 @@
 #ifndef ST_CUDA_H
 #define ST_CUDA_H
 
+#include "st_reduce.h"
+
 #include <stddef.h>
+#include <stdint.h>
 
 /** Where a buffer lives, as far as Strata needs to know. */
 typedef enum {
@@ -37,5 +41,61 @@ st_mem_kind_t st_cuda_classify(const void *ptr);
  * classified them already). @return 0, or -1 (the driver's error was logged).
  */
 int st_cuda_copy(void *dst, const void *src, size_t bytes, const void *dev);
+
+/**
+ * @return 1 when this build carries a GPU kernel for (@a type, @a op): built with
+ *         nvcc (configure found CUDA), and not a long double type (no GPU has one).
+ */
+int st_cuda_fold_supported(st_type_t type, st_op_t op);
+
+/**
+ * Launch out[i] = op(...op(src[0][i], src[1][i])..., src[nsrc - 1][i]) for i < count
+ * on the GPU of the calling thread's current context, on @a stream (NULL: that
+ * context's default stream); asynchronous. Every pointer must be device memory
+ * that context can address (its own, or a peer's opened through CUDA IPC); @a out
+ * may be one of the sources. The kernels' module is loaded once per context.
+ * @return 0, or -1 (no kernel for the pair, 0 or more than ST_CUDA_MAX_SRC
+ *         sources, no current context, the module did not load, the launch failed:
+ *         logged).
+ */
+int st_cuda_fold(st_type_t type, st_op_t op, void *out, const void *const *src, int nsrc,
+                 size_t count, void *stream);
+
+/* ---- for the CUDA IPC path (cuda/st_cuda_ipc.c) ---- */
+
+#define ST_CUDA_IPC_HANDLE_SIZE 64   /* CU_IPC_HANDLE_SIZE */
+
+/** A device allocation, as the driver describes the one holding a pointer. */
+typedef struct {
+    uintptr_t base;            /**< the allocation's first address */
+    size_t size;               /**< its bytes */
+    unsigned long long id;     /**< the driver's buffer id: never reused in the process */
+    int ordinal;               /**< its device */
+    int ipc;                   /**< legacy CUDA IPC can share it (cudaMalloc memory) */
+    void *ctx;                 /**< its context */
+} st_cuda_buf_t;
+
+/** @return 1 when the loaded driver has everything the IPC path uses. */
+int st_cuda_ipc_usable(void);
+
+/** Describe the allocation holding device pointer @a ptr. @return 0 or -1. */
+int st_cuda_buf_info(const void *ptr, st_cuda_buf_t *info);
+
+/** Make @a ctx current in this thread (0), until st_cuda_ctx_leave(). */
+int st_cuda_ctx_enter(void *ctx);
+void st_cuda_ctx_leave(void);
+
+/** The IPC handle of the allocation at @a base (ST_CUDA_IPC_HANDLE_SIZE bytes). */
+int st_cuda_ipc_get(uintptr_t base, void *handle);
+/** Map another process's allocation in the current context. */
+int st_cuda_ipc_open(const void *handle, void **mapped_p);
+void st_cuda_ipc_close(void *mapped);
+
+/** Strata's own stream in the current context (made on first use), or NULL. */
+void *st_cuda_stream(void);
+/** Asynchronous copy between any two device (or host) buffers; 0 or -1 (logged). */
+int st_cuda_copy_async(void *dst, const void *src, size_t bytes, void *stream);
+/** Wait for everything on @a stream; 0 or -1 (logged). */
+int st_cuda_stream_sync(void *stream);
 
 #endif /* ST_CUDA_H */

@@ -105,6 +105,9 @@ typedef struct {
      *  when the node has one socket group) */
     uint64_t cross_socket_bytes;
     uint64_t fallback_calls[STRATA_FALLBACK_LAST]; /**< calls handed to PMPI, by reason */
+    uint64_t device_calls;  /**< fast-path calls with a device (CUDA) buffer on this rank */
+    uint64_t ipc_calls;     /**< fast-path calls reduced GPU to GPU through CUDA IPC (the
+                                 other device calls were staged through host memory) */
 } strata_comm_stats_t;
 
 /**

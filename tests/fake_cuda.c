@@ -1,23 +1,56 @@
 /*
- * A stand-in for libcuda.so.1 (built with that soname) for tests/test_device.c: it
- * hands out "device memory" that the CPU cannot touch (PROT_NONE pages, opened only
- * inside cuMemcpy), and answers the few driver calls Strata makes. A direct access
- * to a device buffer by Strata is a segmentation fault, so the test proves that
- * device buffers only move through the driver.
+ * A stand-in for libcuda.so.1 (built with that soname) for tests/test_device.c and
+ * tests/test_cuda_fold.c: it hands out "device memory" that the CPU cannot touch
+ * (PROT_NONE pages, opened only inside cuMemcpy and kernel launches), and answers
+ * the driver calls Strata and those tests make. A direct access to a device buffer
+ * by Strata is a segmentation fault, so the tests prove that device buffers only
+ * move through the driver.
+ *
+ * Kernels: cuModuleLoadData accepts only an nvcc fatbin (by its magic number), and
+ * cuLaunchKernel runs Strata's own GPU kernels compiled for the host
+ * (cuda/st_cuda_kernels.cu with ST_CUDA_EMULATE, linked in), after checking that
+ * every pointer they get is device memory.
  */
+#define _GNU_SOURCE
+#include "st_cuda_kernels.h"
+
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define FAKE_REGIONS 64
 #define FAKE_CTX     ((void*)0x5eed)
+#define FAKE_STREAM  ((void*)0x57ea)
 
+/* Device memory is a memfd mapped PROT_NONE, so another process can map it too
+ * (CUDA IPC: /proc/PID/fd/FD). Imported regions are other processes' memory. */
 static struct {
     char  *base;
     size_t size;
+    int    fd;                  /* own allocations; -1 imported */
+    unsigned long long id;      /* the buffer id: never reused */
+    int    owner;               /* imported: the exporting process */
 } fake_region[FAKE_REGIONS];
-static unsigned long fake_copies, fake_pushes;
+static unsigned long long fake_next_id = 1;
+
+/* CUipcMemHandle (64 bytes) */
+typedef struct {
+    unsigned int magic;
+    int pid, fd;
+    unsigned long long id, size;
+    char pad[64 - 4 * sizeof(int) - 2 * sizeof(unsigned long long)];
+} fake_ipc_handle_t;
+#define FAKE_IPC_MAGIC 0x1bc0ffee
+static unsigned long fake_copies, fake_pushes, fake_launches;
+static void *fake_current;   /* the context cuCtxSetCurrent made current */
+
+/* the kernels, compiled for the host (cuda/st_cuda_kernels.cu) */
+typedef void (*fake_kernel_t)(st_cuda_fold_args_t);
+fake_kernel_t st_cuda_emulated_kernel(const char *name);
 
 static int fake_find(uintptr_t p)
 {
@@ -46,13 +79,25 @@ void *fake_cuda_alloc(size_t bytes)
 
     for (k = 0; k < FAKE_REGIONS; k++) {
         if (fake_region[k].base == NULL) {
-            void *p = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            int fd = memfd_create("fake-cuda", MFD_CLOEXEC);
+            void *p;
 
-            if (p == MAP_FAILED) {
+            if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
+                if (fd >= 0) {
+                    close(fd);
+                }
                 return NULL;
             }
-            fake_region[k].base = p;
-            fake_region[k].size = size;
+            p = mmap(NULL, size, PROT_NONE, MAP_SHARED, fd, 0);
+            if (p == MAP_FAILED) {
+                close(fd);
+                return NULL;
+            }
+            fake_region[k].base  = p;
+            fake_region[k].size  = size;
+            fake_region[k].fd    = fd;
+            fake_region[k].id    = fake_next_id++;
+            fake_region[k].owner = (int)getpid();
             return p;
         }
     }
@@ -63,8 +108,9 @@ void fake_cuda_free(void *p)
 {
     int k = fake_find((uintptr_t)p);
 
-    if (k >= 0) {
+    if (k >= 0 && fake_region[k].fd >= 0) {
         munmap(fake_region[k].base, fake_region[k].size);
+        close(fake_region[k].fd);
         fake_region[k].base = NULL;
     }
 }
@@ -81,15 +127,50 @@ unsigned long fake_cuda_pushes(void)
 
 int cuPointerGetAttribute(void *data, int attribute, unsigned long long ptr)
 {
-    if (fake_find((uintptr_t)ptr) < 0) {
+    int k = fake_find((uintptr_t)ptr);
+
+    if (k < 0) {
         return 1;   /* CUDA_ERROR_INVALID_VALUE: not memory the driver knows */
     }
-    if (attribute == 2) {            /* CU_POINTER_ATTRIBUTE_MEMORY_TYPE */
-        *(unsigned int*)data = 2;    /* CU_MEMORYTYPE_DEVICE */
-    } else if (attribute == 1) {     /* CU_POINTER_ATTRIBUTE_CONTEXT */
+    switch (attribute) {
+    case 1:    /* CU_POINTER_ATTRIBUTE_CONTEXT */
         *(void**)data = FAKE_CTX;
-    } else {
+        break;
+    case 2:    /* CU_POINTER_ATTRIBUTE_MEMORY_TYPE */
+        *(unsigned int*)data = 2;    /* CU_MEMORYTYPE_DEVICE */
+        break;
+    case 7:    /* CU_POINTER_ATTRIBUTE_BUFFER_ID */
+        *(unsigned long long*)data = fake_region[k].id;
+        break;
+    case 9:    /* CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL */
+        *(int*)data = 0;
+        break;
+    case 10:   /* CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE: own allocations */
+        *(int*)data = (fake_region[k].fd >= 0);
+        break;
+    case 11:   /* CU_POINTER_ATTRIBUTE_RANGE_START_ADDR */
+        *(unsigned long long*)data = (unsigned long long)(uintptr_t)fake_region[k].base;
+        break;
+    case 12:   /* CU_POINTER_ATTRIBUTE_RANGE_SIZE */
+        *(size_t*)data = fake_region[k].size;
+        break;
+    default:
         return 1;
+    }
+    return 0;
+}
+
+unsigned long fake_cuda_attr_calls;   /* cuPointerGetAttributes calls */
+
+int cuPointerGetAttributes(unsigned n, int *attributes, void **data, unsigned long long ptr)
+{
+    unsigned k;
+
+    fake_cuda_attr_calls++;
+    for (k = 0; k < n; k++) {
+        if (cuPointerGetAttribute(data[k], attributes[k], ptr) != 0) {
+            return 1;
+        }
     }
     return 0;
 }
@@ -107,19 +188,264 @@ int cuMemcpy(unsigned long long dst, unsigned long long src, size_t bytes)
     return 0;
 }
 
+static void *fake_ctx_stack[16];
+static int fake_ctx_depth;
+
 int cuCtxPushCurrent_v2(void *ctx)
 {
     if (ctx != FAKE_CTX) {
         return 201;  /* CUDA_ERROR_INVALID_CONTEXT */
     }
+    if (fake_ctx_depth == 16) {
+        return 1;
+    }
+    fake_ctx_stack[fake_ctx_depth++] = fake_current;
+    fake_current = ctx;
     fake_pushes++;
     return 0;
 }
 
 int cuCtxPopCurrent_v2(void **ctx)
 {
-    if (ctx != NULL) {
-        *ctx = FAKE_CTX;
+    if (fake_ctx_depth == 0) {
+        return 201;
     }
+    if (ctx != NULL) {
+        *ctx = fake_current;
+    }
+    fake_current = fake_ctx_stack[--fake_ctx_depth];
     return 0;
+}
+
+unsigned long fake_cuda_launches(void)
+{
+    return fake_launches;
+}
+
+int cuInit(unsigned flags)
+{
+    (void)flags;
+    return 0;
+}
+
+int cuDeviceGet(int *dev, int ordinal)
+{
+    if (ordinal != 0) {
+        return 101;   /* CUDA_ERROR_INVALID_DEVICE */
+    }
+    *dev = 0;
+    return 0;
+}
+
+int cuDevicePrimaryCtxRetain(void **ctx, int dev)
+{
+    (void)dev;
+    *ctx = FAKE_CTX;
+    return 0;
+}
+
+int cuCtxSetCurrent(void *ctx)
+{
+    if (ctx != NULL && ctx != FAKE_CTX) {
+        return 201;
+    }
+    fake_current = ctx;
+    return 0;
+}
+
+int cuCtxGetCurrent(void **ctx)
+{
+    *ctx = fake_current;
+    return 0;
+}
+
+int cuCtxSynchronize(void)
+{
+    return 0;
+}
+
+int cuMemAlloc_v2(unsigned long long *dptr, size_t bytes)
+{
+    void *p = fake_cuda_alloc(bytes);
+
+    if (p == NULL) {
+        return 2;   /* CUDA_ERROR_OUT_OF_MEMORY */
+    }
+    *dptr = (unsigned long long)(uintptr_t)p;
+    return 0;
+}
+
+int cuMemFree_v2(unsigned long long dptr)
+{
+    fake_cuda_free((void*)(uintptr_t)dptr);
+    return 0;
+}
+
+int cuModuleLoadData(void **mod, const void *image)
+{
+    static const unsigned char magic[4] = {0x50, 0xed, 0x55, 0xba};   /* 0xba55ed50 */
+
+    if (fake_current == NULL) {
+        return 201;
+    }
+    if (image == NULL || memcmp(image, magic, sizeof(magic)) != 0) {
+        return 200;   /* CUDA_ERROR_INVALID_IMAGE */
+    }
+    *mod = (void*)0x40d;
+    return 0;
+}
+
+int cuModuleGetFunction(void **fn, void *mod, const char *name)
+{
+    fake_kernel_t k = (mod == (void*)0x40d) ? st_cuda_emulated_kernel(name) : NULL;
+
+    if (k == NULL) {
+        return 500;   /* CUDA_ERROR_NOT_FOUND */
+    }
+    *(fake_kernel_t*)fn = k;
+    return 0;
+}
+
+int cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                   unsigned bz, unsigned shmem, void *stream, void **params, void **extra)
+{
+    st_cuda_fold_args_t args;
+    int k, ok;
+
+    (void)shmem;
+    (void)stream;
+    if (fake_current == NULL) {
+        return 201;
+    }
+    if (fn == NULL || params == NULL || extra != NULL || gx < 1 || gy != 1 || gz != 1 ||
+        bx < 1 || bx > 1024 || by != 1 || bz != 1) {
+        return 1;   /* CUDA_ERROR_INVALID_VALUE */
+    }
+    memcpy(&args, params[0], sizeof(args));
+    ok = (args.nsrc >= 1 && args.nsrc <= ST_CUDA_MAX_SRC && fake_find((uintptr_t)args.out) >= 0);
+    for (k = 0; ok && k < args.nsrc; k++) {
+        ok = (fake_find((uintptr_t)args.src[k]) >= 0);
+    }
+    if (!ok) {
+        return 700;   /* CUDA_ERROR_ILLEGAL_ADDRESS: a GPU cannot read host memory */
+    }
+    for (k = 0; k < FAKE_REGIONS; k++) {
+        fake_protect(fake_region[k].base != NULL ? k : -1, PROT_READ | PROT_WRITE);
+    }
+    ((fake_kernel_t)fn)(args);
+    for (k = 0; k < FAKE_REGIONS; k++) {
+        fake_protect(fake_region[k].base != NULL ? k : -1, PROT_NONE);
+    }
+    fake_launches++;
+    return 0;
+}
+
+/* ---- CUDA IPC and streams ---- */
+
+unsigned long fake_cuda_ipc_opens;   /* handles opened in this process */
+
+int cuIpcGetMemHandle(fake_ipc_handle_t *handle, unsigned long long dptr)
+{
+    int k = fake_find((uintptr_t)dptr);
+
+    if (k < 0 || fake_region[k].fd < 0 || (uintptr_t)dptr != (uintptr_t)fake_region[k].base) {
+        return 1;   /* not the start of an allocation of this process */
+    }
+    memset(handle, 0, sizeof(*handle));
+    handle->magic = FAKE_IPC_MAGIC;
+    handle->pid   = (int)getpid();
+    handle->fd    = fake_region[k].fd;
+    handle->id    = fake_region[k].id;
+    handle->size  = fake_region[k].size;
+    return 0;
+}
+
+int cuIpcOpenMemHandle_v2(unsigned long long *dptr, fake_ipc_handle_t handle, unsigned flags)
+{
+    char path[64];
+    void *p;
+    int k, fd;
+
+    (void)flags;
+    if (fake_current == NULL) {
+        return 201;
+    }
+    if (handle.magic != FAKE_IPC_MAGIC || handle.pid == (int)getpid()) {
+        return 1;   /* the driver refuses a process's own handles */
+    }
+    for (k = 0; k < FAKE_REGIONS; k++) {
+        if (fake_region[k].base != NULL && fake_region[k].fd < 0 &&
+            fake_region[k].owner == handle.pid && fake_region[k].id == handle.id) {
+            return 208;   /* CUDA_ERROR_ALREADY_MAPPED: a handle opens once per process */
+        }
+    }
+    for (k = 0; k < FAKE_REGIONS && fake_region[k].base != NULL; k++) {
+    }
+    if (k == FAKE_REGIONS) {
+        return 2;
+    }
+    snprintf(path, sizeof(path), "/proc/%d/fd/%d", handle.pid, handle.fd);
+    fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        return 400;   /* CUDA_ERROR_INVALID_HANDLE: the owner freed it or is gone */
+    }
+    p = mmap(NULL, (size_t)handle.size, PROT_NONE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        return 2;
+    }
+    fake_region[k].base  = p;
+    fake_region[k].size  = (size_t)handle.size;
+    fake_region[k].fd    = -1;
+    fake_region[k].id    = handle.id;
+    fake_region[k].owner = handle.pid;
+    fake_cuda_ipc_opens++;
+    *dptr = (unsigned long long)(uintptr_t)p;
+    return 0;
+}
+
+int cuIpcCloseMemHandle(unsigned long long dptr)
+{
+    int k = fake_find((uintptr_t)dptr);
+
+    if (k < 0 || fake_region[k].fd >= 0) {
+        return 1;
+    }
+    munmap(fake_region[k].base, fake_region[k].size);
+    fake_region[k].base = NULL;
+    return 0;
+}
+
+unsigned long fake_cuda_ipc_mapped(void)   /* imported regions open now */
+{
+    unsigned long n = 0;
+    int k;
+
+    for (k = 0; k < FAKE_REGIONS; k++) {
+        n += (fake_region[k].base != NULL && fake_region[k].fd < 0);
+    }
+    return n;
+}
+
+int cuStreamCreate(void **stream, unsigned flags)
+{
+    (void)flags;
+    if (fake_current == NULL) {
+        return 201;
+    }
+    *stream = FAKE_STREAM;
+    return 0;
+}
+
+int cuStreamSynchronize(void *stream)
+{
+    return (stream == FAKE_STREAM || stream == NULL) ? 0 : 400;
+}
+
+int cuMemcpyAsync(unsigned long long dst, unsigned long long src, size_t bytes, void *stream)
+{
+    if (stream != FAKE_STREAM && stream != NULL) {
+        return 400;
+    }
+    return cuMemcpy(dst, src, bytes);
 }

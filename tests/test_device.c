@@ -24,6 +24,7 @@ static void *(*dev_alloc)(size_t);
 static void (*dev_free)(void *);
 static unsigned long (*dev_copies)(void);
 static int (*dev_memcpy)(unsigned long long, unsigned long long, size_t);
+static unsigned long (*dev_mapped)(void);
 
 static void to_dev(void *dst, const void *src, size_t n)
 {
@@ -59,6 +60,7 @@ int main(int argc, char **argv)
     *(void**)&dev_free   = dlsym(lib, "fake_cuda_free");
     *(void**)&dev_copies = dlsym(lib, "fake_cuda_copies");
     *(void**)&dev_memcpy = dlsym(lib, "cuMemcpy");
+    *(void**)&dev_mapped = dlsym(lib, "fake_cuda_ipc_mapped");
 
     for (c = 0; c < (int)(sizeof(counts) / sizeof(counts[0])); c++) {
         int n = counts[c];
@@ -114,6 +116,56 @@ int main(int argc, char **argv)
         free(hr);
         free(is);
         free(ir);
+    }
+
+    /* CUDA IPC: every rank's buffers on the device and large enough (STRATA_CUDA_IPC_MIN,
+     * 256K by default): reduced GPU to GPU through the peers' mapped buffers. Fresh
+     * allocations every round, in place every other: each peer's new buffers must be
+     * mapped (a handle opens once per process: the cache goes by buffer id), and its
+     * freed ones, whose addresses the new ones take, closed. */
+    {
+        const int n = 1 << 16, rounds = 6;
+        uint64_t ipc0 = st_test_stats(MPI_COMM_WORLD).ipc_calls, ipc;
+        double *hs = malloc((size_t)n * sizeof(double)), *hr = malloc((size_t)n * sizeof(double));
+        int round, expect = HAVE_CUDA && strata_active() && size > 1 &&
+                            getenv("STRATA_CUDA_IPC_MIN") == NULL;
+        unsigned long mapped = 0;
+
+        for (round = 0; round < rounds; round++) {
+            void *ds = dev_alloc((size_t)n * sizeof(double));
+            void *dr = dev_alloc((size_t)n * sizeof(double));
+
+            for (k = 0; k < n; k++) {
+                hs[k] = (double)(rank + 1) * 0.5 + k % 7 + round;
+            }
+            if (round % 2) {
+                to_dev(dr, hs, (size_t)n * sizeof(double));
+                MPI_Allreduce(MPI_IN_PLACE, dr, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            } else {
+                to_dev(ds, hs, (size_t)n * sizeof(double));
+                MPI_Allreduce(ds, dr, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            }
+            to_dev(hr, dr, (size_t)n * sizeof(double));
+            for (k = 0; k < n && hr[k] == want_d(size, k) + (double)size * round; k++) {
+            }
+            CHECKF(k == n, "CUDA IPC round %d: [%d] = %g, expected %g", round, k,
+                   k < n ? hr[k] : 0.0, want_d(size, k) + (double)size * round);
+            if (dev_mapped != NULL) {
+                mapped = dev_mapped();
+            }
+            dev_free(ds);
+            dev_free(dr);
+        }
+        ipc = st_test_stats(MPI_COMM_WORLD).ipc_calls - ipc0;
+        CHECKF(!expect || ipc == (uint64_t)rounds, "%llu of %d all-device calls took CUDA IPC",
+               (unsigned long long)ipc, rounds);
+        /* each peer's current send and receive buffers, plus at most one round's
+         * leftovers (a freed buffer whose address was not reused yet) */
+        CHECKF(!expect || mapped <= 4 * (unsigned long)(size - 1),
+               "%lu peer buffers still mapped after %d rounds (stale mappings kept?)", mapped,
+               rounds);
+        free(hs);
+        free(hr);
     }
 
     /* Strata's path ran (not a fallback), and the driver moved the device data */

@@ -259,8 +259,9 @@ int main(int argc, char **argv)
     }
 
     printf("strata:     %s\n", strata_version());
-    printf("build:      hwloc %s, UCX %s, CUDA %s\n", HWLOC_API_VERSION >= 0x20000 ? "2.x" : "1.x",
-           HAVE_UCX ? "yes" : "no", HAVE_CUDA ? "yes" : "no");
+    printf("build:      hwloc %s, UCX %s, CUDA %s%s%s\n",
+           HWLOC_API_VERSION >= 0x20000 ? "2.x" : "1.x", HAVE_UCX ? "yes" : "no",
+           HAVE_CUDA ? "yes (GPU kernels: " : "no", ST_CUDA_TARGETS, HAVE_CUDA ? ")" : "");
     print_machine();
     printf("allreduce:  %s\n", strata_active() ? "Strata (interposed)"
                                                : "disabled (STRATA_ENABLE=n)");

@@ -10,9 +10,12 @@
 #    /usr/local/cuda);
 # 3. runs it under strata-run on 2 and 4 ranks sharing GPU 0 (and one rank per GPU
 #    when there are several): device, host and in-place buffers, fresh cudaMalloc
-#    between calls, results checked and bitwise equal on every rank;
+#    between calls, results checked and bitwise equal on every rank, and the
+#    all-device calls of 256 KB and more must have gone GPU to GPU (CUDA IPC);
 # 4. times 2 ranks: Strata on device buffers against copy-to-host + MPI_Allreduce +
-#    copy-back by hand, and a device-to-device copy of the same size.
+#    copy-back by hand, and a device-to-device copy of the same size;
+# 5. checks Strata's GPU reduction kernels (tests/test_cuda_fold: every type and
+#    op against the host engine, bitwise) and times them against a device copy.
 # Exit: 0 all passed, 1 a check failed, 77 no GPU. Under 8 minutes on an H200.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -36,8 +39,8 @@ if [ ! -x tools/strata-run ] || [ ! -e .libs/libstrata.so ]; then
         ./configure >>"$OUT/build.log" 2>&1 && make -j"$(nproc)" >>"$OUT/build.log" 2>&1 ||
         { echo "run-all: build failed (see $OUT/build.log)"; tail -20 "$OUT/build.log"; exit 1; }
 fi
-mpicc -O2 -I"$CUDA/include" -o "$OUT/test_cuda_buffers" tests/gpu/test_cuda_buffers.c \
-    -L"$CUDA/lib64" -lcudart -Wl,-rpath,"$CUDA/lib64" >"$OUT/cc.log" 2>&1 ||
+mpicc -O2 -Iinclude -I"$CUDA/include" -o "$OUT/test_cuda_buffers" tests/gpu/test_cuda_buffers.c \
+    -L"$CUDA/lib64" -lcudart -ldl -Wl,-rpath,"$CUDA/lib64" >"$OUT/cc.log" 2>&1 ||
     { echo "run-all: test build failed"; cat "$OUT/cc.log"; exit 1; }
 
 rc=0
@@ -57,5 +60,21 @@ if [ "$ngpu" -gt 1 ]; then
     run check-per-gpu "$ngpu"
 fi
 run time-2 2 --time
+
+# the GPU kernels (the suite runs the same check on the host, through a stand-in driver)
+if make tests/test_cuda_fold >"$OUT/kernels-build.log" 2>&1; then
+    for mode in check time; do
+        args=""
+        [ $mode = time ] && args=--time
+        echo "== kernels-$mode: mpirun -np 1 tests/test_cuda_fold $args"
+        timeout 300 mpirun -np 1 tests/test_cuda_fold $args >"$OUT/kernels-$mode.log" 2>&1
+        r=$?
+        grep -v '^\[' "$OUT/kernels-$mode.log" | tail -20
+        [ $r -eq 0 ] || { echo "run-all: kernels-$mode failed (exit $r)"; rc=1; }
+    done
+else
+    echo "run-all: tests/test_cuda_fold did not build (see $OUT/kernels-build.log)"
+    rc=1
+fi
 echo "run-all: logs in $OUT; exit $rc"
 exit $rc

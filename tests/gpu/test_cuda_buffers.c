@@ -10,7 +10,11 @@
  *
  *   test_cuda_buffers [--time]
  */
+#define _GNU_SOURCE
+#include "strata.h"
+
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,6 +42,29 @@ static uint64_t hash(const void *p, size_t n)
         h = (h ^ b[k]) * 1099511628211ULL;
     }
     return h;
+}
+
+/* Under strata-run, the all-device calls of 256 KB and more went GPU to GPU. */
+static void check_ipc_used(void)
+{
+    strata_status_t (*stats)(MPI_Comm, strata_comm_stats_t *);
+    strata_comm_stats_t s;
+
+    *(void **)&stats = dlsym(RTLD_DEFAULT, "strata_comm_stats");
+    if (stats == NULL || stats(MPI_COMM_WORLD, &s) != STRATA_OK) {
+        if (rank == 0) {
+            printf("test_cuda_buffers: not under strata-run: CUDA IPC use not checked\n");
+        }
+        return;
+    }
+    if (rank == 0) {
+        printf("test_cuda_buffers: rank 0: %llu calls with device buffers, %llu through CUDA "
+               "IPC\n", (unsigned long long)s.device_calls, (unsigned long long)s.ipc_calls);
+    }
+    if (size > 1 && s.ipc_calls == 0) {
+        printf("rank %d: no call took CUDA IPC\n", rank);
+        failures++;
+    }
 }
 
 static void check_counts(void)
@@ -194,6 +221,7 @@ int main(int argc, char **argv)
     }
     CUDA_OK(cudaSetDevice(rank % ndev));   /* several ranks may share one GPU */
     check_counts();
+    check_ipc_used();
     MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) {
         printf("test_cuda_buffers: %s: %d ranks on %d GPU(s), %d failures\n",

@@ -1,0 +1,344 @@
+/*
+ * MPI_Allreduce on device buffers inside a node, GPU to GPU through CUDA IPC.
+ *
+ * Every rank of the node's segment takes part in each call large enough
+ * (STRATA_CUDA_IPC_MIN), host buffers or not, so that all decide alike:
+ *
+ *   A. exchange descriptors through the segment: is libcuda loaded here, are my
+ *      buffers device memory that IPC can share (cudaMalloc'd, one context), their
+ *      IPC handles, offsets and buffer ids. If any rank's are not, every rank
+ *      returns "not taken" and the caller stages through host memory as before.
+ *   B. map the peers' buffers (cached, see below) and agree that every rank could:
+ *      if one could not, every rank returns "not taken".
+ *   C. reduce-scatter: rank r folds slice r of every rank's send buffer (its own
+ *      and the mapped ones, in rank order) into slice r of its own receive buffer,
+ *      with Strata's GPU kernel on its own stream; waits for it; then a barrier.
+ *   D. allgather: rank r copies slice j of rank j's receive buffer into its own,
+ *      for every j; waits; a barrier, after which no rank reads r's buffers.
+ *
+ * Each element is reduced once, in rank order, by one GPU: every rank holds the
+ * same bits, the host engine's (the kernels are its definitions). In place works
+ * (the sources are the receive buffers; a rank writes only its own slice in C,
+ * which no other rank reads, and the other slices in D, after every rank's C).
+ * Like every CUDA-aware MPI, a buffer must be ready when MPI_Allreduce is called
+ * (the stream that wrote it synchronized).
+ *
+ * Mappings are cached per peer by the driver's buffer id, which the process never
+ * reuses (addresses are reused after cudaFree, and opening one handle twice in a
+ * process fails): a peer allocation not seen before is opened once; a cached one
+ * whose address range a new allocation of that peer overlaps was freed and is
+ * closed; beyond ST_IPC_CACHE entries the least recently used is closed. The
+ * handles of this rank's own allocations are cached the same way.
+ */
+#include "config.h"
+
+#include "st_cuda_ipc.h"
+#include "st_config.h"
+#include "st_cuda_kernels.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ST_IPC_CACHE 64   /* mappings of peers' allocations, and own handles */
+
+typedef struct {
+    int peer;                 /* node rank; -1 free */
+    unsigned long long id;    /* the owner's buffer id */
+    uintptr_t base;           /* the allocation's address in its owner */
+    size_t size;
+    void *mapped;             /* here (peers) */
+    void *ctx;                /* where it was opened */
+    unsigned char handle[ST_CUDA_IPC_HANDLE_SIZE];   /* own allocations */
+    uint64_t used;            /* the call that used it last */
+} st_ipc_entry_t;
+
+struct st_cuda_ipc {
+    int rank, size;
+    int gpu_node;             /* every rank had libcuda loaded at the last look */
+    uint64_t calls;           /* calls that reached here (the same count on every rank) */
+    st_ipc_entry_t peers[ST_IPC_CACHE];
+    st_ipc_entry_t own[ST_IPC_CACHE];
+};
+
+/* What each rank posts in step A (the same layout on every rank of a node). */
+typedef struct {
+    int32_t cuda;             /* libcuda loaded, with what the IPC path needs */
+    int32_t ok;               /* my buffers can take the IPC path */
+    int32_t in_place;
+    int32_t pad;
+    uint64_t sid, rid;        /* buffer ids of the send (or receive, in place) and receive */
+    uint64_t sbase, rbase;    /* allocations, in my address space */
+    uint64_t ssize, rsize;
+    uint64_t soff, roff;      /* offsets of the user's pointers in them */
+    unsigned char sh[ST_CUDA_IPC_HANDLE_SIZE], rh[ST_CUDA_IPC_HANDLE_SIZE];
+} st_ipc_desc_t;
+
+st_cuda_ipc_t *st_cuda_ipc_create(int rank, int size)
+{
+    st_cuda_ipc_t *ipc = calloc(1, sizeof(*ipc));
+    int k;
+
+    if (ipc == NULL) {
+        return NULL;
+    }
+    ipc->rank = rank;
+    ipc->size = size;
+    for (k = 0; k < ST_IPC_CACHE; k++) {
+        ipc->peers[k].peer = -1;
+        ipc->own[k].peer   = -1;
+    }
+    return ipc;
+}
+
+static void st_ipc_close_entry(st_ipc_entry_t *e)
+{
+    if (e->mapped != NULL && st_cuda_ctx_enter(e->ctx) == 0) {
+        st_cuda_ipc_close(e->mapped);
+        st_cuda_ctx_leave();
+    }
+    e->mapped = NULL;
+    e->peer   = -1;
+}
+
+void st_cuda_ipc_destroy(st_cuda_ipc_t *ipc)
+{
+    int k;
+
+    if (ipc == NULL) {
+        return;
+    }
+    for (k = 0; k < ST_IPC_CACHE; k++) {
+        if (ipc->peers[k].peer >= 0) {
+            st_ipc_close_entry(&ipc->peers[k]);
+        }
+    }
+    free(ipc);
+}
+
+/* A free entry of @a tab, or the least recently used one (closed when mapped). */
+static st_ipc_entry_t *st_ipc_victim(st_ipc_entry_t *tab)
+{
+    st_ipc_entry_t *v = &tab[0];
+    int k;
+
+    for (k = 0; k < ST_IPC_CACHE; k++) {
+        if (tab[k].peer < 0) {
+            return &tab[k];
+        }
+        if (tab[k].used < v->used) {
+            v = &tab[k];
+        }
+    }
+    st_ipc_close_entry(v);
+    return v;
+}
+
+/* The IPC handle of my allocation @a b, from the cache or the driver. */
+static int st_ipc_own_handle(st_cuda_ipc_t *ipc, const st_cuda_buf_t *b, unsigned char *handle)
+{
+    st_ipc_entry_t *e;
+    int k;
+
+    for (k = 0; k < ST_IPC_CACHE; k++) {
+        e = &ipc->own[k];
+        if (e->peer >= 0 && e->id == b->id) {
+            e->used = ipc->calls;
+            memcpy(handle, e->handle, sizeof(e->handle));
+            return 0;
+        }
+    }
+    e = st_ipc_victim(ipc->own);
+    if (st_cuda_ipc_get(b->base, e->handle) != 0) {
+        return -1;
+    }
+    e->peer = ipc->rank;
+    e->id   = b->id;
+    e->base = b->base;
+    e->size = b->size;
+    e->used = ipc->calls;
+    memcpy(handle, e->handle, sizeof(e->handle));
+    return 0;
+}
+
+/* Peer @a j's allocation (id, base, size, handle) mapped here, opened at most once. */
+static void *st_ipc_map(st_cuda_ipc_t *ipc, int j, uint64_t id, uint64_t base, uint64_t size,
+                        const unsigned char *handle, void *ctx)
+{
+    st_ipc_entry_t *e;
+    int k;
+
+    for (k = 0; k < ST_IPC_CACHE; k++) {
+        e = &ipc->peers[k];
+        if (e->peer == j && e->id == id) {
+            e->used = ipc->calls;
+            return e->mapped;
+        }
+    }
+    /* a cached allocation of j that this one overlaps is gone: j freed it */
+    for (k = 0; k < ST_IPC_CACHE; k++) {
+        e = &ipc->peers[k];
+        if (e->peer == j && e->base < base + size && base < e->base + e->size) {
+            st_debug("peer %d's allocation %#llx (id %llu) was freed: mapping closed", j,
+                     (unsigned long long)e->base, e->id);
+            st_ipc_close_entry(e);
+        }
+    }
+    e = st_ipc_victim(ipc->peers);
+    if (st_cuda_ipc_open(handle, &e->mapped) != 0) {
+        e->mapped = NULL;
+        return NULL;
+    }
+    e->peer = j;
+    e->id   = id;
+    e->base = (uintptr_t)base;
+    e->size = (size_t)size;
+    e->ctx  = ctx;
+    e->used = ipc->calls;
+    return e->mapped;
+}
+
+/* My descriptor for step A: 0 in d->ok when my buffers cannot take the IPC path. */
+static void *st_ipc_describe(st_cuda_ipc_t *ipc, const void *sbuf, void *rbuf,
+                             st_type_t type, st_op_t op, int src_dev, int r_dev,
+                             st_ipc_desc_t *d)
+{
+    st_cuda_buf_t s, r;
+    const void *src = (sbuf == MPI_IN_PLACE) ? rbuf : sbuf;
+
+    memset(d, 0, sizeof(*d));
+    d->cuda     = st_cuda_ipc_usable();
+    d->in_place = (sbuf == MPI_IN_PLACE);
+    if (!d->cuda || !st_cuda_fold_supported(type, op) || !src_dev || !r_dev ||
+        st_cuda_buf_info(rbuf, &r) != 0 || st_cuda_buf_info(src, &s) != 0 || !r.ipc ||
+        !s.ipc || s.ctx != r.ctx) {
+        return NULL;
+    }
+    if (st_ipc_own_handle(ipc, &s, d->sh) != 0 || st_ipc_own_handle(ipc, &r, d->rh) != 0) {
+        return NULL;
+    }
+    d->sid   = s.id;
+    d->rid   = r.id;
+    d->sbase = s.base;
+    d->rbase = r.base;
+    d->ssize = s.size;
+    d->rsize = r.size;
+    d->soff  = (uintptr_t)src - s.base;
+    d->roff  = (uintptr_t)rbuf - r.base;
+    d->ok    = 1;
+    return r.ctx;
+}
+
+/* Slice @a j of @a count elements: [lo, lo + n). */
+static void st_ipc_slice(size_t count, int size, int j, size_t *lo_p, size_t *n_p)
+{
+    size_t q = count / (size_t)size, rem = count % (size_t)size;
+
+    *lo_p = (size_t)j * q + ST_MIN((size_t)j, rem);
+    *n_p  = q + ((size_t)j < rem);
+}
+
+int st_cuda_ipc_allreduce(st_cuda_ipc_t *ipc, st_shm_t *shm, MPI_Comm pcomm, const void *sbuf,
+                          void *rbuf, size_t count, st_type_t type, st_op_t op, int src_dev,
+                          int r_dev)
+{
+    const void *const *all;
+    const st_ipc_desc_t *peer;
+    const void *src[ST_CUDA_MAX_SRC];
+    void *peer_r[ST_CUDA_MAX_SRC];
+    st_ipc_desc_t mine;
+    size_t esize = st_type_size(type), lo, n;
+    void *ctx, *stream = NULL, *m;
+    int j, ok, entered, cuda_all = 1, ok_all = 1, rc = 1;
+
+    /* who looks: every rank alike (the same count of calls, the same plan) */
+    ipc->calls++;
+    if (ipc->size > ST_CUDA_MAX_SRC ||
+        (!ipc->gpu_node && (ipc->calls & (ipc->calls - 1)) != 0)) {
+        return 0;   /* libcuda was not loaded everywhere: look again at calls 2^k */
+    }
+
+    /* A. what every rank has */
+    ctx = st_ipc_describe(ipc, sbuf, rbuf, type, op, src_dev, r_dev, &mine);
+    all = st_shm_exchange(shm, &mine, sizeof(mine), pcomm);
+    if (all == NULL) {
+        return 0;
+    }
+    for (j = 0; j < ipc->size; j++) {
+        peer = (const st_ipc_desc_t*)all[j];
+        cuda_all &= (peer->cuda != 0);
+        ok_all &= (peer->ok != 0);
+    }
+    ipc->gpu_node = cuda_all;
+    if (!ok_all) {
+        return 0;
+    }
+
+    /* B. the peers' buffers mapped here; agree that every rank could */
+    ok = entered = (st_cuda_ctx_enter(ctx) == 0);
+    if (ok) {
+        stream = st_cuda_stream();
+        ok     = (stream != NULL);
+    }
+    for (j = 0; j < ipc->size; j++) {
+        peer = (const st_ipc_desc_t*)all[j];
+        if (j == ipc->rank) {
+            src[j]    = (sbuf == MPI_IN_PLACE) ? rbuf : sbuf;
+            peer_r[j] = rbuf;
+            continue;
+        }
+        src[j] = peer_r[j] = NULL;
+        if (!ok) {
+            continue;
+        }
+        m = st_ipc_map(ipc, j, peer->rid, peer->rbase, peer->rsize, peer->rh, ctx);
+        peer_r[j] = (m != NULL) ? (char*)m + peer->roff : NULL;
+        if (peer->in_place) {
+            src[j] = peer_r[j];
+        } else {
+            m      = st_ipc_map(ipc, j, peer->sid, peer->sbase, peer->ssize, peer->sh, ctx);
+            src[j] = (m != NULL) ? (char*)m + peer->soff : NULL;
+        }
+        ok = (src[j] != NULL && peer_r[j] != NULL);
+    }
+    /* the descriptors are read: the next exchange may reuse their slots */
+    all = st_shm_exchange(shm, &ok, sizeof(ok), pcomm);
+    for (j = 0; j < ipc->size; j++) {
+        ok_all &= (*(const int*)all[j] != 0);
+    }
+    if (!ok_all) {
+        if (entered) {
+            st_cuda_ctx_leave();
+        }
+        st_debug("CUDA IPC: a rank could not map its peers' buffers: staging");
+        return 0;
+    }
+
+    /* C. my slice of every rank's buffer, folded into mine */
+    st_ipc_slice(count, ipc->size, ipc->rank, &lo, &n);
+    for (j = 0; j < ipc->size; j++) {
+        src[j] = (const char*)src[j] + lo * esize;
+    }
+    if (n > 0 && (st_cuda_fold(type, op, (char*)rbuf + lo * esize, src, ipc->size, n, stream) !=
+                          0 ||
+                  st_cuda_stream_sync(stream) != 0)) {
+        rc = -1;
+    }
+    st_shm_exchange(shm, NULL, 0, pcomm);
+
+    /* D. the other slices from their owners */
+    for (j = 0; j < ipc->size && rc == 1; j++) {
+        st_ipc_slice(count, ipc->size, j, &lo, &n);
+        if (j != ipc->rank && n > 0 &&
+            st_cuda_copy_async((char*)rbuf + lo * esize, (const char*)peer_r[j] + lo * esize,
+                               n * esize, stream) != 0) {
+            rc = -1;
+        }
+    }
+    if (rc == 1 && st_cuda_stream_sync(stream) != 0) {
+        rc = -1;
+    }
+    st_shm_exchange(shm, NULL, 0, pcomm);
+    st_cuda_ctx_leave();
+    return rc;
+}

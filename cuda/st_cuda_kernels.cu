@@ -1,0 +1,134 @@
+/*
+ * GPU reduction kernels, generated from the host engine's own definitions
+ * (coll/st_reduce_ops.h): the same op expressions instantiated for the same
+ * types, so a device buffer reduces as a host buffer does (integer sums wrap,
+ * MAXLOC/MINLOC keep the lower index, complex products recover infinities as
+ * C's Annex G says). Built with -fmad=false: no fused multiply-add, so float
+ * results are the host's bit for bit.
+ *
+ * nvcc builds this file into a fatbin that libstrata carries and loads through
+ * the driver API (cuModuleLoadData): libstrata never links the CUDA runtime.
+ * With ST_CUDA_EMULATE, a host C++ compiler builds the same kernels as plain
+ * functions (one thread, a grid-stride loop over everything): the stand-in driver
+ * of the tests runs them, so the suite checks them on machines without a GPU.
+ */
+#include "st_cuda_kernels.h"
+
+#ifdef ST_CUDA_EMULATE
+#include <cmath>
+#define __global__
+#define __device__
+#define __forceinline__ inline
+struct st_cu_dim_t {
+    unsigned x;
+};
+static const st_cu_dim_t threadIdx = {0}, blockIdx = {0}, blockDim = {1}, gridDim = {1};
+using std::copysign;
+using std::isinf;
+using std::isnan;
+#endif
+
+/* ---- complex numbers: C's layout, C's arithmetic ---- */
+template <typename R> struct st_cu_complex_t {
+    R re, im;
+};
+
+template <typename R>
+__device__ __forceinline__ st_cu_complex_t<R> operator+(st_cu_complex_t<R> a,
+                                                       st_cu_complex_t<R> b)
+{
+    st_cu_complex_t<R> z = {a.re + b.re, a.im + b.im};
+    return z;
+}
+
+/* (a + bi)(c + di) as C99 Annex G (G.5.1) defines it: the plain formula, and when
+ * both parts come out NaN, the recovery of infinite operands and overflows. */
+template <typename R>
+__device__ __forceinline__ st_cu_complex_t<R> operator*(st_cu_complex_t<R> u,
+                                                       st_cu_complex_t<R> v)
+{
+    R a = u.re, b = u.im, c = v.re, d = v.im;
+    R ac = a * c, bd = b * d, ad = a * d, bc = b * c;
+    st_cu_complex_t<R> z = {ac - bd, ad + bc};
+
+    if (isnan(z.re) && isnan(z.im)) {
+        int recalc = 0;
+
+        if (isinf(a) || isinf(b)) {
+            a = copysign(isinf(a) ? (R)1 : (R)0, a);
+            b = copysign(isinf(b) ? (R)1 : (R)0, b);
+            c = isnan(c) ? copysign((R)0, c) : c;
+            d = isnan(d) ? copysign((R)0, d) : d;
+            recalc = 1;
+        }
+        if (isinf(c) || isinf(d)) {
+            c = copysign(isinf(c) ? (R)1 : (R)0, c);
+            d = copysign(isinf(d) ? (R)1 : (R)0, d);
+            a = isnan(a) ? copysign((R)0, a) : a;
+            b = isnan(b) ? copysign((R)0, b) : b;
+            recalc = 1;
+        }
+        if (!recalc && (isinf(ac) || isinf(bd) || isinf(ad) || isinf(bc))) {
+            a = isnan(a) ? copysign((R)0, a) : a;
+            b = isnan(b) ? copysign((R)0, b) : b;
+            c = isnan(c) ? copysign((R)0, c) : c;
+            d = isnan(d) ? copysign((R)0, d) : d;
+            recalc = 1;
+        }
+        if (recalc) {
+            z.re = (R)INFINITY * (a * c - b * d);
+            z.im = (R)INFINITY * (a * d + b * c);
+        }
+    }
+    return z;
+}
+
+typedef st_cu_complex_t<float> st_cfloat_t;
+typedef st_cu_complex_t<double> st_cdouble_t;
+
+#include "st_reduce_ops.h"
+
+/* ---- one kernel per (type, op): a grid-stride loop, one element per step ---- */
+#define ST_CU_KERNEL(_on, _on_name, _X, _tn, _T, _U) \
+    extern "C" __global__ void st_fold_##_tn##_##_on_name(st_cuda_fold_args_t args) \
+    { \
+        _T *out = (_T *)args.out; \
+        unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; \
+        unsigned long long step = (unsigned long long)gridDim.x * blockDim.x; \
+        int k; \
+        for (; i < args.count; i += step) { \
+            _T acc = ((const _T *)args.src[0])[i]; \
+            for (k = 1; k < args.nsrc; k++) { \
+                acc = _X(_T, _U, acc, ((const _T *)args.src[k])[i]); \
+            } \
+            out[i] = acc; \
+        } \
+    }
+
+#define ST_CU_FAMILY(_cls, _tn, _T, _U) ST_OPS_##_cls(ST_CU_KERNEL, _tn, _T, _U)
+ST_KERNEL_TYPES(ST_CU_FAMILY)
+
+#ifdef ST_CUDA_EMULATE
+/* the stand-in driver finds the emulated kernels by name, as cuModuleGetFunction */
+#include <cstring>
+
+typedef void (*st_cu_kernel_fn_t)(st_cuda_fold_args_t);
+
+#define ST_CU_EMU_ENTRY(_on, _on_name, _X, _tn, _T, _U) \
+    {"st_fold_" #_tn "_" #_on_name, st_fold_##_tn##_##_on_name},
+#define ST_CU_EMU_FAMILY(_cls, _tn, _T, _U) ST_OPS_##_cls(ST_CU_EMU_ENTRY, _tn, _T, _U)
+static const struct {
+    const char *name;
+    st_cu_kernel_fn_t fn;
+} st_cu_emulated[] = {ST_KERNEL_TYPES(ST_CU_EMU_FAMILY)};
+
+extern "C" st_cu_kernel_fn_t st_cuda_emulated_kernel(const char *name)
+{
+    for (size_t k = 0; k < sizeof(st_cu_emulated) / sizeof(st_cu_emulated[0]); k++) {
+        if (strcmp(st_cu_emulated[k].name, name) == 0) {
+            return st_cu_emulated[k].fn;
+        }
+    }
+    return NULL;
+}
+#endif
