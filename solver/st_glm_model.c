@@ -20,6 +20,7 @@
 #include "config.h"
 
 #include "st_glm_model.h"
+#include "st_glm_steps.h"
 
 #include <float.h>
 #include <math.h>
@@ -27,23 +28,12 @@
 #include <string.h>
 #include <strings.h>
 
-/* logistic dual Newton: iteration cap and the relative step that ends it */
-#define ST_GLM_NEWTON_MAX_ITERS 100
-#define ST_GLM_NEWTON_TOL       1e-11
-#define ST_GLM_NEWTON_WARM_ITERS 6
-#define ST_GLM_NEWTON_WARM_TOL   1e-8
 
 /* ---- scalar helpers ---- */
 
 double st_glm_sigmoid(double z)
 {
-    double e;
-
-    if (z >= 0) {
-        return 1.0 / (1.0 + exp(-z));
-    }
-    e = exp(z);
-    return e / (1.0 + e);
+    return st_glm_sigmoid_of(z);
 }
 
 double st_glm_log1pexp(double x)
@@ -54,10 +44,6 @@ double st_glm_log1pexp(double x)
     return log1p(exp(x));
 }
 
-static double st_glm_clamp(double x, double lo, double hi)
-{
-    return (x < lo) ? lo : ((x > hi) ? hi : x);
-}
 
 double st_glm_reg_coord(double w, double eta)
 {
@@ -120,169 +106,12 @@ static void st_glm_box_bounds(double y, double c, double *lo_p, double *hi_p)
     *hi_p = (y > 0) ? c : 0.0;
 }
 
-/* g(u) = log(u / (c - u)) + s + q (u - u0): increasing on (0, c). One log of the
- * ratio: u <= c/2 here (the solver folds the interval), so c - u >= c/2 and the
- * ratio is exact to an ulp; down to u = DBL_MIN it stays in range. */
-static double st_glm_logit_g(double u, double c, double s, double q, double u0)
-{
-    return log(u / (c - u)) + (s + q * (u - u0));
-}
 
-/*
- * The maximizer b of c H(b/c) - (b - beta) m - (q/2)(b - beta)^2 on (0, c) solves
- * f'(b) = log((c - b)/b) - m - q (b - beta) = 0, f' decreasing. The sign of f'(c/2) tells
- * the side; folding, u = b or u = c - b is the distance to the nearer end and solves
- * g(u) = 0 on (0, c/2] with (s, u0) = (m, beta) or (-m, c - beta). g is concave there and
- * G(t) = g(e^t) is convex, so Newton on g from below and Newton on G from above both
- * approach the root monotonically; each iteration takes one step from each end of the
- * bracket [lo, hi], and whichever linearization is the better one (the q u term or the
- * log term dominating) brings its end close at once. Worked out in MODELS.md 3.3.
- */
+
+
 double st_glm_logistic_dual_solve(double c, double m, double q, double beta, int *iters_p)
 {
-    double half = 0.5 * c, s, u0, ufloor, lo, hi, glo, ghi, cand[2], gc, dt, du, un, ul, u, b;
-    double cross;
-    int flip, it = 0, k;
-
-    flip = (-m - q * (half - beta)) > 0.0;
-    if (flip) {
-        s      = -m;
-        u0     = c - beta;
-        ufloor = c * DBL_EPSILON;  /* c - u must stay below c in double */
-    } else {
-        s      = m;
-        u0     = beta;
-        ufloor = DBL_MIN;
-    }
-    hi  = half;
-    ghi = s + q * (half - u0);     /* = g(c/2) >= 0 by the choice of side */
-    if (ghi == 0.0) {
-        u = half;
-        goto out;
-    }
-    /* Warm start. Once training nears the optimum, beta is near the new root, and plain
-       Newton in u from u0, one log per step, gets there in two to four steps where the
-       bracket below costs six or more logs and exps. g is concave, so every Newton step
-       lands at or below the root, and from there the steps rise monotonically; with
-       0 <= -g'' <= 1/u^2 and g' >= 1/u on (0, c/2], the error after a step du is at most
-       about du^2 / (2u): a step below ST_GLM_NEWTON_WARM_TOL u leaves < 1e-16 u. Steps that
-       leave (ufloor, c/2) or do not settle in ST_GLM_NEWTON_WARM_ITERS go to the bracket. */
-    if (u0 > ufloor && u0 < half) {
-        for (it = 1, u = u0; it <= ST_GLM_NEWTON_WARM_ITERS; it++) {
-            du = -st_glm_logit_g(u, c, s, q, u0) / (1.0 / u + 1.0 / (c - u) + q);
-            u += du;
-            if (!(u > ufloor && u < half)) {
-                break;
-            }
-            if (fabs(du) <= ST_GLM_NEWTON_WARM_TOL * u) {
-                goto out;
-            }
-        }
-        it = 0;
-    }
-
-    lo  = ufloor;
-    glo = st_glm_logit_g(lo, c, s, q, u0);
-    if (glo >= 0.0) {
-        u = lo;                    /* the root lies below what double can hold: stay inside */
-        goto out;
-    }
-
-    /* the roots of the q = 0 and q = infinity problems bracket the root */
-    cand[0] = c * st_glm_sigmoid(-s);
-    cand[1] = u0;
-    for (k = 0; k < 2; k++) {
-        if (cand[k] > lo && cand[k] < hi) {
-            gc = st_glm_logit_g(cand[k], c, s, q, u0);
-            if (gc == 0.0) {
-                u = cand[k];
-                goto out;
-            } else if (gc < 0.0) {
-                lo  = cand[k];
-                glo = gc;
-            } else {
-                hi  = cand[k];
-                ghi = gc;
-            }
-        }
-    }
-
-    for (it = 1; it <= ST_GLM_NEWTON_MAX_ITERS; it++) {
-        /* Newton in t = log u (G' = u g'(u) = 1 + u/(c - u) + q u) never lands below the
-           root: from hi it is the upper end's own iteration, from lo a cross step */
-        dt = ghi / (1.0 + hi / (c - hi) + q * hi);
-        un = hi * exp(-dt);
-        if (dt <= ST_GLM_NEWTON_TOL) {
-            u = (un > lo) ? un : lo;
-            goto out;
-        }
-        cross = lo * exp(-glo / (1.0 + lo / (c - lo) + q * lo));
-        if (cross < un) {
-            un = cross;
-        }
-        /* Newton in u (g' = 1/u + 1/(c - u) + q) never lands above it: from lo, the lower
-           end's own iteration, from hi a cross step */
-        du = -glo / (1.0 / lo + 1.0 / (c - lo) + q);
-        ul = lo + du;
-        if (du <= ST_GLM_NEWTON_TOL * ul) {
-            u = (ul < hi) ? ul : hi;
-            goto out;
-        }
-        cross = hi - ghi / (1.0 / hi + 1.0 / (c - hi) + q);
-        if (cross > ul) {
-            ul = cross;
-        }
-        if (!(un > lo && un < hi)) {
-            un = sqrt(lo) * sqrt(hi);  /* rounding pushed it out: bisect in log u */
-        }
-        cand[0] = un;
-        cand[1] = ul;
-        for (k = 0; k < 2; k++) {
-            if (!(cand[k] > lo && cand[k] < hi)) {
-                continue;
-            }
-            gc = st_glm_logit_g(cand[k], c, s, q, u0);
-            if (gc == 0.0) {
-                u = cand[k];
-                goto out;
-            } else if (gc < 0.0) {
-                lo  = cand[k];
-                glo = gc;
-            } else {
-                hi  = cand[k];
-                ghi = gc;
-            }
-        }
-        if (hi - lo <= 2.0 * DBL_EPSILON * hi) {
-            break;
-        }
-    }
-    if (it > ST_GLM_NEWTON_MAX_ITERS) {
-        it = ST_GLM_NEWTON_MAX_ITERS;
-    }
-    u = (-glo < ghi) ? lo : hi;
-
-out:
-    if (iters_p != NULL) {
-        *iters_p = it;
-    }
-    b = flip ? c - u : u;
-    if (b >= c) {
-        b = nextafter(c, 0.0);
-    }
-    if (b <= 0.0) {
-        b = DBL_MIN;
-    }
-    return b;
-}
-
-static double st_glm_logistic_step(double y, double c, double z, double q, double *alpha_p)
-{
-    double old = *alpha_p, beta = st_glm_clamp(old * y, 0.0, c), anew;
-
-    anew     = y * st_glm_logistic_dual_solve(c, y * z, q, beta, NULL);
-    *alpha_p = anew;
-    return anew - old;
+    return st_glm_logistic_root(c, m, q, beta, iters_p);
 }
 
 static double st_glm_sigmoid_link(double z)
@@ -319,20 +148,6 @@ static double st_glm_hinge_neg_conj(double alpha, double y, double c)
     return (beta >= 0.0 && beta <= c) ? beta : -INFINITY;
 }
 
-/* max_b b - (b - beta) m - (q/2)(b - beta)^2 on [0, c]: b = clip(beta + (1 - m)/q) */
-static double st_glm_hinge_step(double y, double c, double z, double q, double *alpha_p)
-{
-    double old = *alpha_p, beta = old * y, m = y * z, b, anew;
-
-    if (q > 0.0) {
-        b = beta + (1.0 - m) / q;
-    } else {
-        b = (m < 1.0) ? c : ((m > 1.0) ? 0.0 : beta);
-    }
-    anew     = y * st_glm_clamp(b, 0.0, c);
-    *alpha_p = anew;
-    return anew - old;
-}
 
 /* ---- squared hinge: phi = max(0, 1 - y z)^2 ---- */
 
@@ -371,16 +186,6 @@ static void st_glm_halfline_bounds(double y, double c, double *lo_p, double *hi_
     *hi_p = (y > 0) ? INFINITY : 0.0;
 }
 
-/* b = max(0, beta + (1 - m - beta/(2c)) / (q + 1/(2c))) */
-static double st_glm_sqhinge_step(double y, double c, double z, double q, double *alpha_p)
-{
-    double old = *alpha_p, beta = fmax(0.0, old * y), m = y * z, b, anew;
-
-    b        = beta + (1.0 - m - beta / (2.0 * c)) / (q + 1.0 / (2.0 * c));
-    anew     = y * fmax(0.0, b);
-    *alpha_p = anew;
-    return anew - old;
-}
 
 /* ---- squared loss: phi = (z - y)^2 / 2 ---- */
 
@@ -417,15 +222,6 @@ static void st_glm_free_bounds(double y, double c, double *lo_p, double *hi_p)
     *hi_p = INFINITY;
 }
 
-/* a = alpha + (y - z - alpha/c) / (q + 1/c) */
-static double st_glm_squared_step(double y, double c, double z, double q, double *alpha_p)
-{
-    double old = *alpha_p, delta;
-
-    delta    = (y - z - old / c) / (q + 1.0 / c);
-    *alpha_p = old + delta;
-    return *alpha_p - old;
-}
 
 static double st_glm_identity_link(double z)
 {
