@@ -24,6 +24,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef int st_cu_result_t;                 /* CUresult: 0 is CUDA_SUCCESS */
@@ -71,6 +72,14 @@ typedef struct {
     st_cu_result_t (*stream_create)(void **stream, unsigned flags);
     st_cu_result_t (*stream_sync)(void *stream);
     st_cu_result_t (*memcpy_async)(st_cu_ptr_t dst, st_cu_ptr_t src, size_t bytes, void *stream);
+    /* a program's own use of a GPU (st_cuda_open: the GLM solver) */
+    st_cu_result_t (*init)(unsigned flags);
+    st_cu_result_t (*device_get_count)(int *count);
+    st_cu_result_t (*device_get)(int *dev, int ordinal);
+    st_cu_result_t (*primary_ctx_retain)(st_cu_ctx_t *ctx, int dev);
+    st_cu_result_t (*ctx_set_current)(st_cu_ctx_t ctx);
+    st_cu_result_t (*mem_alloc)(st_cu_ptr_t *ptr, size_t bytes);
+    st_cu_result_t (*mem_free)(st_cu_ptr_t ptr);
 } st_cu_api_t;
 
 static st_cu_api_t            st_cu;
@@ -117,6 +126,13 @@ int st_cuda_loaded(void)
             *(void**)&st_cu.stream_create         = dlsym(lib, "cuStreamCreate");
             *(void**)&st_cu.stream_sync           = dlsym(lib, "cuStreamSynchronize");
             *(void**)&st_cu.memcpy_async          = dlsym(lib, "cuMemcpyAsync");
+            *(void**)&st_cu.init                  = dlsym(lib, "cuInit");
+            *(void**)&st_cu.device_get_count      = dlsym(lib, "cuDeviceGetCount");
+            *(void**)&st_cu.device_get            = dlsym(lib, "cuDeviceGet");
+            *(void**)&st_cu.primary_ctx_retain    = dlsym(lib, "cuDevicePrimaryCtxRetain");
+            *(void**)&st_cu.ctx_set_current       = dlsym(lib, "cuCtxSetCurrent");
+            *(void**)&st_cu.mem_alloc             = dlsym(lib, "cuMemAlloc_v2");
+            *(void**)&st_cu.mem_free              = dlsym(lib, "cuMemFree_v2");
             if (st_cu.pointer_get_attribute != NULL && st_cu.memcpy != NULL &&
                 st_cu.ctx_push != NULL && st_cu.ctx_pop != NULL) {
                 st_debug("libcuda is loaded: device buffers are staged through host memory");
@@ -216,29 +232,27 @@ int st_cuda_fold_supported(st_type_t type, st_op_t op)
            st_cu_kernel_names[type][op] != NULL;
 }
 
-static st_cu_function_t st_cuda_function(st_type_t type, st_op_t op)
+/* The module table entry of the current context, the kernels loaded (under
+ * st_cu_lock); NULL when there is no current context or no kernels. */
+static int st_cuda_module_locked(void)
 {
-    st_cu_function_t fn = NULL;
-    st_cu_ctx_t ctx     = NULL;
+    st_cu_ctx_t ctx = NULL;
     st_cu_result_t rc;
     int m;
 
-    if (!st_cuda_fold_supported(type, op) || !st_cuda_loaded() ||
-        st_cu.ctx_get_current == NULL || st_cu.module_load_data == NULL ||
+    if (st_cu.ctx_get_current == NULL || st_cu.module_load_data == NULL ||
         st_cu.module_get_function == NULL || st_cu.launch_kernel == NULL) {
-        return NULL;
+        return -1;
     }
     if (st_cu.ctx_get_current(&ctx) != 0 || ctx == NULL) {
-        st_error("a GPU reduction needs a current CUDA context");
-        return NULL;
+        st_error("a GPU kernel needs a current CUDA context");
+        return -1;
     }
-    pthread_mutex_lock(&st_cu_lock);
     for (m = 0; m < st_cu_nmods && st_cu_mods[m].ctx != ctx; m++) {
     }
     if (m == ST_CU_MAX_CTX) {
-        pthread_mutex_unlock(&st_cu_lock);
-        st_error("more than %d CUDA contexts: no GPU reduction in this one", ST_CU_MAX_CTX);
-        return NULL;
+        st_error("more than %d CUDA contexts: no GPU kernels in this one", ST_CU_MAX_CTX);
+        return -1;
     }
     if (m == st_cu_nmods) {
         memset(&st_cu_mods[m], 0, sizeof(st_cu_mods[m]));
@@ -257,7 +271,21 @@ static st_cu_function_t st_cuda_function(st_type_t type, st_op_t op)
                     "older than the build's targets (see ./configure NVCC_GENCODE)?", rc);
         }
     }
-    if (st_cu_mods[m].loaded == 1) {
+    return (st_cu_mods[m].loaded == 1) ? m : -1;
+}
+
+static st_cu_function_t st_cuda_function(st_type_t type, st_op_t op)
+{
+    st_cu_function_t fn = NULL;
+    st_cu_result_t rc;
+    int m;
+
+    if (!st_cuda_fold_supported(type, op) || !st_cuda_loaded()) {
+        return NULL;
+    }
+    pthread_mutex_lock(&st_cu_lock);
+    m = st_cuda_module_locked();
+    if (m >= 0) {
         fn = st_cu_mods[m].fn[type][op];
         if (fn == NULL) {
             rc = st_cu.module_get_function(&fn, st_cu_mods[m].mod, st_cu_kernel_names[type][op]);
@@ -273,14 +301,42 @@ static st_cu_function_t st_cuda_function(st_type_t type, st_op_t op)
     return fn;
 }
 
+void *st_cuda_kernel(const char *name)
+{
+    st_cu_function_t fn = NULL;
+    int m;
+
+    if (!st_cuda_loaded()) {
+        return NULL;
+    }
+    pthread_mutex_lock(&st_cu_lock);
+    m = st_cuda_module_locked();
+    if (m >= 0 && st_cu.module_get_function(&fn, st_cu_mods[m].mod, name) != 0) {
+        st_error("GPU kernel %s not found", name);
+        fn = NULL;
+    }
+    pthread_mutex_unlock(&st_cu_lock);
+    return fn;
+}
+
+int st_cuda_launch(void *fn, unsigned grid, unsigned block, void *args, void *stream)
+{
+    void *params[1] = {args};
+    st_cu_result_t rc = st_cu.launch_kernel(fn, grid, 1, 1, block, 1, 1, 0, stream, params, NULL);
+
+    if (rc != 0) {
+        st_error("GPU kernel launch failed (CUresult %d)", rc);
+        return -1;
+    }
+    return 0;
+}
+
 int st_cuda_fold(st_type_t type, st_op_t op, void *out, const void *const *src, int nsrc,
                  size_t count, void *stream)
 {
     st_cuda_fold_args_t args;
     st_cu_function_t fn;
-    void *params[1] = {&args};
     size_t blocks;
-    st_cu_result_t rc;
     int k;
 
     if (nsrc < 1 || nsrc > ST_CUDA_MAX_SRC) {
@@ -301,13 +357,7 @@ int st_cuda_fold(st_type_t type, st_op_t op, void *out, const void *const *src, 
     }
     /* enough blocks to fill any GPU; the kernels' grid-stride loops do the rest */
     blocks = ST_MIN((count + ST_CUDA_FOLD_BLOCK - 1) / ST_CUDA_FOLD_BLOCK, (size_t)65535);
-    rc     = st_cu.launch_kernel(fn, (unsigned)blocks, 1, 1, ST_CUDA_FOLD_BLOCK, 1, 1, 0, stream,
-                                 params, NULL);
-    if (rc != 0) {
-        st_error("GPU kernel %s: launch failed (CUresult %d)", st_cu_kernel_names[type][op], rc);
-        return -1;
-    }
-    return 0;
+    return st_cuda_launch(fn, (unsigned)blocks, ST_CUDA_FOLD_BLOCK, &args, stream);
 }
 
 /* ---- what CUDA IPC needs ---- */
@@ -473,4 +523,59 @@ int st_cuda_stream_sync(void *stream)
         return -1;
     }
     return 0;
+}
+
+/* ---- a program's own GPU ---- */
+
+int st_cuda_open(int local_rank, int *device_p, char *err, size_t errlen)
+{
+    st_cu_ctx_t ctx = NULL;
+    int count = 0, dev = 0, ordinal;
+    st_cu_result_t rc;
+
+    if (!HAVE_CUDA) {
+        snprintf(err, errlen, "this build has no GPU kernels (configure found no nvcc)");
+        return -1;
+    }
+    if (!st_cuda_loaded() && dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL) == NULL) {
+        snprintf(err, errlen, "no CUDA driver (libcuda.so.1): %s", dlerror());
+        return -1;
+    }
+    if (!st_cuda_loaded() || !st_cuda_ipc_usable() || st_cu.init == NULL ||
+        st_cu.device_get_count == NULL || st_cu.device_get == NULL ||
+        st_cu.primary_ctx_retain == NULL || st_cu.ctx_set_current == NULL ||
+        st_cu.mem_alloc == NULL || st_cu.mem_free == NULL) {
+        snprintf(err, errlen, "the CUDA driver lacks the API Strata uses");
+        return -1;
+    }
+    if ((rc = st_cu.init(0)) != 0 || (rc = st_cu.device_get_count(&count)) != 0 || count < 1) {
+        snprintf(err, errlen, "no CUDA device (CUresult %d, %d devices)", rc, count);
+        return -1;
+    }
+    ordinal = local_rank % count;
+    if ((rc = st_cu.device_get(&dev, ordinal)) != 0 ||
+        (rc = st_cu.primary_ctx_retain(&ctx, dev)) != 0 ||
+        (rc = st_cu.ctx_set_current(ctx)) != 0) {
+        snprintf(err, errlen, "CUDA device %d: no context (CUresult %d)", ordinal, rc);
+        return -1;
+    }
+    *device_p = ordinal;
+    return 0;
+}
+
+void *st_cuda_alloc(size_t bytes)
+{
+    st_cu_ptr_t p = 0;
+
+    if (st_cu.mem_alloc == NULL || st_cu.mem_alloc(&p, bytes ? bytes : 1) != 0) {
+        return NULL;
+    }
+    return (void*)(uintptr_t)p;
+}
+
+void st_cuda_free(void *ptr)
+{
+    if (ptr != NULL && st_cu.mem_free != NULL) {
+        st_cu.mem_free((st_cu_ptr_t)(uintptr_t)ptr);
+    }
 }

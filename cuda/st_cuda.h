@@ -98,4 +98,19 @@ int st_cuda_copy_async(void *dst, const void *src, size_t bytes, void *stream);
 /** Wait for everything on @a stream; 0 or -1 (logged). */
 int st_cuda_stream_sync(void *stream);
 
+/* ---- kernels and memory for a program's own GPU work (the GLM solver) ---- */
+
+/**
+ * Load the CUDA driver if the process has not, and make the primary context of
+ * device (@a local_rank mod the device count) current in the calling thread.
+ * @return 0 (*device_p: the device), or -1 with the reason in @a err.
+ */
+int st_cuda_open(int local_rank, int *device_p, char *err, size_t errlen);
+void *st_cuda_alloc(size_t bytes);   /**< device memory, or NULL */
+void st_cuda_free(void *ptr);
+/** A kernel of Strata's fatbin by name, in the current context; NULL (logged). */
+void *st_cuda_kernel(const char *name);
+/** Launch @a fn on @a grid x @a block threads with one argument, the struct at @a args. */
+int st_cuda_launch(void *fn, unsigned grid, unsigned block, void *args, void *stream);
+
 #endif /* ST_CUDA_H */

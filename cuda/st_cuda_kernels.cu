@@ -108,27 +108,76 @@ typedef st_cu_complex_t<double> st_cdouble_t;
 #define ST_CU_FAMILY(_cls, _tn, _T, _U) ST_OPS_##_cls(ST_CU_KERNEL, _tn, _T, _U)
 ST_KERNEL_TYPES(ST_CU_FAMILY)
 
+/* the GPU local solver of libstrata_glm (TPA-SCD) */
+#include "st_glm_kernels.cuh"
+
 #ifdef ST_CUDA_EMULATE
-/* the stand-in driver finds the emulated kernels by name, as cuModuleGetFunction */
+/* The stand-in driver (tests/fake_cuda.c) finds the emulated kernels by name, as
+ * cuModuleGetFunction does, and launches them through st_cuda_emulated_launch(),
+ * which first checks that every pointer a kernel gets is device memory (a GPU
+ * cannot dereference host memory): fake_cuda_is_device() is the driver's. */
 #include <cstring>
 
-typedef void (*st_cu_kernel_fn_t)(st_cuda_fold_args_t);
+extern "C" int fake_cuda_is_device(const void *p);
+
+typedef enum { ST_CU_EMU_FOLD, ST_CU_EMU_EPOCH } st_cu_emu_kind_t;
+
+typedef struct {
+    const char *name;
+    st_cu_emu_kind_t kind;
+    void (*fold)(st_cuda_fold_args_t);
+    void (*epoch)(st_glm_epoch_args_t);
+} st_cu_emu_entry_t;
 
 #define ST_CU_EMU_ENTRY(_on, _on_name, _X, _tn, _T, _U) \
-    {"st_fold_" #_tn "_" #_on_name, st_fold_##_tn##_##_on_name},
+    {"st_fold_" #_tn "_" #_on_name, ST_CU_EMU_FOLD, st_fold_##_tn##_##_on_name, NULL},
 #define ST_CU_EMU_FAMILY(_cls, _tn, _T, _U) ST_OPS_##_cls(ST_CU_EMU_ENTRY, _tn, _T, _U)
-static const struct {
-    const char *name;
-    st_cu_kernel_fn_t fn;
-} st_cu_emulated[] = {ST_KERNEL_TYPES(ST_CU_EMU_FAMILY)};
+static const st_cu_emu_entry_t st_cu_emulated[] = {
+    ST_KERNEL_TYPES(ST_CU_EMU_FAMILY)
+    {"st_glm_tpa_epoch", ST_CU_EMU_EPOCH, NULL, st_glm_tpa_epoch},
+};
 
-extern "C" st_cu_kernel_fn_t st_cuda_emulated_kernel(const char *name)
+extern "C" const void *st_cuda_emulated_kernel(const char *name)
 {
     for (size_t k = 0; k < sizeof(st_cu_emulated) / sizeof(st_cu_emulated[0]); k++) {
         if (strcmp(st_cu_emulated[k].name, name) == 0) {
-            return st_cu_emulated[k].fn;
+            return &st_cu_emulated[k];
         }
     }
     return NULL;
+}
+
+/* @return 0, or the CUresult a GPU would give (700: an illegal address) */
+extern "C" int st_cuda_emulated_launch(const void *kernel, void **params)
+{
+    const st_cu_emu_entry_t *e = (const st_cu_emu_entry_t *)kernel;
+
+    if (e->kind == ST_CU_EMU_FOLD) {
+        st_cuda_fold_args_t a;
+
+        memcpy(&a, params[0], sizeof(a));
+        if (a.nsrc < 1 || a.nsrc > ST_CUDA_MAX_SRC || !fake_cuda_is_device(a.out)) {
+            return 700;
+        }
+        for (int k = 0; k < a.nsrc; k++) {
+            if (!fake_cuda_is_device(a.src[k])) {
+                return 700;
+            }
+        }
+        e->fold(a);
+    } else {
+        st_glm_epoch_args_t a;
+
+        memcpy(&a, params[0], sizeof(a));
+        if (a.n > 0 && (!fake_cuda_is_device(a.order) || !fake_cuda_is_device(a.indptr) ||
+                        !fake_cuda_is_device(a.indices) || !fake_cuda_is_device(a.values) ||
+                        !fake_cuda_is_device(a.y) || !fake_cuda_is_device(a.c) ||
+                        !fake_cuda_is_device(a.sqnorm) || !fake_cuda_is_device(a.alpha) ||
+                        !fake_cuda_is_device(a.u))) {
+            return 700;
+        }
+        e->epoch(a);
+    }
+    return 0;
 }
 #endif

@@ -116,6 +116,12 @@ typedef struct {
                                   rounds from their measured costs: with r = cluster
                                   allreduce / (local round + node allreduce),
                                   min(ceil(2 sqrt(r)), ceil(r)), at most 64 (README) */
+    int      gpu;            /**< dual models, 1: each rank's local solver runs on a GPU
+                                  (TPA-SCD; the rank's rank on its host picks one of
+                                  the host's GPUs, modulo their count), its rows in GPU
+                                  memory with float values; threads must be 1. Needs a
+                                  build with the CUDA toolkit and a CUDA driver at run
+                                  time, else STRATA_ERR_UNSUPPORTED saying why */
 } strata_glm_param_t;
 
 /** Progress of a training run, as the last round left it. */

@@ -289,6 +289,17 @@ static const st_glm_model_t st_glm_models[ST_GLM_MODEL_COUNT] = {
     },
 };
 
+int st_glm_model_step(const st_glm_model_t *model)
+{
+    switch (model->kind) {
+    case ST_GLM_LOGISTIC: return ST_GLM_STEP_LOGISTIC;
+    case ST_GLM_HINGE:    return ST_GLM_STEP_HINGE;
+    case ST_GLM_SQHINGE:  return ST_GLM_STEP_SQHINGE;
+    case ST_GLM_RIDGE:    return ST_GLM_STEP_SQUARED;
+    default:              return -1;
+    }
+}
+
 const st_glm_model_t *st_glm_model_get(st_glm_model_kind_t kind)
 {
     if ((int)kind < 0 || kind >= ST_GLM_MODEL_COUNT) {

@@ -142,6 +142,10 @@ double st_glm_model_eta(const st_glm_model_t *model, double eta_param);
  */
 const char *st_glm_model_check(const st_glm_model_t *model, double lambda, double eta_param);
 
+/* The dual step of @a model as the GPU kernel numbers it (ST_GLM_STEP_* of
+ * st_glm_steps.h), or -1 for a primal model. */
+int st_glm_model_step(const st_glm_model_t *model);
+
 /** @return 1 when @a y is a valid label for @a model (+1/-1, or any finite value). */
 int st_glm_model_label_ok(const st_glm_model_t *model, double y);
 

@@ -36,6 +36,8 @@
 #include "config.h"
 
 #include "st_glm.h"
+#include "st_glm_gpu.h"
+#include "st_glm_steps.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -221,6 +223,15 @@ ST_EXPORT const char *strata_glm_check_param(const strata_glm_param_t *param)
     }
     if (param->hierarchical && model->form != ST_GLM_FORM_DUAL) {
         return "hierarchical applies to the dual models (logistic, svm, sqsvm, ridge)";
+    }
+    if (param->gpu != 0 && param->gpu != 1) {
+        return "gpu must be 0 or 1";
+    }
+    if (param->gpu && model->form != ST_GLM_FORM_DUAL) {
+        return "gpu applies to the dual models (logistic, svm, sqsvm, ridge)";
+    }
+    if (param->gpu && param->threads != 1) {
+        return "gpu: the GPU is the rank's one local solver (threads must be 1)";
     }
     if (param->inner_rounds < 0 || param->inner_rounds > 100000) {
         return "inner_rounds must be in [1, 100000] (0: chosen from measured costs)";
@@ -432,6 +443,7 @@ struct st_glm_trainer {
     pthread_mutex_t       gate_lock;
     pthread_cond_t        gate_cond;
     int                   gate;    /* 0 wait, 1 run, -1 quit (a rank lacks threads) */
+    st_glm_gpu_t         *gpu;     /* param->gpu: the local solver runs there (one worker) */
     st_glm_ckpt_t         ck;
     strata_status_t       ck_status;                 /* of a failed checkpoint */
     char                  ck_msg[ST_GLM_DATA_MSG_LEN];
@@ -668,6 +680,27 @@ static void st_glm_local_sdca(st_glm_worker_t *wk)
     }
 }
 
+static st_glm_round_ctx_t *st_glm_ctx;   /* set while st_glm_train_dual runs */
+
+static void st_glm_shuffle_cb(int64_t *order, int64_t n, void *rng)
+{
+    st_glm_shuffle(order, n, (uint64_t*)rng);
+}
+
+/* The round's local epochs on the GPU (one worker: every row of the rank), with the
+ * orders the CPU solver would draw. A GPU that fails mid-run ends the job. */
+static void st_glm_local_gpu(st_glm_worker_t *wk)
+{
+    st_glm_trainer_t *tr = wk->tr;
+
+    if (st_glm_gpu_round(tr->gpu, tr->w, wk->u, tr->alpha, tr->scale, tr->local_epochs,
+                         wk->perm, st_glm_shuffle_cb, &wk->rng) != 0) {
+        fprintf(stderr, "strata_glm: rank %d: the GPU solver failed (above); ending the job\n",
+                st_glm_ctx->rank);
+        MPI_Abort(st_glm_ctx->comm, 1);
+    }
+}
+
 /* My share [lo, hi) of the d_all coordinates. */
 static void st_glm_coord_range(const st_glm_trainer_t *tr, int id, int64_t *lo, int64_t *hi)
 {
@@ -775,7 +808,6 @@ void st_glm_round_end(st_glm_round_ctx_t *ctx, const st_glm_objectives_t *objp)
     }
 }
 
-static st_glm_round_ctx_t *st_glm_ctx;   /* set while st_glm_train_dual runs */
 
 /* Worker 0, the others waiting at a barrier: the checkpoint after this round; a
  * failure stops the training. */
@@ -872,7 +904,11 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
             if (wk->id == 0) {
                 t0 = st_glm_now();
             }
-            st_glm_local_sdca(wk);
+            if (tr->gpu != NULL) {
+                st_glm_local_gpu(wk);
+            } else {
+                st_glm_local_sdca(wk);
+            }
             pthread_barrier_wait(&tr->barrier);
             st_glm_merge(wk);
             pthread_barrier_wait(&tr->barrier);
@@ -982,6 +1018,7 @@ static void st_glm_trainer_free(st_glm_trainer_t *tr)
 {
     int k;
 
+    st_glm_gpu_close(tr->gpu);
     if (tr->workers != NULL) {
         for (k = 0; k < tr->nworkers; k++) {
             if (!tr->shared) {
@@ -1211,6 +1248,22 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
     for (i = 0; i < m; i++) {
         tr.sqnorm[i] += (param->bias > 0) ? param->bias * param->bias : 0;
         tr.c[i] = st_glm_example_weight(loss, param, data->y[i]);
+    }
+    if (param->gpu) {   /* the rank's rows go to its GPU (one worker) */
+        ok = (st_glm_gpu_open(data, tr.c, tr.sqnorm, st_glm_model_step(loss), tr.bias, tr.d,
+                              tr.d_all, comm, &tr.gpu, msg, msg_len) == 0);
+        if (!st_glm_agree(comm, ok)) {
+            if (ok) {
+                st_glm_msg(msg, msg_len, "--gpu: the GPU solver could not start on another "
+                           "rank");
+            }
+            st_glm_trainer_free(&tr);
+            return STRATA_ERR_UNSUPPORTED;
+        }
+        if (param->verbose && ctx.rank == 0) {
+            st_glm_print("GPU local solver (TPA-SCD): rank 0 on device %d, %d rank(s)\n",
+                         st_glm_gpu_device(tr.gpu), nranks);
+        }
     }
 
     pthread_mutex_lock(&st_glm_train_lock);

@@ -49,8 +49,8 @@ static unsigned long fake_copies, fake_pushes, fake_launches;
 static void *fake_current;   /* the context cuCtxSetCurrent made current */
 
 /* the kernels, compiled for the host (cuda/st_cuda_kernels.cu) */
-typedef void (*fake_kernel_t)(st_cuda_fold_args_t);
-fake_kernel_t st_cuda_emulated_kernel(const char *name);
+const void *st_cuda_emulated_kernel(const char *name);
+int st_cuda_emulated_launch(const void *kernel, void **params);
 
 static int fake_find(uintptr_t p)
 {
@@ -222,6 +222,12 @@ unsigned long fake_cuda_launches(void)
     return fake_launches;
 }
 
+int cuDeviceGetCount(int *count)
+{
+    *count = 1;
+    return 0;
+}
+
 int cuInit(unsigned flags)
 {
     (void)flags;
@@ -297,20 +303,24 @@ int cuModuleLoadData(void **mod, const void *image)
 
 int cuModuleGetFunction(void **fn, void *mod, const char *name)
 {
-    fake_kernel_t k = (mod == (void*)0x40d) ? st_cuda_emulated_kernel(name) : NULL;
+    const void *k = (mod == (void*)0x40d) ? st_cuda_emulated_kernel(name) : NULL;
 
     if (k == NULL) {
         return 500;   /* CUDA_ERROR_NOT_FOUND */
     }
-    *(fake_kernel_t*)fn = k;
+    *fn = (void*)k;
     return 0;
+}
+
+int fake_cuda_is_device(const void *p)
+{
+    return fake_find((uintptr_t)p) >= 0;
 }
 
 int cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                    unsigned bz, unsigned shmem, void *stream, void **params, void **extra)
 {
-    st_cuda_fold_args_t args;
-    int k, ok;
+    int k, rc;
 
     (void)shmem;
     (void)stream;
@@ -321,23 +331,15 @@ int cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
         bx < 1 || bx > 1024 || by != 1 || bz != 1) {
         return 1;   /* CUDA_ERROR_INVALID_VALUE */
     }
-    memcpy(&args, params[0], sizeof(args));
-    ok = (args.nsrc >= 1 && args.nsrc <= ST_CUDA_MAX_SRC && fake_find((uintptr_t)args.out) >= 0);
-    for (k = 0; ok && k < args.nsrc; k++) {
-        ok = (fake_find((uintptr_t)args.src[k]) >= 0);
-    }
-    if (!ok) {
-        return 700;   /* CUDA_ERROR_ILLEGAL_ADDRESS: a GPU cannot read host memory */
-    }
     for (k = 0; k < FAKE_REGIONS; k++) {
         fake_protect(fake_region[k].base != NULL ? k : -1, PROT_READ | PROT_WRITE);
     }
-    ((fake_kernel_t)fn)(args);
+    rc = st_cuda_emulated_launch(fn, params);
     for (k = 0; k < FAKE_REGIONS; k++) {
         fake_protect(fake_region[k].base != NULL ? k : -1, PROT_NONE);
     }
-    fake_launches++;
-    return 0;
+    fake_launches += (rc == 0);
+    return rc;
 }
 
 /* ---- CUDA IPC and streams ---- */

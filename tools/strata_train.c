@@ -53,6 +53,8 @@ static void usage(FILE *f)
             "                        (inner rounds), then once over all ranks\n"
             "      --inner-rounds N  inner rounds per round with --hierarchical (default\n"
             "                        0: chosen from the measured communication costs)\n"
+            "      --gpu             dual models: each rank's local solver on a GPU\n"
+            "                        (TPA-SCD; rows in GPU memory, float values)\n"
             "  -B, --bias X          add a constant feature X (an intercept; default none)\n"
             "      --weight-pos X    weight of the +1 examples (default 1)\n"
             "      --weight-neg X    weight of the -1 examples (default 1)\n"
@@ -148,7 +150,7 @@ static void print_metrics(const char *file, const strata_glm_metrics_t *m)
 int main(int argc, char **argv)
 {
     enum { OPT_ETA = 256, OPT_WPOS, OPT_WNEG, OPT_SEED, OPT_TEST, OPT_TMODE, OPT_GAP,
-           OPT_CKPT, OPT_CKPT_EVERY, OPT_RESUME, OPT_HIER, OPT_INNER };
+           OPT_CKPT, OPT_CKPT_EVERY, OPT_RESUME, OPT_HIER, OPT_INNER, OPT_GPU };
     static const struct option longopts[] = {
         {"solver", required_argument, NULL, 's'}, {"lambda", required_argument, NULL, 'l'},
         {"cost", required_argument, NULL, 'c'},   {"eta", required_argument, NULL, OPT_ETA},
@@ -158,6 +160,7 @@ int main(int argc, char **argv)
         {"thread-mode", required_argument, NULL, OPT_TMODE},
         {"gap-every", required_argument, NULL, OPT_GAP},
         {"hierarchical", no_argument, NULL, OPT_HIER},
+        {"gpu", no_argument, NULL, OPT_GPU},
         {"inner-rounds", required_argument, NULL, OPT_INNER},
         {"weight-pos", required_argument, NULL, OPT_WPOS},
         {"weight-neg", required_argument, NULL, OPT_WNEG},
@@ -202,6 +205,7 @@ int main(int argc, char **argv)
             break;
         }
         case OPT_HIER: param.hierarchical = 1; break;
+        case OPT_GPU: param.gpu = 1; break;
         case OPT_INNER: {
             long v = parse_long("--inner-rounds", optarg);
 

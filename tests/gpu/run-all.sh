@@ -15,7 +15,9 @@
 # 4. times 2 ranks: Strata on device buffers against copy-to-host + MPI_Allreduce +
 #    copy-back by hand, and a device-to-device copy of the same size;
 # 5. checks Strata's GPU reduction kernels (tests/test_cuda_fold: every type and
-#    op against the host engine, bitwise) and times them against a device copy.
+#    op against the host engine, bitwise) and times them against a device copy;
+# 6. the GPU local solver (tests/gpu/glm.sh): strata-train --gpu against the CPU
+#    solver on all cores, the same optimum, time to the gap, epochs/s.
 # Exit: 0 all passed, 1 a check failed, 77 no GPU. Under 8 minutes on an H200.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -76,5 +78,9 @@ else
     echo "run-all: tests/test_cuda_fold did not build (see $OUT/kernels-build.log)"
     rc=1
 fi
+# the GPU local solver of strata-train (issue 6)
+echo "== glm: tests/gpu/glm.sh"
+bash tests/gpu/glm.sh "$OUT" 2>&1 | tee "$OUT/glm.txt" | grep -v '^\[' | tail -20
+[ "${PIPESTATUS[0]}" -eq 0 ] || { echo "run-all: glm failed"; rc=1; }
 echo "run-all: logs in $OUT; exit $rc"
 exit $rc

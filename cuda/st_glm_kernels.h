@@ -1,0 +1,29 @@
+/*
+ * The GPU local solver's kernel interface (TPA-SCD, cuda/st_glm_kernels.cuh), shared
+ * by the kernel (CUDA C++), its host side (solver/st_glm_gpu.c) and the stand-in
+ * driver of the tests, which runs the kernel compiled for the host.
+ */
+#ifndef ST_GLM_KERNELS_H
+#define ST_GLM_KERNELS_H
+
+#include <stdint.h>
+
+#define ST_GLM_GPU_BLOCK 64   /* threads per block: one block works on one row at a time */
+
+/* One epoch of dual coordinate ascent over rows order[0 .. n), against u. */
+typedef struct {
+    const int64_t *order;     /* the rows, in this epoch's order */
+    const int64_t *indptr;    /* CSR of the rank's rows */
+    const uint32_t *indices;
+    const float *values;
+    const double *y, *c, *sqnorm;
+    double *alpha;            /* the rows' dual variables, updated */
+    double *u;                /* the local view of the shared vector, updated */
+    int64_t n;                /* rows in order */
+    int64_t bias_index;       /* the bias feature's index in u (bias > 0) */
+    double bias;              /* 0: none */
+    double scale;             /* sigma' / (lambda n) */
+    int step;                 /* ST_GLM_STEP_* (solver/st_glm_steps.h) */
+} st_glm_epoch_args_t;
+
+#endif /* ST_GLM_KERNELS_H */

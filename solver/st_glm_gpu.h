@@ -1,0 +1,44 @@
+/*
+ * The GPU local solver of the dual models (strata_glm_param_t.gpu): a rank's rows
+ * in GPU memory, SDCA epochs by the TPA-SCD kernel (cuda/st_glm_kernels.cuh),
+ * the round's updated view of w and dual variables copied back. The CoCoA+ round
+ * around it (merging, the allreduce, the gap) is the CPU solver's.
+ */
+#ifndef ST_GLM_GPU_H
+#define ST_GLM_GPU_H
+
+#include "st_glm_data.h"
+
+#include <mpi.h>
+#include <stdint.h>
+
+typedef struct st_glm_gpu st_glm_gpu_t;
+
+/*
+ * Not collective. Take the GPU of this rank (its rank among the ranks of @a comm on
+ * its host, modulo the host's GPUs) and copy the rows there: CSR with float values
+ * (64-bit data is rounded), labels, weights @a c, squared norms @a sqnorm (bias
+ * included); @a step is the model's ST_GLM_STEP_*; with @a bias > 0 the bias
+ * feature is u[@a d]. @a d_all entries of u. @return 0, or -1 with @a msg.
+ */
+int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sqnorm,
+                    int step, double bias, int64_t d, int64_t d_all, MPI_Comm comm,
+                    st_glm_gpu_t **gpu_p, char *msg, size_t msg_len);
+void st_glm_gpu_close(st_glm_gpu_t *gpu);
+
+/* The GPU's device number (for the progress header). */
+int st_glm_gpu_device(const st_glm_gpu_t *gpu);
+
+/*
+ * One round's local epochs: u starts as @a w, the dual variables as @a alpha; each
+ * epoch @a shuffle(@a perm, n, @a arg) draws the order of the n rows on the host
+ * (the CPU solver's orders, so the stand-in driver's sequential kernel reproduces
+ * the CPU run bit for bit), then the kernel runs it with @a scale = sigma' /
+ * (lambda n). @a u and @a alpha get the results. @return 0, or -1 (a CUDA call
+ * failed; logged).
+ */
+int st_glm_gpu_round(st_glm_gpu_t *gpu, const double *w, double *u, double *alpha,
+                     double scale, int epochs, int64_t *perm,
+                     void (*shuffle)(int64_t *perm, int64_t n, void *arg), void *arg);
+
+#endif /* ST_GLM_GPU_H */

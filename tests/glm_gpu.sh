@@ -1,0 +1,87 @@
+#!/bin/sh
+#
+# strata-train --gpu without a GPU: tests/fake/libcuda.so.1, preloaded, stands in
+# for the CUDA driver and runs the GPU solver's kernel (TPA-SCD) compiled for the
+# host, one block of one thread: sequential SDCA in the CPU solver's order of
+# operations. So on float32 data the GPU run must write the CPU run's model file
+# byte for byte (every dual model, 1 and 2 ranks, a bias, two local epochs, a
+# resumed checkpoint), which checks the data on the device, the orders, the
+# steps (the CPU solver's own, solver/st_glm_steps.h), the updates and the copies
+# back. On 64-bit data (rounded to float on the GPU) it reaches the tolerance.
+# Without a driver, with threads or with an L1 model it says why.
+#
+. "${top_srcdir}/tests/common.sh"
+fail=0
+dir=$(mktemp -d)
+out="$dir/out"
+trap 'rm -rf "$dir"' EXIT
+
+if ! grep -q '^#define HAVE_CUDA 1' config.h; then
+    echo "SKIP: built without nvcc (no GPU kernels)"
+    exit 77
+fi
+fake="$top_builddir/tests/fake/libcuda.so.1"
+gpu_env="LD_PRELOAD=${LD_PRELOAD:+$LD_PRELOAD }$fake"
+
+tools/strata-gen criteo --rows 3000 --cols 4096 --seed 3 -q -f bin -p 32 "$dir/c32.bin" &&
+    tools/strata-gen regression --rows 2000 --cols 30 --seed 4 -q -f bin -p 32 \
+        "$dir/r32.bin" &&
+    tools/strata-gen criteo --rows 2000 --cols 4096 --seed 5 -q "$dir/c64.svm" ||
+    { echo "FAIL: strata-gen"; exit 1; }
+
+# same_model WHAT NP ARGS...: the CPU run, then --gpu, must give the same model file
+same_model() {
+    what=$1 np=$2
+    shift 2
+    expect 0 "$what (CPU)" $ST_MPIRUN -np "$np" tools/strata-train -q "$@" "$dir/cpu.model"
+    expect 0 "$what (GPU)" env "$gpu_env" $ST_MPIRUN -np "$np" -x LD_PRELOAD \
+        tools/strata-train --gpu "$@" "$dir/gpu.model"
+    contains "$what: the GPU solver ran" "GPU local solver (TPA-SCD): rank 0 on device 0"
+    cmp -s "$dir/cpu.model" "$dir/gpu.model" ||
+        { echo "FAIL: $what: the GPU run's model differs from the CPU run's"; fail=1; }
+}
+same_model "logistic, 1 rank" 1 -s logistic -l 1e-3 -r 25 -e 0 "$dir/c32.bin"
+same_model "logistic, 2 ranks" 2 -s logistic -l 1e-3 -r 25 -e 0 "$dir/c32.bin"
+same_model "svm, 2 ranks, bias" 2 -s svm -l 1e-3 -r 25 -e 0 -B 1 "$dir/c32.bin"
+same_model "sqsvm, 2 ranks, 2 epochs" 2 -s sqsvm -l 1e-3 -r 15 -e 0 -E 2 "$dir/c32.bin"
+same_model "ridge, 2 ranks" 2 -s ridge -l 1e-2 -r 25 -e 0 "$dir/r32.bin"
+same_model "logistic, class weights" 2 -s logistic -l 1e-3 -r 10 -e 0 --weight-pos 3 \
+    "$dir/c32.bin"
+
+# a checkpoint written by a GPU run, resumed on the GPU: the uninterrupted model
+expect 0 "GPU run, 20 rounds" env "$gpu_env" $ST_MPIRUN -np 2 -x LD_PRELOAD \
+    tools/strata-train -q --gpu -l 1e-3 -r 20 -e 0 "$dir/c32.bin" "$dir/full.model"
+expect 0 "GPU run, 10 rounds, checkpoint" env "$gpu_env" $ST_MPIRUN -np 2 -x LD_PRELOAD \
+    tools/strata-train -q --gpu -l 1e-3 -r 10 -e 0 --checkpoint-every 5 \
+    --checkpoint "$dir/ck" "$dir/c32.bin" "$dir/half.model"
+expect 0 "GPU run resumed to 20 rounds" env "$gpu_env" $ST_MPIRUN -np 2 -x LD_PRELOAD \
+    tools/strata-train -q --gpu -l 1e-3 -r 20 -e 0 --checkpoint "$dir/ck" --resume \
+    "$dir/c32.bin" "$dir/resumed.model"
+cmp -s "$dir/full.model" "$dir/resumed.model" ||
+    { echo "FAIL: a resumed GPU run's model differs from the uninterrupted one"; fail=1; }
+
+# 64-bit data: float on the GPU; it converges where the CPU run does, to the same
+# objective (7 digits)
+primal() { sed -n 's/^converged after .*primal \([^,]*\),.*/\1/p' "$out"; }
+expect 0 "64-bit data on the CPU" $ST_MPIRUN -np 2 tools/strata-train -q -l 1e-2 -e 1e-3 \
+    -r 500 "$dir/c64.svm" "$dir/m64c"
+p_cpu=$(primal)
+expect 0 "64-bit data on the GPU" env "$gpu_env" $ST_MPIRUN -np 2 -x LD_PRELOAD \
+    tools/strata-train -q --gpu -l 1e-2 -e 1e-3 -r 500 "$dir/c64.svm" "$dir/m64g"
+p_gpu=$(primal)
+awk -v a="$p_cpu" -v b="$p_gpu" 'BEGIN { d = a - b; if (d < 0) d = -d;
+    exit !(a != "" && b != "" && d <= 1e-7 * a) }' ||
+    { echo "FAIL: 64-bit data: primal $p_gpu on the GPU, $p_cpu on the CPU"; fail=1; }
+
+# what --gpu cannot do, said
+if ! nvidia-smi -L >/dev/null 2>&1; then   # a machine without a GPU or its driver
+    expect 1 "no driver" tools/strata-train --gpu "$dir/c32.bin" "$dir/m"
+    contains "no driver named" "gpu: no CUDA driver"
+fi
+expect 2 "threads" tools/strata-train --gpu -t 2 "$dir/c32.bin" "$dir/m"
+contains "threads named" "threads must be 1"
+expect 2 "lasso" tools/strata-train --gpu -s lasso "$dir/c32.bin" "$dir/m"
+contains "lasso named" "gpu applies to the dual models"
+
+[ $fail -eq 0 ] && echo "glm_gpu: PASS"
+exit $fail
