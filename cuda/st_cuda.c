@@ -80,6 +80,10 @@ typedef struct {
     st_cu_result_t (*ctx_set_current)(st_cu_ctx_t ctx);
     st_cu_result_t (*mem_alloc)(st_cu_ptr_t *ptr, size_t bytes);
     st_cu_result_t (*mem_free)(st_cu_ptr_t ptr);
+    st_cu_result_t (*mem_get_info)(size_t *free_bytes, size_t *total_bytes);
+    st_cu_result_t (*host_register)(void *p, size_t bytes, unsigned flags);
+    st_cu_result_t (*host_unregister)(void *p);
+    st_cu_result_t (*stream_destroy)(void *stream);
 } st_cu_api_t;
 
 static st_cu_api_t            st_cu;
@@ -133,6 +137,10 @@ int st_cuda_loaded(void)
             *(void**)&st_cu.ctx_set_current       = dlsym(lib, "cuCtxSetCurrent");
             *(void**)&st_cu.mem_alloc             = dlsym(lib, "cuMemAlloc_v2");
             *(void**)&st_cu.mem_free              = dlsym(lib, "cuMemFree_v2");
+            *(void**)&st_cu.mem_get_info          = dlsym(lib, "cuMemGetInfo_v2");
+            *(void**)&st_cu.host_register         = dlsym(lib, "cuMemHostRegister_v2");
+            *(void**)&st_cu.host_unregister       = dlsym(lib, "cuMemHostUnregister");
+            *(void**)&st_cu.stream_destroy        = dlsym(lib, "cuStreamDestroy_v2");
             if (st_cu.pointer_get_attribute != NULL && st_cu.memcpy != NULL &&
                 st_cu.ctx_push != NULL && st_cu.ctx_pop != NULL) {
                 st_debug("libcuda is loaded: device buffers are staged through host memory");
@@ -577,5 +585,47 @@ void st_cuda_free(void *ptr)
 {
     if (ptr != NULL && st_cu.mem_free != NULL) {
         st_cu.mem_free((st_cu_ptr_t)(uintptr_t)ptr);
+    }
+}
+
+size_t st_cuda_mem_free(void)
+{
+    size_t free_bytes = 0, total = 0;
+
+    if (st_cu.mem_get_info == NULL || st_cu.mem_get_info(&free_bytes, &total) != 0) {
+        return 0;
+    }
+    return free_bytes;
+}
+
+int st_cuda_host_register(void *p, size_t bytes)
+{
+    return (bytes > 0 && st_cu.host_register != NULL && st_cu.host_register(p, bytes, 0) == 0)
+                   ? 0
+                   : -1;
+}
+
+void st_cuda_host_unregister(void *p)
+{
+    if (st_cu.host_unregister != NULL) {
+        st_cu.host_unregister(p);
+    }
+}
+
+void *st_cuda_stream_new(void)
+{
+    void *stream = NULL;
+
+    if (st_cu.stream_create == NULL ||
+        st_cu.stream_create(&stream, ST_CU_STREAM_NON_BLOCKING) != 0) {
+        return NULL;
+    }
+    return stream;
+}
+
+void st_cuda_stream_free(void *stream)
+{
+    if (stream != NULL && st_cu.stream_destroy != NULL) {
+        st_cu.stream_destroy(stream);
     }
 }

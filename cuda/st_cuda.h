@@ -112,5 +112,13 @@ void st_cuda_free(void *ptr);
 void *st_cuda_kernel(const char *name);
 /** Launch @a fn on @a grid x @a block threads with one argument, the struct at @a args. */
 int st_cuda_launch(void *fn, unsigned grid, unsigned block, void *args, void *stream);
+/** Free bytes of the current context's GPU (0: unknown). */
+size_t st_cuda_mem_free(void);
+/** Pin host memory for asynchronous copies (0), or -1 (copies still work, slower). */
+int st_cuda_host_register(void *p, size_t bytes);
+void st_cuda_host_unregister(void *p);
+/** A stream of one's own in the current context (NULL: failed), and its end. */
+void *st_cuda_stream_new(void);
+void st_cuda_stream_free(void *stream);
 
 #endif /* ST_CUDA_H */

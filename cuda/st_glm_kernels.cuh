@@ -39,9 +39,9 @@ extern "C" __global__ void st_glm_tpa_epoch(st_glm_epoch_args_t a)
 
     for (j = blockIdx.x; j < a.n; j += gridDim.x) {
         i   = a.order[j];
-        end = a.indptr[i + 1];
+        end = a.indptr[i + 1] - a.nnz_base;
         s   = 0;
-        for (k = a.indptr[i] + t; k < end; k += blockDim.x) {
+        for (k = a.indptr[i] - a.nnz_base + t; k < end; k += blockDim.x) {
             s += (double)a.values[k] * a.u[a.indices[k]];
         }
         part[t] = s;
@@ -65,7 +65,7 @@ extern "C" __global__ void st_glm_tpa_epoch(st_glm_epoch_args_t a)
         delta = delta_sh;
         if (delta != 0) {
             coef = a.scale * delta;
-            for (k = a.indptr[i] + t; k < end; k += blockDim.x) {
+            for (k = a.indptr[i] - a.nnz_base + t; k < end; k += blockDim.x) {
                 atomicAdd(&a.u[a.indices[k]], coef * (double)a.values[k]);
             }
             if (t == 0 && a.bias > 0) {

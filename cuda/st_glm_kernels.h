@@ -13,9 +13,12 @@
 /* One epoch of dual coordinate ascent over rows order[0 .. n), against u. */
 typedef struct {
     const int64_t *order;     /* the rows, in this epoch's order */
-    const int64_t *indptr;    /* CSR of the rank's rows */
+    const int64_t *indptr;    /* CSR of the rank's rows: row i's entries are
+                                 indices/values[indptr[i] - nnz_base .. indptr[i + 1] -
+                                 nnz_base) (streaming: the chunk in GPU memory) */
     const uint32_t *indices;
     const float *values;
+    int64_t nnz_base;         /* 0, or the chunk's first entry */
     const double *y, *c, *sqnorm;
     double *alpha;            /* the rows' dual variables, updated */
     double *u;                /* the local view of the shared vector, updated */

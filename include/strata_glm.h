@@ -122,6 +122,11 @@ typedef struct {
                                   memory with float values; threads must be 1. Needs a
                                   build with the CUDA toolkit and a CUDA driver at run
                                   time, else STRATA_ERR_UNSUPPORTED saying why */
+    int64_t  gpu_mem;        /**< gpu: GPU memory a rank may use, in bytes (default 0: the
+                                  GPU's free memory less 256 MB). When its rows' entries
+                                  do not fit with its per-row arrays and the model, they
+                                  stream from pinned host memory in chunks, the next
+                                  chunk's copy overlapping the current one's epoch */
 } strata_glm_param_t;
 
 /** Progress of a training run, as the last round left it. */

@@ -19,11 +19,16 @@ typedef struct st_glm_gpu st_glm_gpu_t;
  * its host, modulo the host's GPUs) and copy the rows there: CSR with float values
  * (64-bit data is rounded), labels, weights @a c, squared norms @a sqnorm (bias
  * included); @a step is the model's ST_GLM_STEP_*; with @a bias > 0 the bias
- * feature is u[@a d]. @a d_all entries of u. @return 0, or -1 with @a msg.
+ * feature is u[@a d]. @a d_all entries of u. The rows' entries stream from host
+ * memory when all of it does not fit in @a mem_cap bytes (0: the GPU's free memory
+ * less a margin). @return 0, or -1 with @a msg. Keeps @a data (streaming reads it).
  */
 int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sqnorm,
-                    int step, double bias, int64_t d, int64_t d_all, MPI_Comm comm,
-                    st_glm_gpu_t **gpu_p, char *msg, size_t msg_len);
+                    int step, double bias, int64_t d, int64_t d_all, int64_t mem_cap,
+                    MPI_Comm comm, st_glm_gpu_t **gpu_p, char *msg, size_t msg_len);
+
+/* Chunks the rows stream in (0: in GPU memory). */
+int st_glm_gpu_chunks_used(const st_glm_gpu_t *gpu);
 void st_glm_gpu_close(st_glm_gpu_t *gpu);
 
 /* The GPU's device number (for the progress header). */

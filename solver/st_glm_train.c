@@ -230,6 +230,9 @@ ST_EXPORT const char *strata_glm_check_param(const strata_glm_param_t *param)
     if (param->gpu && model->form != ST_GLM_FORM_DUAL) {
         return "gpu applies to the dual models (logistic, svm, sqsvm, ridge)";
     }
+    if (param->gpu_mem < 0) {
+        return "gpu_mem must be >= 0 (0: the GPU's free memory)";
+    }
     if (param->gpu && param->threads != 1) {
         return "gpu: the GPU is the rank's one local solver (threads must be 1)";
     }
@@ -1251,7 +1254,7 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
     }
     if (param->gpu) {   /* the rank's rows go to its GPU (one worker) */
         ok = (st_glm_gpu_open(data, tr.c, tr.sqnorm, st_glm_model_step(loss), tr.bias, tr.d,
-                              tr.d_all, comm, &tr.gpu, msg, msg_len) == 0);
+                              tr.d_all, param->gpu_mem, comm, &tr.gpu, msg, msg_len) == 0);
         if (!st_glm_agree(comm, ok)) {
             if (ok) {
                 st_glm_msg(msg, msg_len, "--gpu: the GPU solver could not start on another "
@@ -1261,8 +1264,14 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
             return STRATA_ERR_UNSUPPORTED;
         }
         if (param->verbose && ctx.rank == 0) {
-            st_glm_print("GPU local solver (TPA-SCD): rank 0 on device %d, %d rank(s)\n",
-                         st_glm_gpu_device(tr.gpu), nranks);
+            char how[64] = "";
+
+            if (st_glm_gpu_chunks_used(tr.gpu) > 0) {
+                snprintf(how, sizeof(how), ", its rows streaming in %d chunks",
+                         st_glm_gpu_chunks_used(tr.gpu));
+            }
+            st_glm_print("GPU local solver (TPA-SCD): rank 0 on device %d%s, %d rank(s)\n",
+                         st_glm_gpu_device(tr.gpu), how, nranks);
         }
     }
 

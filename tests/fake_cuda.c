@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -436,6 +437,42 @@ int cuStreamCreate(void **stream, unsigned flags)
         return 201;
     }
     *stream = FAKE_STREAM;
+    return 0;
+}
+
+int cuStreamDestroy_v2(void *stream)
+{
+    return (stream == FAKE_STREAM) ? 0 : 400;
+}
+
+/* the GPU's free memory: STRATA_FAKE_CUDA_MEM bytes (default 1 GiB) */
+int cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes)
+{
+    const char *v = getenv("STRATA_FAKE_CUDA_MEM");
+
+    *free_bytes  = (v != NULL) ? (size_t)strtoull(v, NULL, 10) : ((size_t)1 << 30);
+    *total_bytes = *free_bytes;
+    return 0;
+}
+
+unsigned long fake_cuda_registered;   /* host ranges pinned now */
+
+int cuMemHostRegister_v2(void *p, size_t bytes, unsigned flags)
+{
+    (void)flags;
+    if (p == NULL || bytes == 0) {
+        return 1;
+    }
+    fake_cuda_registered++;
+    return 0;
+}
+
+int cuMemHostUnregister(void *p)
+{
+    if (p == NULL || fake_cuda_registered == 0) {
+        return 1;
+    }
+    fake_cuda_registered--;
     return 0;
 }
 

@@ -7,7 +7,8 @@
 # byte for byte (every dual model, 1 and 2 ranks, a bias, two local epochs, a
 # resumed checkpoint), which checks the data on the device, the orders, the
 # steps (the CPU solver's own, solver/st_glm_steps.h), the updates and the copies
-# back. On 64-bit data (rounded to float on the GPU) it reaches the tolerance.
+# back. On 64-bit data (rounded to float on the GPU), and with the rows streaming
+# through a small GPU memory in chunks, it reaches the CPU run's optimum.
 # Without a driver, with threads or with an L1 model it says why.
 #
 . "${top_srcdir}/tests/common.sh"
@@ -72,6 +73,29 @@ p_gpu=$(primal)
 awk -v a="$p_cpu" -v b="$p_gpu" 'BEGIN { d = a - b; if (d < 0) d = -d;
     exit !(a != "" && b != "" && d <= 1e-7 * a) }' ||
     { echo "FAIL: 64-bit data: primal $p_gpu on the GPU, $p_cpu on the CPU"; fail=1; }
+
+# streaming: rows that do not fit (--gpu-mem, or the GPU's free memory, which the
+# stand-in driver takes from STRATA_FAKE_CUDA_MEM) stream in chunks, to the optimum
+expect 0 "the CPU to 1e-6" $ST_MPIRUN -np 2 tools/strata-train -q -l 1e-2 -e 1e-6 -r 3000 \
+    "$dir/c32.bin" "$dir/ms-cpu"
+p_cpu=$(primal)
+expect 0 "streaming by --gpu-mem" env "$gpu_env" $ST_MPIRUN -np 2 -x LD_PRELOAD \
+    tools/strata-train --gpu --gpu-mem 150000 -l 1e-2 -e 1e-6 -r 3000 "$dir/c32.bin" \
+    "$dir/ms-gpu"
+contains "streaming by --gpu-mem, said" "its rows streaming in 17 chunks"
+p_gpu=$(primal)
+awk -v a="$p_cpu" -v b="$p_gpu" 'BEGIN { d = a - b; if (d < 0) d = -d;
+    exit !(a != "" && b != "" && d <= 2e-6 * a) }' ||
+    { echo "FAIL: streaming: primal $p_gpu, $p_cpu in memory on the CPU"; fail=1; }
+expect 0 "streaming by free memory" env "$gpu_env" STRATA_FAKE_CUDA_MEM=$((268435456 + 300000)) \
+    $ST_MPIRUN -np 2 -x LD_PRELOAD -x STRATA_FAKE_CUDA_MEM tools/strata-train --gpu \
+    -l 1e-2 -r 3 "$dir/c32.bin" "$dir/ms-free"
+contains "streaming by free memory, said" "its rows streaming in 4 chunks"
+expect 1 "too little GPU memory" env "$gpu_env" $ST_MPIRUN -np 2 -x LD_PRELOAD \
+    tools/strata-train --gpu --gpu-mem 60000 "$dir/c32.bin" "$dir/m"
+contains "too little GPU memory named" "not enough for its 1500 rows' own arrays"
+expect 2 "bad --gpu-mem" tools/strata-train --gpu --gpu-mem 12X "$dir/c32.bin" "$dir/m"
+contains "bad --gpu-mem named" "gpu-mem"
 
 # what --gpu cannot do, said
 if ! nvidia-smi -L >/dev/null 2>&1; then   # a machine without a GPU or its driver

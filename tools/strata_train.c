@@ -55,6 +55,8 @@ static void usage(FILE *f)
             "                        0: chosen from the measured communication costs)\n"
             "      --gpu             dual models: each rank's local solver on a GPU\n"
             "                        (TPA-SCD; rows in GPU memory, float values)\n"
+            "      --gpu-mem SIZE    with --gpu: GPU memory a rank may use (K, M, G;\n"
+            "                        default: what is free); rows beyond it stream\n"
             "  -B, --bias X          add a constant feature X (an intercept; default none)\n"
             "      --weight-pos X    weight of the +1 examples (default 1)\n"
             "      --weight-neg X    weight of the -1 examples (default 1)\n"
@@ -121,6 +123,29 @@ static long parse_long(const char *opt, const char *s)
     return v;
 }
 
+/* A byte count with an optional K, M or G suffix (powers of 1024), >= 0. */
+static int64_t parse_size(const char *opt, const char *s)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v     = strtod(s, &end);
+    if (end != s && *end != '\0' && end[1] == '\0') {
+        switch (*end) {
+        case 'k': case 'K': v *= 1024.0; end++; break;
+        case 'm': case 'M': v *= 1048576.0; end++; break;
+        case 'g': case 'G': v *= 1073741824.0; end++; break;
+        default: break;
+        }
+    }
+    if (*s == '\0' || *end != '\0' || errno == ERANGE || !(v >= 0) || v > 9.2e18) {
+        (void)opt;
+        die_usage("option --gpu-mem needs a size in bytes (K, M or G allowed), not '%s'", s);
+    }
+    return (int64_t)v;
+}
+
 /* Is Strata's MPI_Allreduce the one this process calls (strata-run preloads it)? */
 static const char *allreduce_name(void)
 {
@@ -150,7 +175,7 @@ static void print_metrics(const char *file, const strata_glm_metrics_t *m)
 int main(int argc, char **argv)
 {
     enum { OPT_ETA = 256, OPT_WPOS, OPT_WNEG, OPT_SEED, OPT_TEST, OPT_TMODE, OPT_GAP,
-           OPT_CKPT, OPT_CKPT_EVERY, OPT_RESUME, OPT_HIER, OPT_INNER, OPT_GPU };
+           OPT_CKPT, OPT_CKPT_EVERY, OPT_RESUME, OPT_HIER, OPT_INNER, OPT_GPU, OPT_GPU_MEM };
     static const struct option longopts[] = {
         {"solver", required_argument, NULL, 's'}, {"lambda", required_argument, NULL, 'l'},
         {"cost", required_argument, NULL, 'c'},   {"eta", required_argument, NULL, OPT_ETA},
@@ -161,6 +186,7 @@ int main(int argc, char **argv)
         {"gap-every", required_argument, NULL, OPT_GAP},
         {"hierarchical", no_argument, NULL, OPT_HIER},
         {"gpu", no_argument, NULL, OPT_GPU},
+        {"gpu-mem", required_argument, NULL, OPT_GPU_MEM},
         {"inner-rounds", required_argument, NULL, OPT_INNER},
         {"weight-pos", required_argument, NULL, OPT_WPOS},
         {"weight-neg", required_argument, NULL, OPT_WNEG},
@@ -206,6 +232,7 @@ int main(int argc, char **argv)
         }
         case OPT_HIER: param.hierarchical = 1; break;
         case OPT_GPU: param.gpu = 1; break;
+        case OPT_GPU_MEM: param.gpu_mem = parse_size("--gpu-mem", optarg); break;
         case OPT_INNER: {
             long v = parse_long("--inner-rounds", optarg);
 

@@ -11,8 +11,9 @@
 # 2. throughput: 5 rounds x 10 local epochs, epochs/s and nonzeros/s of the GPU
 #    against the HBM bound (8 bytes per nonzero: value and index; H200: 4.8 TB/s,
 #    tests/test_cuda_fold --time measures the device copy in the same run);
-# 3. 2 ranks sharing the GPU, to the same gap.
-# Streaming beyond GPU memory is not implemented yet (issue 6). A dry run without a
+# 3. 2 ranks sharing the GPU, to the same gap;
+# 4. streaming: --gpu-mem at a quarter of the data, epochs/s against in memory.
+# A dry run without a
 # GPU, on the stand-in driver: GLM_ROWS=20000 GLM_MPIRUN_ARGS="-x LD_PRELOAD"
 # LD_PRELOAD=$PWD/tests/fake/libcuda.so.1 tests/gpu/glm.sh /tmp/out
 set -u
@@ -46,8 +47,11 @@ train cpu-gap 1 -t "$ncpu" -l 1e-5 -e 1e-3 -r 300
 train cpu-shared-gap 1 -t "$ncpu" --thread-mode shared -l 1e-5 -e 1e-3 -r 300
 train gpu-gap 1 --gpu -l 1e-5 -e 1e-3 -r 300
 train gpu2-gap 2 --gpu -l 1e-5 -e 1e-3 -r 300
+train gpu-stream-gap 1 --gpu --gpu-mem $((nnz * 2 + 64000000)) -l 1e-5 -e 1e-3 -r 300
 train cpu-epochs 1 -t "$ncpu" -l 1e-5 -e 0 -r 5 -E 10 --gap-every 5
 train gpu-epochs 1 --gpu -l 1e-5 -e 0 -r 5 -E 10 --gap-every 5
+train gpu-stream-epochs 1 --gpu --gpu-mem $((nnz * 2 + 64000000)) -l 1e-5 -e 0 -r 5 -E 10 \
+    --gap-every 5
 
 p_cpu=$(cat "$OUT/glm-cpu-gap.log" "$OUT/glm-cpu-shared-gap.log" |
         sed -n 's/^converged after .*primal \([^,]*\),.*/\1/p' | head -1)
@@ -60,7 +64,7 @@ else
     rc=1
 fi
 # throughput: the training time of 50 epochs (the rounds' line)
-for who in cpu gpu; do
+for who in cpu gpu gpu-stream; do
     s=$(sed -n 's/^stopped after .*relative [^)]*), \([0-9.]*\) s .*/\1/p' \
         "$OUT/glm-$who-epochs.log")
     echo "$who: 50 epochs in $s s: $(echo "scale=2; 50 / $s" | bc) epochs/s," \
