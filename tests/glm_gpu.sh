@@ -22,7 +22,18 @@ if ! grep -q '^#define HAVE_CUDA 1' config.h; then
     exit 77
 fi
 fake="$top_builddir/tests/fake/libcuda.so.1"
-gpu_env="LD_PRELOAD=${LD_PRELOAD:+$LD_PRELOAD }$fake"
+# the program itself, not libtool's wrapper script, gets the stand-in driver (after
+# a sanitizer's runtime, which must come first); mpirun does not
+train=tools/strata-train
+if [ -x tools/.libs/strata-train ]; then
+    train=tools/.libs/strata-train
+    LD_LIBRARY_PATH="$top_builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    export LD_LIBRARY_PATH
+    ST_MPIRUN="$ST_MPIRUN -x LD_LIBRARY_PATH"
+fi
+gpu_mpirun() {
+    $ST_MPIRUN -x LD_PRELOAD="${ST_SAN_RUNTIME:+$ST_SAN_RUNTIME }$fake" "$@"
+}
 
 tools/strata-gen criteo --rows 3000 --cols 4096 --seed 3 -q -f bin -p 32 "$dir/c32.bin" &&
     tools/strata-gen regression --rows 2000 --cols 30 --seed 4 -q -f bin -p 32 \
@@ -35,8 +46,8 @@ same_model() {
     what=$1 np=$2
     shift 2
     expect 0 "$what (CPU)" $ST_MPIRUN -np "$np" tools/strata-train -q "$@" "$dir/cpu.model"
-    expect 0 "$what (GPU)" env "$gpu_env" $ST_MPIRUN -np "$np" -x LD_PRELOAD \
-        tools/strata-train --gpu "$@" "$dir/gpu.model"
+    expect 0 "$what (GPU)" gpu_mpirun -np "$np" \
+        $train --gpu "$@" "$dir/gpu.model"
     contains "$what: the GPU solver ran" "GPU local solver (TPA-SCD): rank 0 on device 0"
     cmp -s "$dir/cpu.model" "$dir/gpu.model" ||
         { echo "FAIL: $what: the GPU run's model differs from the CPU run's"; fail=1; }
@@ -50,13 +61,13 @@ same_model "logistic, class weights" 2 -s logistic -l 1e-3 -r 10 -e 0 --weight-p
     "$dir/c32.bin"
 
 # a checkpoint written by a GPU run, resumed on the GPU: the uninterrupted model
-expect 0 "GPU run, 20 rounds" env "$gpu_env" $ST_MPIRUN -np 2 -x LD_PRELOAD \
-    tools/strata-train -q --gpu -l 1e-3 -r 20 -e 0 "$dir/c32.bin" "$dir/full.model"
-expect 0 "GPU run, 10 rounds, checkpoint" env "$gpu_env" $ST_MPIRUN -np 2 -x LD_PRELOAD \
-    tools/strata-train -q --gpu -l 1e-3 -r 10 -e 0 --checkpoint-every 5 \
+expect 0 "GPU run, 20 rounds" gpu_mpirun -np 2 \
+    $train -q --gpu -l 1e-3 -r 20 -e 0 "$dir/c32.bin" "$dir/full.model"
+expect 0 "GPU run, 10 rounds, checkpoint" gpu_mpirun -np 2 \
+    $train -q --gpu -l 1e-3 -r 10 -e 0 --checkpoint-every 5 \
     --checkpoint "$dir/ck" "$dir/c32.bin" "$dir/half.model"
-expect 0 "GPU run resumed to 20 rounds" env "$gpu_env" $ST_MPIRUN -np 2 -x LD_PRELOAD \
-    tools/strata-train -q --gpu -l 1e-3 -r 20 -e 0 --checkpoint "$dir/ck" --resume \
+expect 0 "GPU run resumed to 20 rounds" gpu_mpirun -np 2 \
+    $train -q --gpu -l 1e-3 -r 20 -e 0 --checkpoint "$dir/ck" --resume \
     "$dir/c32.bin" "$dir/resumed.model"
 cmp -s "$dir/full.model" "$dir/resumed.model" ||
     { echo "FAIL: a resumed GPU run's model differs from the uninterrupted one"; fail=1; }
@@ -67,8 +78,8 @@ primal() { sed -n 's/^converged after .*primal \([^,]*\),.*/\1/p' "$out"; }
 expect 0 "64-bit data on the CPU" $ST_MPIRUN -np 2 tools/strata-train -q -l 1e-2 -e 1e-3 \
     -r 500 "$dir/c64.svm" "$dir/m64c"
 p_cpu=$(primal)
-expect 0 "64-bit data on the GPU" env "$gpu_env" $ST_MPIRUN -np 2 -x LD_PRELOAD \
-    tools/strata-train -q --gpu -l 1e-2 -e 1e-3 -r 500 "$dir/c64.svm" "$dir/m64g"
+expect 0 "64-bit data on the GPU" gpu_mpirun -np 2 \
+    $train -q --gpu -l 1e-2 -e 1e-3 -r 500 "$dir/c64.svm" "$dir/m64g"
 p_gpu=$(primal)
 awk -v a="$p_cpu" -v b="$p_gpu" 'BEGIN { d = a - b; if (d < 0) d = -d;
     exit !(a != "" && b != "" && d <= 1e-7 * a) }' ||
@@ -79,20 +90,20 @@ awk -v a="$p_cpu" -v b="$p_gpu" 'BEGIN { d = a - b; if (d < 0) d = -d;
 expect 0 "the CPU to 1e-6" $ST_MPIRUN -np 2 tools/strata-train -q -l 1e-2 -e 1e-6 -r 3000 \
     "$dir/c32.bin" "$dir/ms-cpu"
 p_cpu=$(primal)
-expect 0 "streaming by --gpu-mem" env "$gpu_env" $ST_MPIRUN -np 2 -x LD_PRELOAD \
-    tools/strata-train --gpu --gpu-mem 150000 -l 1e-2 -e 1e-6 -r 3000 "$dir/c32.bin" \
+expect 0 "streaming by --gpu-mem" gpu_mpirun -np 2 \
+    $train --gpu --gpu-mem 150000 -l 1e-2 -e 1e-6 -r 3000 "$dir/c32.bin" \
     "$dir/ms-gpu"
 contains "streaming by --gpu-mem, said" "its rows streaming in 17 chunks"
 p_gpu=$(primal)
 awk -v a="$p_cpu" -v b="$p_gpu" 'BEGIN { d = a - b; if (d < 0) d = -d;
     exit !(a != "" && b != "" && d <= 2e-6 * a) }' ||
     { echo "FAIL: streaming: primal $p_gpu, $p_cpu in memory on the CPU"; fail=1; }
-expect 0 "streaming by free memory" env "$gpu_env" STRATA_FAKE_CUDA_MEM=$((268435456 + 300000)) \
-    $ST_MPIRUN -np 2 -x LD_PRELOAD -x STRATA_FAKE_CUDA_MEM tools/strata-train --gpu \
+expect 0 "streaming by free memory" gpu_mpirun -np 2 \
+    -x STRATA_FAKE_CUDA_MEM=$((268435456 + 300000)) $train --gpu \
     -l 1e-2 -r 3 "$dir/c32.bin" "$dir/ms-free"
 contains "streaming by free memory, said" "its rows streaming in 4 chunks"
-expect 1 "too little GPU memory" env "$gpu_env" $ST_MPIRUN -np 2 -x LD_PRELOAD \
-    tools/strata-train --gpu --gpu-mem 60000 "$dir/c32.bin" "$dir/m"
+expect 1 "too little GPU memory" gpu_mpirun -np 2 \
+    $train --gpu --gpu-mem 60000 "$dir/c32.bin" "$dir/m"
 contains "too little GPU memory named" "not enough for its 1500 rows' own arrays"
 expect 2 "bad --gpu-mem" tools/strata-train --gpu --gpu-mem 12X "$dir/c32.bin" "$dir/m"
 contains "bad --gpu-mem named" "gpu-mem"
