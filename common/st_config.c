@@ -143,7 +143,7 @@ static const st_config_field_t st_config_table[] = {
              "Between nodes, messages up to this size take recursive doubling; larger "
              "ones the ring (reduce-scatter + allgather).",
              ST_CONFIG_SIZE, ucx_rdb_max, 0, 1LL << 40, 0, NULL),
-    ST_FIELD("CUDA_IPC_MIN", "256K",
+    ST_FIELD("CUDA_IPC_MIN", "1M",
              "On one node, device buffers of at least this size reduce GPU to GPU through "
              "CUDA IPC when every rank's are device memory; smaller ones are staged through "
              "host memory.",

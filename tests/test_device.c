@@ -119,12 +119,12 @@ int main(int argc, char **argv)
     }
 
     /* CUDA IPC: every rank's buffers on the device and large enough (STRATA_CUDA_IPC_MIN,
-     * 256K by default): reduced GPU to GPU through the peers' mapped buffers. Fresh
+     * 1M by default): reduced GPU to GPU through the peers' mapped buffers. Fresh
      * allocations every round, in place every other: each peer's new buffers must be
      * mapped (a handle opens once per process: the cache goes by buffer id), and its
      * freed ones, whose addresses the new ones take, closed. */
     {
-        const int n = 1 << 16, rounds = 6;
+        const int n = 1 << 17, rounds = 6;   /* 1 MB of doubles */
         uint64_t ipc0 = st_test_stats(MPI_COMM_WORLD).ipc_calls, ipc;
         double *hs = malloc((size_t)n * sizeof(double)), *hr = malloc((size_t)n * sizeof(double));
         int round, expect = HAVE_CUDA && strata_active() && size > 1 &&

@@ -11,7 +11,7 @@
 # 3. runs it under strata-run on 2 and 4 ranks sharing GPU 0 (and one rank per GPU
 #    when there are several): device, host and in-place buffers, fresh cudaMalloc
 #    between calls, results checked and bitwise equal on every rank, and the
-#    all-device calls of 256 KB and more must have gone GPU to GPU (CUDA IPC);
+#    all-device calls of 1 MB and more must have gone GPU to GPU (CUDA IPC);
 # 4. times 2 ranks: Strata on device buffers against copy-to-host + MPI_Allreduce +
 #    copy-back by hand, and a device-to-device copy of the same size;
 # 5. checks Strata's GPU reduction kernels (tests/test_cuda_fold: every type and

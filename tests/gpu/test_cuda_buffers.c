@@ -44,7 +44,7 @@ static uint64_t hash(const void *p, size_t n)
     return h;
 }
 
-/* Under strata-run, the all-device calls of 256 KB and more went GPU to GPU. */
+/* Under strata-run, the all-device calls of 1 MB and more went GPU to GPU. */
 static void check_ipc_used(void)
 {
     strata_status_t (*stats)(MPI_Comm, strata_comm_stats_t *);
