@@ -242,6 +242,25 @@ int st_cuda_fold_supported(st_type_t type, st_op_t op)
 
 /* The module table entry of the current context, the kernels loaded (under
  * st_cu_lock); NULL when there is no current context or no kernels. */
+/* The table entry of context @a ctx, made on first sight (under st_cu_lock); -1 when
+ * the table is full. */
+static int st_cuda_entry_locked(st_cu_ctx_t ctx)
+{
+    int m;
+
+    for (m = 0; m < st_cu_nmods && st_cu_mods[m].ctx != ctx; m++) {
+    }
+    if (m == ST_CU_MAX_CTX) {
+        return -1;
+    }
+    if (m == st_cu_nmods) {   /* its module is loaded by the first kernel */
+        memset(&st_cu_mods[m], 0, sizeof(st_cu_mods[m]));
+        st_cu_mods[m].ctx = ctx;
+        st_cu_nmods++;
+    }
+    return m;
+}
+
 static int st_cuda_module_locked(void)
 {
     st_cu_ctx_t ctx = NULL;
@@ -256,16 +275,9 @@ static int st_cuda_module_locked(void)
         st_error("a GPU kernel needs a current CUDA context");
         return -1;
     }
-    for (m = 0; m < st_cu_nmods && st_cu_mods[m].ctx != ctx; m++) {
-    }
-    if (m == ST_CU_MAX_CTX) {
+    if ((m = st_cuda_entry_locked(ctx)) < 0) {
         st_error("more than %d CUDA contexts: no GPU kernels in this one", ST_CU_MAX_CTX);
         return -1;
-    }
-    if (m == st_cu_nmods) {
-        memset(&st_cu_mods[m], 0, sizeof(st_cu_mods[m]));
-        st_cu_mods[m].ctx = ctx;
-        st_cu_nmods++;
     }
     if (st_cu_mods[m].loaded == 0) {
 #if HAVE_CUDA
@@ -485,14 +497,7 @@ void *st_cuda_stream(void)
         return NULL;
     }
     pthread_mutex_lock(&st_cu_lock);
-    for (m = 0; m < st_cu_nmods && st_cu_mods[m].ctx != ctx; m++) {
-    }
-    if (m < ST_CU_MAX_CTX) {
-        if (m == st_cu_nmods) {   /* its module is loaded by the first fold */
-            memset(&st_cu_mods[m], 0, sizeof(st_cu_mods[m]));
-            st_cu_mods[m].ctx = ctx;
-            st_cu_nmods++;
-        }
+    if ((m = st_cuda_entry_locked(ctx)) >= 0) {
         if (st_cu_mods[m].stream == NULL) {
             rc = st_cu.stream_create(&st_cu_mods[m].stream, ST_CU_STREAM_NON_BLOCKING);
             if (rc != 0) {
