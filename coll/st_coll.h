@@ -57,6 +57,29 @@ void st_shm_allreduce(st_shm_t *shm, const void *sbuf, void *rbuf, size_t count,
 const void *const *st_shm_exchange(st_shm_t *shm, const void *mine, size_t len,
                                    MPI_Comm pcomm);
 
+/*
+ * The node steps of the inter-node pipeline (st_hier.c). Both cut @a count
+ * elements into steps of @a step bytes (at most the chunk; the same on every
+ * node of a lane, so the parts line up across nodes) and give part j of each
+ * step, st_shm's cache-line aligned cut into @a nparts, to rank j < @a nparts:
+ *
+ * st_shm_reduce_scatter: rank j gets its parts of the ranks' sum of @a in, one
+ * after the other at @a out (the same bits as a fold in rank order); returns
+ * how many elements it wrote (0 for ranks >= nparts).
+ * st_shm_allgather_parts: rank j posts its parts from @a parts (as written by
+ * the reduce-scatter), every rank gets the whole vector at @a out.
+ *
+ * While waiting, both call the segment's progress hook (st_shm_set_progress).
+ */
+size_t st_shm_reduce_scatter(st_shm_t *shm, const void *in, size_t count, st_type_t type,
+                             st_op_t op, int nparts, size_t step, void *out,
+                             MPI_Comm progress_comm);
+void st_shm_allgather_parts(st_shm_t *shm, const void *parts, size_t count, size_t esize,
+                            int nparts, size_t step, void *out, MPI_Comm progress_comm);
+
+/* Call @a fn(@a arg) at every poll while waiting on the segment (NULL: none). */
+void st_shm_set_progress(st_shm_t *shm, void (*fn)(void *), void *arg);
+
 /* The segment's pipeline chunk and latency threshold (bytes). */
 size_t st_shm_chunk(const st_shm_t *shm);
 size_t st_shm_small_msg(const st_shm_t *shm);

@@ -6,28 +6,40 @@
  * Lanes: local rank j of every node form lane j (the split_rail idea of UCC's
  * hierarchical layer), for j < L = the smallest number of ranks on a node, so no
  * lane misses a node; the ranks beyond L on larger nodes take part in the node's
- * steps only. A call:
+ * steps only.
  *
- *   1. every rank of a node gets the node's sum (st_shm_allreduce on the node's
- *      segment: one fixed order, the same bits on every local rank);
- *   2. small messages (up to STRATA_SMALL_MSG bytes, or fewer elements than lanes):
- *      lane 0, the node leaders, reduces the whole vector over UCX; large ones: the
- *      vector is cut into L slices and lane j reduces slice j, all lanes at once, so
- *      every local rank drives the network;
- *   3. the node leader broadcasts (small), or the lane ranks allgather their slices
- *      (large), inside the node.
+ * Small messages (up to STRATA_SMALL_MSG bytes, or fewer elements than lanes):
+ * every local rank gets the node's sum (st_shm_allreduce), lane 0, the node
+ * leaders, reduces it over UCX (recursive doubling or the ring), and the leader
+ * broadcasts it inside the node.
  *
- * Each lane's result is bitwise identical on its members (st_ucx_allreduce), and
- * steps 1 and 3 copy, so every rank of the communicator holds the same bits. Not yet:
- * pipelining the node steps with the network transfers (issue 8).
+ * Large messages, pipelined in pieces of STRATA_HIER_PIECE bytes: for piece k,
+ *   1. reduce-scatter inside the node: lane j gets part j of the node's sum of the
+ *      piece (st_shm_reduce_scatter; the parts line up across nodes);
+ *   2. lane j starts the ring allreduce of its parts over UCX, and leaves it in
+ *      flight (a message of one piece: st_ucx_allreduce, recursive doubling up to
+ *      STRATA_UCX_RDB_MAX);
+ *   3. lane j waits for piece k - 1's ring, then the node allgathers piece k - 1
+ *      (st_shm_allgather_parts).
+ * Every wait of steps 1 and 3 advances the rings in flight, so the network
+ * carries piece k while the node reduces piece k + 1 and spreads piece k - 1.
+ * No rank waits for another without advancing its own rings, and a ring needs
+ * nothing but its lane's rings to advance: no cycle of waits can form.
+ *
+ * Each element is summed once inside its node (by its part's lane rank, in rank
+ * order), once along its lane's ring, and copied: every rank of the
+ * communicator holds the same bits, whatever the piece size.
  */
 #include "config.h"
 
 #include "st_coll.h"
+#include "st_config.h"
 #include "st_ucx.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#define ST_HIER_STEP_ALONE (512 * 1024)   /* node step when every node has one rank */
 
 struct st_hier {
     MPI_Comm       node_comm;   /* my node's ranks, in the plan's order */
@@ -37,7 +49,12 @@ struct st_hier {
     int            node_rank, node_size, nlanes;
     size_t         small;       /* bytes: up to this, only the node leaders' lane */
     size_t         chunk;       /* the largest node segment's chunk (0: none), agreed */
-    int           *counts, *displs;  /* node_size entries: elements, for the allgather */
+    size_t         step;        /* the smallest node segment's chunk: the node steps' size */
+    /* the pipeline (large messages) */
+    st_ucx_ring_t *ring[2];     /* piece k's ring is ring[k % 2] */
+    char          *pack[2];     /* piece k's parts, as the ring reduces them */
+    size_t         pack_size;   /* bytes of each */
+    MPI_Comm       comm;        /* of the call in progress: for the progress hook's abort */
 };
 
 void st_hier_destroy(st_hier_t *h)
@@ -53,8 +70,10 @@ void st_hier_destroy(st_hier_t *h)
     if (h->node_comm != MPI_COMM_NULL) {
         PMPI_Comm_free(&h->node_comm);
     }
-    free(h->counts);
-    free(h->displs);
+    st_ucx_ring_free(h->ring[0]);
+    st_ucx_ring_free(h->ring[1]);
+    free(h->pack[0]);
+    free(h->pack[1]);
     free(h);
 }
 
@@ -64,7 +83,7 @@ st_status_t st_hier_create(MPI_Comm comm, const st_topo_t *topo, size_t small,
     st_hier_t *h = calloc(1, sizeof(*h));
     int ok;
     st_status_t status = ST_OK;
-    uint64_t chunk;
+    uint64_t chunk, step;
 
     *hier_p = NULL;
     if (!st_coll_all_ok(comm, h != NULL)) {
@@ -88,10 +107,8 @@ st_status_t st_hier_create(MPI_Comm comm, const st_topo_t *topo, size_t small,
     st_mpi_allreduce(&h->nlanes, 1, MPI_INT, MPI_MIN, comm);
 
     /* the node's segment (none for a rank alone on its node) */
-    h->counts = malloc((size_t)h->node_size * sizeof(int));
-    h->displs = malloc((size_t)h->node_size * sizeof(int));
-    ok        = (h->counts != NULL && h->displs != NULL);
-    if (st_coll_all_ok(comm, ok) && h->node_size > 1) {
+    ok = 1;
+    if (h->node_size > 1) {
         status = st_coll_node_shm(h->node_comm, topo, &h->shm);
         ok     = (status == ST_OK);
     }
@@ -102,6 +119,9 @@ st_status_t st_hier_create(MPI_Comm comm, const st_topo_t *topo, size_t small,
     chunk = (h->shm != NULL) ? st_shm_chunk(h->shm) : 0;
     st_mpi_allreduce(&chunk, 1, MPI_UINT64_T, MPI_MAX, comm);
     h->chunk = (size_t)chunk;
+    step     = (h->shm != NULL) ? st_shm_chunk(h->shm) : UINT64_MAX;
+    st_mpi_allreduce(&step, 1, MPI_UINT64_T, MPI_MIN, comm);
+    h->step = (step == UINT64_MAX) ? ST_HIER_STEP_ALONE : (size_t)step;
 
     /* the lanes: every member of a lane comm takes the same branch */
     if (h->node_rank < h->nlanes) {
@@ -114,6 +134,14 @@ st_status_t st_hier_create(MPI_Comm comm, const st_topo_t *topo, size_t small,
     if (!st_coll_all_ok(comm, status == ST_OK)) {
         st_hier_destroy(h);
         return (status != ST_OK) ? status : ST_ERR_NO_RESOURCE;
+    }
+    if (h->lane != NULL) {
+        h->ring[0] = st_ucx_ring_new();
+        h->ring[1] = st_ucx_ring_new();
+    }
+    if (!st_coll_all_ok(comm, h->lane == NULL || (h->ring[0] != NULL && h->ring[1] != NULL))) {
+        st_hier_destroy(h);
+        return ST_ERR_NO_MEMORY;
     }
     *hier_p = h;
     return ST_OK;
@@ -143,52 +171,144 @@ static void st_hier_fatal(MPI_Comm comm, st_status_t status)
     PMPI_Abort(comm, 1);
 }
 
+/* The shared segment's progress hook during a pipelined call: advance the rings
+ * in flight (a failed one ends the job: its result is lost). */
+static void st_hier_progress(void *arg)
+{
+    st_hier_t *h = arg;
+    int i;
+
+    for (i = 0; i < 2; i++) {
+        if (st_ucx_ring_active(h->ring[i]) && st_ucx_ring_test(h->ring[i]) < 0) {
+            st_ucx_ring_abort(h->ring[i]);
+            st_hier_fatal(h->comm, ST_ERR_IO);
+        }
+    }
+}
+
+/* The pack buffers for pieces of @a bytes (a part is never more than its piece). */
+static int st_hier_pack(st_hier_t *h, size_t bytes)
+{
+    void *p[2];
+    int i;
+
+    if (bytes <= h->pack_size) {
+        return 1;
+    }
+    for (i = 0; i < 2; i++) {
+        if (posix_memalign(&p[i], ST_CACHE_LINE, bytes) != 0) {
+            if (i == 1) {
+                free(p[0]);
+            }
+            return 0;
+        }
+    }
+    for (i = 0; i < 2; i++) {
+        free(h->pack[i]);
+        h->pack[i] = p[i];
+    }
+    h->pack_size = bytes;
+    return 1;
+}
+
+/* Piece @a k of a vector of @a count elements cut into pieces of @a piece:
+ * its offset and length. */
+static void st_hier_piece(size_t count, size_t piece, size_t k, size_t *off_p, size_t *n_p)
+{
+    *off_p = k * piece;
+    *n_p   = ST_MIN(piece, count - *off_p);
+}
+
+static void st_hier_pipeline(st_hier_t *h, const char *in, char *out, size_t count,
+                             st_type_t type, st_op_t op, MPI_Comm comm)
+{
+    size_t esize = st_type_size(type), step_elems = h->step / esize, piece, npieces, k;
+    size_t off, n, parts[2] = {0, 0};
+    int lane = (h->node_rank < h->nlanes), b;
+    st_status_t status;
+
+    /* pieces of whole node steps, the same on every node */
+    piece = (st_config.hier_piece == 0) ? count
+                                        : ST_MAX(st_config.hier_piece / h->step, 1) * step_elems;
+    piece   = ST_MIN(piece, count);
+    npieces = (count + piece - 1) / piece;
+    if (!st_hier_pack(h, piece * esize)) {
+        st_error("MPI_Allreduce across nodes: no memory for %zu bytes; aborting the job",
+                 2 * piece * esize);
+        PMPI_Abort(comm, 1);
+    }
+    h->comm = comm;
+    if (h->shm != NULL) {
+        st_shm_set_progress(h->shm, st_hier_progress, h);
+    }
+    for (k = 0; k <= npieces; k++) {
+        if (k < npieces) {
+            b = (int)(k % 2);
+            st_hier_piece(count, piece, k, &off, &n);
+            if (h->shm != NULL) {
+                parts[b] = st_shm_reduce_scatter(h->shm, in + off * esize, n, type, op, h->nlanes,
+                                                 h->step, h->pack[b], comm);
+            } else {
+                memcpy(h->pack[b], in + off * esize, n * esize);
+                parts[b] = n;
+            }
+            if (lane) {
+                /* one piece: nothing to overlap; recursive doubling for small parts */
+                status = (npieces == 1)
+                             ? st_ucx_allreduce(h->lane, h->pack[b], parts[b], type, op, comm)
+                             : st_ucx_ring_start(h->ring[b], h->lane, h->pack[b], parts[b], type,
+                                                 op);
+                if (status != ST_OK) {
+                    st_hier_fatal(comm, status);
+                }
+            }
+        }
+        if (k > 0) {
+            b = (int)((k - 1) % 2);
+            st_hier_piece(count, piece, k - 1, &off, &n);
+            if (lane) {
+                status = st_ucx_ring_wait(h->ring[b], h->ring[1 - b], comm);
+                if (status != ST_OK) {
+                    st_hier_fatal(comm, status);
+                }
+            }
+            if (h->shm != NULL) {
+                st_shm_allgather_parts(h->shm, h->pack[b], n, esize, h->nlanes, h->step,
+                                       out + off * esize, comm);
+            } else {
+                memcpy(out + off * esize, h->pack[b], n * esize);
+            }
+        }
+    }
+    if (h->shm != NULL) {
+        st_shm_set_progress(h->shm, NULL, NULL);
+    }
+}
+
 void st_hier_allreduce(st_hier_t *h, const void *sbuf, void *rbuf, size_t count,
                        st_type_t type, st_op_t op, MPI_Datatype dtype, MPI_Comm comm)
 {
-    size_t esize = st_type_size(type), off;
+    size_t esize = st_type_size(type);
     st_status_t status = ST_OK;
-    int j;
 
-    /* 1. the node's sum on every local rank */
+    if (count * esize > h->small && count >= (size_t)h->nlanes) {
+        st_hier_pipeline(h, (sbuf == MPI_IN_PLACE) ? rbuf : sbuf, rbuf, count, type, op, comm);
+        return;
+    }
+
+    /* small: the node's sum on every local rank, the leaders' lane, a broadcast */
     if (h->shm != NULL) {
         st_shm_allreduce(h->shm, sbuf, rbuf, count, type, op, comm);
     } else if (sbuf != MPI_IN_PLACE) {
         memcpy(rbuf, sbuf, count * esize);
     }
-
-    /* 2-3. across nodes, then inside */
-    if (count * esize <= h->small || count < (size_t)h->nlanes) {
-        if (h->node_rank == 0) {
-            status = st_ucx_allreduce(h->lane, rbuf, count, type, op, comm);
-        }
-        if (status != ST_OK) {
-            st_hier_fatal(comm, status);
-        }
-        if (h->node_size > 1) {
-            PMPI_Bcast(rbuf, (int)count, dtype, 0, h->node_comm);
-        }
-        return;
-    }
-    for (j = 0; j < h->node_size; j++) {
-        if (j < h->nlanes) {
-            off          = count * (size_t)j / (size_t)h->nlanes;
-            h->displs[j] = (int)off;
-            h->counts[j] = (int)(count * (size_t)(j + 1) / (size_t)h->nlanes - off);
-        } else {
-            h->displs[j] = (int)count;
-            h->counts[j] = 0;
-        }
-    }
-    if (h->node_rank < h->nlanes) {
-        status = st_ucx_allreduce(h->lane, (char*)rbuf + (size_t)h->displs[h->node_rank] * esize,
-                                  (size_t)h->counts[h->node_rank], type, op, comm);
+    if (h->node_rank == 0) {
+        status = st_ucx_allreduce(h->lane, rbuf, count, type, op, comm);
     }
     if (status != ST_OK) {
         st_hier_fatal(comm, status);
     }
     if (h->node_size > 1) {
-        PMPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, rbuf, h->counts, h->displs, dtype,
-                        h->node_comm);
+        PMPI_Bcast(rbuf, (int)count, dtype, 0, h->node_comm);
     }
 }

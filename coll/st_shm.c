@@ -117,6 +117,8 @@ struct st_shm {
     st_shm_nt_stats_t nt[ST_SHM_NT_BUCKETS];  /* copy-in mode choice, by message size */
     char          *scratch;     /* ST_SHM_NT_BLOCK bytes: folds bound for streamed stores */
     const void   **exchanged;   /* size: the slots of the last st_shm_exchange */
+    void         (*progress)(void *);  /* called at every poll of a wait (NULL: none) */
+    void          *progress_arg;
 };
 
 #define ST_SHM_PAGE          4096
@@ -181,6 +183,9 @@ static void st_shm_wait(st_shm_t *shm, size_t which, uint64_t s, const int *rank
     for (j = 0; j < n; j++) {
         flag = (st_shm_flag_t*)((char*)&shm->ctrl[(ranks != NULL) ? ranks[j] : j] + which);
         for (polls = 0; atomic_load_explicit(&flag->value, memory_order_acquire) < s; polls++) {
+            if (shm->progress != NULL) {
+                shm->progress(shm->progress_arg);
+            }
             if (polls < (unsigned long)shm->spin) {
                 st_cpu_relax();
                 continue;
@@ -586,6 +591,85 @@ void st_shm_allreduce(st_shm_t *shm, const void *sbuf, void *rbuf, size_t count,
             st_shm_nt_learn(nt_stats, nt, bytes, st_shm_now() - t0);
         }
     }
+}
+
+/*
+ * The node steps of the inter-node pipeline. One protocol serves both: at step
+ * s, write my area of buffer s % 2, post ready = s, wait until every rank
+ * posted s, read. A rank posts s only after it finished reading step s - 1, so
+ * once I saw every rank at s - 1, nobody reads buffer s % 2 for step s - 2 any
+ * more: no other flag is needed. The segment's other operations also end
+ * knowing that every rank finished their next-to-last step (their last wait is
+ * on flags posted after it), and start with a write into the buffer that step
+ * used, so all of them mix in any order.
+ */
+size_t st_shm_reduce_scatter(st_shm_t *shm, const void *in, size_t count, st_type_t type,
+                             st_op_t op, int nparts, size_t step, void *out,
+                             MPI_Comm progress_comm)
+{
+    const st_reduce_kernel_t *kernel = st_reduce_kernel(type, op);
+    size_t esize = st_type_size(type), step_elems = step / esize;
+    const char *src_in = in;
+    const void *src[shm->size];
+    char *slot, *dst = out;
+    size_t off, n, lo, hi, got = 0;
+    uint64_t s;
+    int j;
+
+    for (off = 0; off < count; off += n) {
+        n    = ST_MIN(step_elems, count - off);
+        s    = ++shm->seq;
+        slot = st_shm_slot(shm, (unsigned)(s & 1), shm->rank);
+        st_shm_range(n, esize, nparts, shm->rank, &lo, &hi);   /* empty for ranks >= nparts */
+        memcpy(slot, src_in + off * esize, lo * esize);
+        memcpy(slot + hi * esize, src_in + (off + hi) * esize, (n - hi) * esize);
+        st_shm_post(&shm->ctrl[shm->rank].ready, s);
+        ST_SHM_WAIT(shm, ready, s, progress_comm);
+        if (hi > lo) {
+            for (j = 0; j < shm->size; j++) {
+                src[j] = (j == shm->rank) ? src_in + (off + lo) * esize
+                                          : st_shm_slot(shm, (unsigned)(s & 1), j) + lo * esize;
+                shm->cross_bytes += st_shm_cross(shm, j) ? (hi - lo) * esize : 0;
+            }
+            st_reduce_fold(kernel, esize, dst + got * esize, src, shm->size, hi - lo);
+            got += hi - lo;
+        }
+    }
+    return got;
+}
+
+void st_shm_allgather_parts(st_shm_t *shm, const void *parts, size_t count, size_t esize,
+                            int nparts, size_t step, void *out, MPI_Comm progress_comm)
+{
+    size_t step_elems = step / esize, off, n, lo, hi, used = 0;
+    const char *mine = parts;
+    char *area;
+    uint64_t s;
+    int j;
+
+    for (off = 0; off < count; off += n) {
+        n    = ST_MIN(step_elems, count - off);
+        s    = ++shm->seq;
+        area = st_shm_result_of(shm, (unsigned)(s & 1), 0);
+        st_shm_range(n, esize, nparts, shm->rank, &lo, &hi);
+        memcpy(area + lo * esize, mine + used * esize, (hi - lo) * esize);
+        used += hi - lo;
+        st_shm_post(&shm->ctrl[shm->rank].ready, s);
+        ST_SHM_WAIT(shm, ready, s, progress_comm);
+        memcpy((char*)out + off * esize, area, n * esize);
+        for (j = 0; j < nparts && j < shm->size; j++) {
+            if (st_shm_cross(shm, j)) {
+                st_shm_range(n, esize, nparts, j, &lo, &hi);
+                shm->cross_bytes += (hi - lo) * esize;
+            }
+        }
+    }
+}
+
+void st_shm_set_progress(st_shm_t *shm, void (*fn)(void *), void *arg)
+{
+    shm->progress     = fn;
+    shm->progress_arg = arg;
 }
 
 /* ---- segment setup ---- */

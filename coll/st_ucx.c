@@ -154,6 +154,7 @@ struct st_ucx_lane {
     size_t         scratch_size;
     st_ucx_req_t  *reqs;
     int            nreqs;     /* capacity of reqs */
+    struct st_ucx_ring *ring; /* st_ucx_allreduce's */
     /* teardown */
     st_ucx_lane_state_t state;
     uint64_t       bye_out, *bye_in;   /* goodbye payloads */
@@ -445,6 +446,96 @@ static int st_ucx_reap(void);
 static void st_ucx_abort_arrived(st_ucx_lane_t *lane);
 
 /*
+ * Lock held: check @a n requests (and the lane's abort notice) without
+ * progressing the worker. Completed ones are freed and marked. Returns 1 when
+ * all are complete, 0 while some are pending, -1 when one failed or the lane
+ * broke (st_ucx_why() says why).
+ */
+static int st_ucx_test_locked(st_ucx_lane_t *lane, st_ucx_req_t *reqs, int n)
+{
+    st_ucx_req_t *r;
+    ucs_status_t s;
+    int i, pending = 0, failed = 0;
+
+    if (lane->abort_req.ucp != NULL &&
+        ucp_request_check_status(lane->abort_req.ucp) != UCS_INPROGRESS) {
+        st_ucx_abort_arrived(lane);
+    }
+    for (i = 0; i < n; i++) {
+        r = &reqs[i];
+        if (r->ucp == NULL) {
+            failed = failed || (r->status != ST_OK);
+            continue;
+        }
+        s = ucp_request_check_status(r->ucp);
+        if (s == UCS_INPROGRESS) {
+            if (r->is_recv && atomic_load(&lane->peers[r->peer].failed) != 0) {
+                st_ucx_set_why("lane rank %d failed: %s", r->peer,
+                               ucs_status_string(atomic_load(&lane->peers[r->peer].failed)));
+                failed = 1;
+            }
+            pending++;
+            continue;
+        }
+        ucp_request_free(r->ucp);
+        r->ucp    = NULL;
+        r->status = (s == UCS_OK) ? ST_OK : ST_ERR_IO;
+        if (s != UCS_OK) {
+            st_ucx_set_why("%s lane rank %d failed: %s", r->is_recv ? "receive from" : "send to",
+                           r->peer, ucs_status_string(s));
+            failed = 1;
+        }
+    }
+    return (failed || lane->broken) ? -1 : (pending == 0);
+}
+
+/* The same, taking the lock. */
+static int st_ucx_test(st_ucx_lane_t *lane, st_ucx_req_t *reqs, int n)
+{
+    int t;
+
+    pthread_mutex_lock(&st_ucx_lock);
+    t = st_ucx_test_locked(lane, reqs, n);
+    pthread_mutex_unlock(&st_ucx_lock);
+    return t;
+}
+
+/* Progress the worker once; nonzero if it did something. */
+static int st_ucx_progress(void)
+{
+    int progressed;
+
+    pthread_mutex_lock(&st_ucx_lock);
+    progressed = (int)ucp_worker_progress(st_ucx_worker);
+    pthread_mutex_unlock(&st_ucx_lock);
+    return progressed;
+}
+
+/* A waiting loop's idle pass: spin @a spin passes, then yield the core; every
+ * 16th yield, MPI progress and the closing lanes. */
+static void st_ucx_idle(int progressed, unsigned long *idle_p, unsigned long *yields_p, int spin,
+                        MPI_Comm pcomm)
+{
+    MPI_Status mstatus;
+    int found;
+
+    if (progressed) {
+        *idle_p = 0;
+        return;
+    }
+    if (++*idle_p <= (unsigned long)spin) {
+        return;
+    }
+    sched_yield();
+    if ((++*yields_p & ST_UCX_PROGRESS_MASK) == 0) {
+        if (pcomm != MPI_COMM_NULL) {
+            PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, pcomm, &found, &mstatus);
+        }
+        st_ucx_reap();
+    }
+}
+
+/*
  * Wait for @a n requests; on an error or past @a deadline (0: none) return
  * ST_ERR_IO with the rest still pending (the caller aborts them).
  */
@@ -452,71 +543,21 @@ static st_status_t st_ucx_wait_reqs(st_ucx_lane_t *lane, st_ucx_req_t *reqs, int
                                     MPI_Comm pcomm, double deadline)
 {
     unsigned long idle = 0, yields = 0;
-    st_ucx_req_t *r;
-    ucs_status_t s;
-    MPI_Status mstatus;
-    int i, pending, progressed, found, failed;
+    int progressed, t;
 
     for (;;) {
-        pending = 0;
-        failed  = 0;
         pthread_mutex_lock(&st_ucx_lock);
         progressed = (int)ucp_worker_progress(st_ucx_worker);
-        if (lane->abort_req.ucp != NULL &&
-            ucp_request_check_status(lane->abort_req.ucp) != UCS_INPROGRESS) {
-            st_ucx_abort_arrived(lane);
-        }
-        for (i = 0; i < n; i++) {
-            r = &reqs[i];
-            if (r->ucp == NULL) {
-                failed = failed || (r->status != ST_OK);
-                continue;
-            }
-            s = ucp_request_check_status(r->ucp);
-            if (s == UCS_INPROGRESS) {
-                if (r->is_recv && atomic_load(&lane->peers[r->peer].failed) != 0) {
-                    st_ucx_set_why("lane rank %d failed: %s", r->peer,
-                                   ucs_status_string(atomic_load(&lane->peers[r->peer].failed)));
-                    failed = 1;
-                }
-                pending++;
-                continue;
-            }
-            ucp_request_free(r->ucp);
-            r->ucp    = NULL;
-            r->status = (s == UCS_OK) ? ST_OK : ST_ERR_IO;
-            if (s != UCS_OK) {
-                st_ucx_set_why("%s lane rank %d failed: %s",
-                               r->is_recv ? "receive from" : "send to", r->peer,
-                               ucs_status_string(s));
-                failed = 1;
-            }
-        }
+        t          = st_ucx_test_locked(lane, reqs, n);
         pthread_mutex_unlock(&st_ucx_lock);
-        if (failed || lane->broken) {
-            return ST_ERR_IO;
-        }
-        if (pending == 0) {
-            return ST_OK;
+        if (t != 0) {
+            return (t > 0) ? ST_OK : ST_ERR_IO;
         }
         if (deadline != 0 && st_ucx_now() > deadline) {
             st_ucx_set_why("timed out waiting for lane rank(s), e.g. %d", reqs[0].peer);
             return ST_ERR_IO;
         }
-        if (progressed) {
-            idle = 0;
-            continue;
-        }
-        if (++idle <= (unsigned long)lane->spin) {
-            continue;
-        }
-        sched_yield();
-        if ((++yields & ST_UCX_PROGRESS_MASK) == 0) {
-            if (pcomm != MPI_COMM_NULL) {
-                PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, pcomm, &found, &mstatus);
-            }
-            st_ucx_reap();
-        }
+        st_ucx_idle(progressed, &idle, &yields, lane->spin, pcomm);
     }
 }
 
@@ -873,83 +914,241 @@ static void st_ucx_block(size_t count, int p, int b, size_t *lo_p, size_t *n_p)
 }
 
 /*
- * Ring: reduce-scatter, then allgather. At reduce-scatter step s, rank r sends
+ * Ring: reduce-scatter, then allgather, as a state machine so that several can
+ * be in flight on a lane and progress while their caller does other work (the
+ * hierarchical allreduce's node steps). At reduce-scatter step s, rank r sends
  * block r - s (its partial sum) to r + 1 and folds block r - s - 1 from r - 1
  * into its own buffer, segment by segment as they arrive (ST_UCX_WINDOW
- * segments received ahead into the scratch). After p - 1 steps rank r holds the
- * finished block r + 1: every element was reduced once, along the ring from
- * its block's first rank. The allgather then copies the finished blocks around,
- * received straight into the user's buffer.
+ * segments received ahead into the ring's scratch). After p - 1 steps rank r
+ * holds the finished block r + 1: every element was reduced once, along the
+ * ring from its block's first rank. The allgather then copies the finished
+ * blocks around, received straight into the buffer. Each ring has its own epoch
+ * (tag), so the messages of rings in flight at once never mix.
  */
-static st_status_t st_ucx_ring(st_ucx_lane_t *lane, char *buf, size_t count, size_t esize,
-                               const st_reduce_kernel_t *kernel, MPI_Comm pcomm)
+struct st_ucx_ring {
+    st_ucx_lane_t            *lane;
+    const st_reduce_kernel_t *kernel;
+    char                     *buf;
+    size_t                    count, esize, seg;
+    unsigned                  seq;      /* the ring's epoch */
+    int                       active;   /* started, not complete */
+    int                       step;     /* 0 ... 2 (p - 1) - 1; then done */
+    int                       posted;   /* the step's messages are posted */
+    int                       nsend;    /* reqs[0 .. nsend): the step's sends (allgather: both) */
+    size_t                    rlo, rn, nrseg, k;  /* reduce-scatter: block received, segments folded */
+    st_ucx_req_t             *reqs;
+    int                       nreqs;
+    char                     *tmp;
+    size_t                    tmp_size;
+};
+
+st_ucx_ring_t *st_ucx_ring_new(void)
 {
+    return calloc(1, sizeof(st_ucx_ring_t));
+}
+
+void st_ucx_ring_free(st_ucx_ring_t *ring)
+{
+    if (ring != NULL) {
+        free(ring->reqs);
+        free(ring->tmp);
+        free(ring);
+    }
+}
+
+int st_ucx_ring_active(const st_ucx_ring_t *ring)
+{
+    return ring != NULL && ring->active;
+}
+
+/* Post the messages of the ring's current step. */
+static st_status_t st_ucx_ring_post(st_ucx_ring_t *ring)
+{
+    st_ucx_lane_t *lane = ring->lane;
     int p = lane->size, r = lane->rank, right = (r + 1) % p, left = (r + p - 1) % p;
-    size_t seg = ST_MAX(ST_UCX_SEG / esize, 1), slo, sn, rlo, rn, off, len, k, nrseg;
-    size_t maxblock = count / (size_t)p + 1;
-    int nreq = (int)((maxblock + seg - 1) / seg) + ST_UCX_WINDOW;
-    st_ucx_req_t *reqs = st_ucx_reqs(lane, ST_MAX(nreq, 2)), *rreq;
-    char *tmp = st_ucx_scratch(lane, ST_UCX_WINDOW * seg * esize), *slot;
-    st_status_t status = ST_OK;
-    int s, nsend;
+    int s = ring->step, t;
+    size_t esize = ring->esize, seg = ring->seg, slo, sn, off, len, k;
     unsigned msg;
 
-    if (reqs == NULL || tmp == NULL) {
-        return ST_ERR_NO_MEMORY;
-    }
-    nreq = ST_MAX(nreq, 2);
-    for (s = 0; s < p - 1; s++) {
+    memset(ring->reqs, 0, (size_t)ring->nreqs * sizeof(*ring->reqs));
+    ring->nsend = 0;
+    if (s < p - 1) {
         msg = (unsigned)s % ST_UCX_MSG_LIMIT;
-        st_ucx_block(count, p, (r - s + p) % p, &slo, &sn);
-        st_ucx_block(count, p, (r - s - 1 + 2 * p) % p, &rlo, &rn);
-        nsend = 0;
+        st_ucx_block(ring->count, p, (r - s + p) % p, &slo, &sn);
+        st_ucx_block(ring->count, p, (r - s - 1 + 2 * p) % p, &ring->rlo, &ring->rn);
         for (off = 0; off < sn; off += seg) {
             len = ST_MIN(seg, sn - off);
-            ST_CALL_GOTO(st_ucx_post(lane, right, lane->seq, msg, buf + (slo + off) * esize,
-                                     len * esize, 0, &reqs[nsend]), err, status);
-            nsend++;
+            ST_CALL(st_ucx_post(lane, right, ring->seq, msg, ring->buf + (slo + off) * esize,
+                                len * esize, 0, &ring->reqs[ring->nsend]));
+            ring->nsend++;
         }
-        rreq  = reqs + nsend;
-        nrseg = (rn + seg - 1) / seg;
-        for (k = 0; k < nrseg && k < ST_UCX_WINDOW; k++) {
-            len = ST_MIN(seg, rn - k * seg);
-            ST_CALL_GOTO(st_ucx_post(lane, left, lane->seq, msg, tmp + k * seg * esize,
-                                     len * esize, 1, &rreq[k]), err, status);
+        ring->nrseg = (ring->rn + seg - 1) / seg;
+        ring->k     = 0;
+        for (k = 0; k < ring->nrseg && k < ST_UCX_WINDOW; k++) {
+            len = ST_MIN(seg, ring->rn - k * seg);
+            ST_CALL(st_ucx_post(lane, left, ring->seq, msg, ring->tmp + k * seg * esize,
+                                len * esize, 1, &ring->reqs[ring->nsend + (int)k]));
         }
-        for (k = 0; k < nrseg; k++) {
-            slot = tmp + (k % ST_UCX_WINDOW) * seg * esize;
-            len  = ST_MIN(seg, rn - k * seg);
-            ST_CALL_GOTO(st_ucx_wait_reqs(lane, &rreq[k % ST_UCX_WINDOW], 1, pcomm, 0), err,
-                         status);
-            kernel->reduce2(buf + (rlo + k * seg) * esize, slot, len);
-            if (k + ST_UCX_WINDOW < nrseg) {
-                len = ST_MIN(seg, rn - (k + ST_UCX_WINDOW) * seg);
-                ST_CALL_GOTO(st_ucx_post(lane, left, lane->seq, msg, slot, len * esize, 1,
-                                         &rreq[k % ST_UCX_WINDOW]), err, status);
-            }
-        }
-        ST_CALL_GOTO(st_ucx_wait_reqs(lane, reqs, nsend, pcomm, 0), err, status);
-    }
-    for (s = 0; s < p - 1; s++) {
-        msg = (unsigned)(p - 1 + s) % ST_UCX_MSG_LIMIT;
-        st_ucx_block(count, p, (r + 1 - s + p) % p, &slo, &sn);
-        st_ucx_block(count, p, (r - s + p) % p, &rlo, &rn);
-        memset(reqs, 0, 2 * sizeof(*reqs));
-        if (rn > 0) {
-            ST_CALL_GOTO(st_ucx_post(lane, left, lane->seq, msg, buf + rlo * esize, rn * esize, 1,
-                                     &reqs[0]), err, status);
+    } else {
+        t   = s - (p - 1);
+        msg = (unsigned)(p - 1 + t) % ST_UCX_MSG_LIMIT;
+        st_ucx_block(ring->count, p, (r + 1 - t + p) % p, &slo, &sn);
+        st_ucx_block(ring->count, p, (r - t + p) % p, &ring->rlo, &ring->rn);
+        ring->nsend = 2;
+        if (ring->rn > 0) {
+            ST_CALL(st_ucx_post(lane, left, ring->seq, msg, ring->buf + ring->rlo * esize,
+                                ring->rn * esize, 1, &ring->reqs[0]));
         }
         if (sn > 0) {
-            ST_CALL_GOTO(st_ucx_post(lane, right, lane->seq, msg, buf + slo * esize, sn * esize,
-                                     0, &reqs[1]), err, status);
+            ST_CALL(st_ucx_post(lane, right, ring->seq, msg, ring->buf + slo * esize,
+                                sn * esize, 0, &ring->reqs[1]));
         }
-        ST_CALL_GOTO(st_ucx_wait_reqs(lane, reqs, 2, pcomm, 0), err, status);
+    }
+    ring->posted = 1;
+    return ST_OK;
+}
+
+/* Do what has arrived, without progressing the worker: 1 done, 0 pending, -1
+ * failed (the requests still pending; st_ucx_ring_abort cleans up). */
+static int st_ucx_ring_advance(st_ucx_ring_t *ring)
+{
+    st_ucx_lane_t *lane = ring->lane;
+    int p = lane->size, t;
+    size_t esize = ring->esize, seg = ring->seg, len;
+    st_ucx_req_t *rreq;
+    char *slot;
+
+    while (ring->step < 2 * (p - 1)) {
+        if (!ring->posted && st_ucx_ring_post(ring) != ST_OK) {
+            return -1;
+        }
+        while (ring->step < p - 1 && ring->k < ring->nrseg) {
+            rreq = &ring->reqs[ring->nsend + (int)(ring->k % ST_UCX_WINDOW)];
+            t    = st_ucx_test(lane, rreq, 1);
+            if (t <= 0) {
+                return t;
+            }
+            slot = ring->tmp + (ring->k % ST_UCX_WINDOW) * seg * esize;
+            len  = ST_MIN(seg, ring->rn - ring->k * seg);
+            ring->kernel->reduce2(ring->buf + (ring->rlo + ring->k * seg) * esize, slot, len);
+            if (ring->k + ST_UCX_WINDOW < ring->nrseg) {
+                len = ST_MIN(seg, ring->rn - (ring->k + ST_UCX_WINDOW) * seg);
+                if (st_ucx_post(lane, (lane->rank + p - 1) % p, ring->seq,
+                                (unsigned)ring->step % ST_UCX_MSG_LIMIT, slot, len * esize, 1,
+                                rreq) != ST_OK) {
+                    return -1;
+                }
+            }
+            ring->k++;
+        }
+        t = st_ucx_test(lane, ring->reqs, ring->nsend);
+        if (t <= 0) {
+            return t;
+        }
+        ring->step++;
+        ring->posted = 0;
+    }
+    ring->active = 0;
+    return 1;
+}
+
+st_status_t st_ucx_ring_start(st_ucx_ring_t *ring, st_ucx_lane_t *lane, void *buf, size_t count,
+                              st_type_t type, st_op_t op)
+{
+    const st_reduce_kernel_t *kernel;
+    size_t esize, maxblock, tmp;
+    int nreq;
+    void *p;
+
+    if (ring == NULL || ring->active || lane == NULL || (unsigned)type >= ST_TYPE_LAST ||
+        (unsigned)op >= ST_OP_LAST || (kernel = st_reduce_kernel(type, op)) == NULL ||
+        (buf == NULL && count > 0)) {
+        return ST_ERR_INVALID_PARAM;
+    }
+    if (lane->broken || lane->state != ST_UCX_LANE_ACTIVE) {
+        st_ucx_set_why("lane %u is broken", lane->id);
+        return ST_ERR_IO;
+    }
+    if (count == 0 || lane->size == 1) {
+        return ST_OK;
+    }
+    esize    = st_type_size(type);
+    maxblock = count / (size_t)lane->size + 1;
+    st_ucx_lane_next(lane);
+    ring->lane   = lane;
+    ring->kernel = kernel;
+    ring->buf    = buf;
+    ring->count  = count;
+    ring->esize  = esize;
+    ring->seg    = ST_MAX(ST_UCX_SEG / esize, 1);
+    ring->seq    = lane->seq;
+    ring->step   = 0;
+    ring->posted = 0;
+    nreq         = ST_MAX((int)((maxblock + ring->seg - 1) / ring->seg) + ST_UCX_WINDOW, 2);
+    tmp          = ST_UCX_WINDOW * ring->seg * esize;
+    if (nreq > ring->nreqs) {
+        p = realloc(ring->reqs, (size_t)nreq * sizeof(*ring->reqs));
+        if (p == NULL) {
+            return ST_ERR_NO_MEMORY;
+        }
+        ring->reqs  = p;
+        ring->nreqs = nreq;
+    }
+    if (tmp > ring->tmp_size) {
+        if (posix_memalign(&p, ST_CACHE_LINE, tmp) != 0) {
+            return ST_ERR_NO_MEMORY;
+        }
+        free(ring->tmp);
+        ring->tmp      = p;
+        ring->tmp_size = tmp;
+    }
+    ring->active = 1;
+    if (st_ucx_ring_advance(ring) < 0) {
+        st_ucx_ring_abort(ring);
+        return ST_ERR_IO;
     }
     return ST_OK;
+}
 
-err:
-    st_ucx_abort(lane, reqs, nreq);
-    return (status == ST_ERR_NO_MEMORY) ? status : ST_ERR_IO;
+int st_ucx_ring_test(st_ucx_ring_t *ring)
+{
+    if (ring == NULL || !ring->active) {
+        return 1;
+    }
+    st_ucx_progress();
+    return st_ucx_ring_advance(ring);
+}
+
+void st_ucx_ring_abort(st_ucx_ring_t *ring)
+{
+    if (ring != NULL && ring->active) {
+        ring->active = 0;
+        st_ucx_abort(ring->lane, ring->reqs, ring->nreqs);
+    }
+}
+
+st_status_t st_ucx_ring_wait(st_ucx_ring_t *ring, st_ucx_ring_t *other, MPI_Comm progress_comm)
+{
+    unsigned long idle = 0, yields = 0;
+    int t, u = 1;
+
+    while (ring != NULL && ring->active) {
+        int progressed = st_ucx_progress();
+
+        t = st_ucx_ring_advance(ring);
+        if (other != NULL && other->active) {
+            u = st_ucx_ring_advance(other);
+        }
+        if (t < 0 || u < 0) {
+            st_ucx_ring_abort(ring);
+            st_ucx_ring_abort(other);
+            return ST_ERR_IO;
+        }
+        if (t == 0) {
+            st_ucx_idle(progressed, &idle, &yields, ring->lane->spin, progress_comm);
+        }
+    }
+    return ST_OK;
 }
 
 st_status_t st_ucx_allreduce(st_ucx_lane_t *lane, void *buf, size_t count, st_type_t type,
@@ -970,11 +1169,15 @@ st_status_t st_ucx_allreduce(st_ucx_lane_t *lane, void *buf, size_t count, st_ty
         return ST_OK;
     }
     esize = st_type_size(type);
-    st_ucx_lane_next(lane);
     if (count * esize <= st_config.ucx_rdb_max) {
+        st_ucx_lane_next(lane);
         return st_ucx_rdb(lane, buf, count, esize, kernel, progress_comm);
     }
-    return st_ucx_ring(lane, buf, count, esize, kernel, progress_comm);
+    if (lane->ring == NULL && (lane->ring = st_ucx_ring_new()) == NULL) {
+        return ST_ERR_NO_MEMORY;
+    }
+    ST_CALL(st_ucx_ring_start(lane->ring, lane, buf, count, type, op));
+    return st_ucx_ring_wait(lane->ring, NULL, progress_comm);
 }
 
 /* ---- lanes ---- */
@@ -1025,6 +1228,7 @@ static void st_ucx_lane_free(st_ucx_lane_t *lane)
     free(lane->closing);
     free(lane->reqs);
     free(lane->scratch);
+    st_ucx_ring_free(lane->ring);
     free(lane->addrs);
     free(lane->peers);
     free(lane);
@@ -1567,6 +1771,40 @@ st_status_t st_ucx_allreduce(st_ucx_lane_t *lane, void *buf, size_t count, st_ty
 
 void st_ucx_lane_next(st_ucx_lane_t *lane)
 {
+}
+
+st_ucx_ring_t *st_ucx_ring_new(void)
+{
+    return NULL;
+}
+
+void st_ucx_ring_free(st_ucx_ring_t *ring)
+{
+}
+
+st_status_t st_ucx_ring_start(st_ucx_ring_t *ring, st_ucx_lane_t *lane, void *buf, size_t count,
+                              st_type_t type, st_op_t op)
+{
+    return ST_ERR_UNSUPPORTED;
+}
+
+int st_ucx_ring_active(const st_ucx_ring_t *ring)
+{
+    return 0;
+}
+
+int st_ucx_ring_test(st_ucx_ring_t *ring)
+{
+    return -1;
+}
+
+void st_ucx_ring_abort(st_ucx_ring_t *ring)
+{
+}
+
+st_status_t st_ucx_ring_wait(st_ucx_ring_t *ring, st_ucx_ring_t *other, MPI_Comm progress_comm)
+{
+    return ST_ERR_UNSUPPORTED;
 }
 
 st_status_t st_ucx_isend(st_ucx_lane_t *lane, int peer, unsigned msg, const void *buf,

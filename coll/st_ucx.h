@@ -121,6 +121,50 @@ int st_ucx_lane_size(const st_ucx_lane_t *lane);
 st_status_t st_ucx_allreduce(st_ucx_lane_t *lane, void *buf, size_t count, st_type_t type,
                              st_op_t op, MPI_Comm progress_comm);
 
+/* ---- a nonblocking ring allreduce, several in flight on a lane ---- */
+
+typedef struct st_ucx_ring st_ucx_ring_t;
+
+/* A ring's state (its requests and scratch, kept between uses); NULL when out of
+ * memory. Free with st_ucx_ring_free (which does not wait: the ring must not be
+ * active). */
+st_ucx_ring_t *st_ucx_ring_new(void);
+void st_ucx_ring_free(st_ucx_ring_t *ring);
+
+/*
+ * Start the ring allreduce (reduce-scatter, then allgather) of @a count elements
+ * at @a buf over @a lane, in place: the same result as st_ucx_allreduce's ring,
+ * bitwise identical on every member. Every member starts its rings on a lane in
+ * the same order (each takes the lane's next epoch, so rings in flight at once
+ * never mix), and keeps @a buf untouched until the ring completes. Returns at
+ * once; the ring advances when st_ucx_ring_test or st_ucx_ring_wait is called.
+ * ST_OK also for a ring with nothing to do (count 0 or one member), which is
+ * complete at once. On an error the lane is broken and the ring inactive.
+ */
+st_status_t st_ucx_ring_start(st_ucx_ring_t *ring, st_ucx_lane_t *lane, void *buf, size_t count,
+                              st_type_t type, st_op_t op);
+
+/* Started and not yet complete. */
+int st_ucx_ring_active(const st_ucx_ring_t *ring);
+
+/*
+ * Progress the worker once and advance @a ring as far as what arrived allows,
+ * without waiting: 1 complete (or not active), 0 still in flight, -1 failed
+ * (st_ucx_why() says why; call st_ucx_ring_abort).
+ */
+int st_ucx_ring_test(st_ucx_ring_t *ring);
+
+/* Break the lane of a failed @a ring: cancel what it has pending (bounded wait)
+ * and tell the lane's members. Nothing for an inactive ring. */
+void st_ucx_ring_abort(st_ucx_ring_t *ring);
+
+/*
+ * Wait until @a ring completes, advancing @a other (may be NULL) too; yields
+ * the core like st_ucx_wait. On a failure of either, both are aborted and
+ * ST_ERR_IO returned.
+ */
+st_status_t st_ucx_ring_wait(st_ucx_ring_t *ring, st_ucx_ring_t *other, MPI_Comm progress_comm);
+
 /* ---- point-to-point, for algorithms built on a lane ---- */
 
 /*

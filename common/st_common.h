@@ -94,4 +94,12 @@ void st_log_emit(st_log_level_t level, const char *file, int line, const char *f
         } \
     } while (0)
 
+#define ST_CALL(_call) \
+    do { \
+        st_status_t _st = (_call); \
+        if (_st != ST_OK) { \
+            return _st; \
+        } \
+    } while (0)
+
 #endif /* ST_COMMON_H */

@@ -143,6 +143,10 @@ static const st_config_field_t st_config_table[] = {
              "Between nodes, messages up to this size take recursive doubling; larger "
              "ones the ring (reduce-scatter + allgather).",
              ST_CONFIG_SIZE, ucx_rdb_max, 0, 1LL << 40, 0, NULL),
+    ST_FIELD("HIER_PIECE", "1M",
+             "Between nodes, large messages go through the node steps and the network in "
+             "pieces of this size, so that they overlap (0: the whole message at once).",
+             ST_CONFIG_SIZE, hier_piece, 0, 1LL << 40, 0, NULL),
     ST_FIELD("CUDA_IPC_MIN", "1M",
              "On one node, device buffers of at least this size reduce GPU to GPU through "
              "CUDA IPC when every rank's are device memory; smaller ones are staged through "

@@ -65,6 +65,7 @@ typedef struct {
     int    vnode_map;   /* st_config_vnode_map_t */
     int    ucx;         /* st_config_ucx_t */
     size_t ucx_rdb_max; /* inter-node recursive doubling up to this many bytes */
+    size_t hier_piece;  /* inter-node pipeline piece (bytes); 0 = the whole message */
     size_t cuda_ipc_min; /* device buffers from this size: GPU to GPU through CUDA IPC */
     char   topo_bind[ST_CONFIG_STRLEN];      /* "os", "none", "core", "socket" or PU list */
     char   topo_synthetic[ST_CONFIG_STRLEN]; /* hwloc synthetic description, "" = off */
