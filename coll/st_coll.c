@@ -516,6 +516,11 @@ static void st_coll_fast(st_plan_t *plan, const void *sbuf, void *rbuf, size_t c
         st_coll_host(plan, sbuf, rbuf, count, type, op, dtype);
         return;
     }
+    if (plan->hier != NULL && st_hier_allreduce_device(plan->hier, sbuf, rbuf, count, type, op,
+                                                       plan->comm, s_dev, r_dev)) {
+        st_trace("staging device buffers in pieces: %zu bytes", bytes);
+        return;
+    }
     need = (s_dev ? bytes : 0) + (r_dev ? bytes : 0);
     if (plan->stage_size < need) {
         grown = realloc(plan->stage, need);

@@ -131,6 +131,18 @@ uint64_t st_hier_cross_bytes(const st_hier_t *hier);
 void st_hier_allreduce(st_hier_t *hier, const void *sbuf, void *rbuf, size_t count,
                        st_type_t type, st_op_t op, MPI_Datatype dtype, MPI_Comm comm);
 
+/*
+ * The same with device buffers (@a s_dev, @a r_dev: which are device memory, as
+ * st_cuda_classify says): on the pipeline, each piece is staged through pinned host
+ * memory on Strata's stream of the buffers' context while the others go through
+ * the node and the network. @return 1 when done; 0 when this call does not take
+ * the pipeline (small) or cannot stage this way (buffers in two contexts, no
+ * stream, no memory): the caller stages the whole buffers instead, which the
+ * other ranks cannot tell from this.
+ */
+int st_hier_allreduce_device(st_hier_t *hier, const void *sbuf, void *rbuf, size_t count,
+                             st_type_t type, st_op_t op, MPI_Comm comm, int s_dev, int r_dev);
+
 /* ---- the fast-path decision (st_coll.c) ---- */
 
 /*

@@ -34,6 +34,7 @@
 
 #include "st_coll.h"
 #include "st_config.h"
+#include "st_cuda.h"
 #include "st_ucx.h"
 
 #include <stdlib.h>
@@ -55,7 +56,63 @@ struct st_hier {
     char          *pack[2];     /* piece k's parts, as the ring reduces them */
     size_t         pack_size;   /* bytes of each */
     MPI_Comm       comm;        /* of the call in progress: for the progress hook's abort */
+    /* device buffers: pinned host copies of pieces, [0] input, [1] output, by parity */
+    char          *stage[2][2];
+    size_t         stage_size;
+    void          *stage_ctx;   /* the CUDA context they are pinned in */
 };
+
+/* The pipeline's device side: the buffers that are device memory, and Strata's
+ * stream of their context (NULL when both are host memory). */
+typedef struct {
+    int   in_dev, out_dev;
+    void *stream;
+} st_hier_dev_t;
+
+/* The staging buffers, unpinned (in the context they were pinned in) and freed. */
+static void st_hier_stage_free(st_hier_t *h)
+{
+    int entered = (h->stage_size > 0 && st_cuda_ctx_enter(h->stage_ctx) == 0), i, j;
+
+    for (i = 0; i < 2; i++) {
+        for (j = 0; j < 2; j++) {
+            if (h->stage[i][j] != NULL && entered) {
+                st_cuda_host_unregister(h->stage[i][j]);
+            }
+            free(h->stage[i][j]);
+            h->stage[i][j] = NULL;
+        }
+    }
+    if (entered) {
+        st_cuda_ctx_leave();
+    }
+    h->stage_size = 0;
+}
+
+/* Staging buffers of @a bytes pinned in the current context @a ctx; 0 when out of
+ * memory (pinning may fail: the copies are then synchronous, still right). */
+static int st_hier_stage_bufs(st_hier_t *h, size_t bytes, void *ctx)
+{
+    int i, j;
+
+    if (bytes <= h->stage_size && ctx == h->stage_ctx) {
+        return 1;
+    }
+    st_hier_stage_free(h);
+    h->stage_size = bytes;
+    h->stage_ctx  = ctx;
+    for (i = 0; i < 2; i++) {
+        for (j = 0; j < 2; j++) {
+            if (posix_memalign((void**)&h->stage[i][j], ST_CACHE_LINE, bytes) != 0) {
+                h->stage[i][j] = NULL;
+                st_hier_stage_free(h);
+                return 0;
+            }
+            st_cuda_host_register(h->stage[i][j], bytes);
+        }
+    }
+    return 1;
+}
 
 void st_hier_destroy(st_hier_t *h)
 {
@@ -70,6 +127,7 @@ void st_hier_destroy(st_hier_t *h)
     if (h->node_comm != MPI_COMM_NULL) {
         PMPI_Comm_free(&h->node_comm);
     }
+    st_hier_stage_free(h);
     st_ucx_ring_free(h->ring[0]);
     st_ucx_ring_free(h->ring[1]);
     free(h->pack[0]);
@@ -171,6 +229,13 @@ static void st_hier_fatal(MPI_Comm comm, st_status_t status)
     PMPI_Abort(comm, 1);
 }
 
+/* Does a call of @a count elements of @a type take the pipeline? The same answer
+ * on every rank. */
+static int st_hier_pipelined(const st_hier_t *h, size_t count, st_type_t type)
+{
+    return count * st_type_size(type) > h->small && count >= (size_t)h->nlanes;
+}
+
 /* The shared segment's progress hook during a pipelined call: advance the rings
  * in flight (a failed one ends the job: its result is lost). */
 static void st_hier_progress(void *arg)
@@ -211,6 +276,14 @@ static int st_hier_pack(st_hier_t *h, size_t bytes)
     return 1;
 }
 
+/* Elements of a piece: whole node steps, the same on every node (at most @a count). */
+static size_t st_hier_piece_elems(const st_hier_t *h, size_t count, size_t esize)
+{
+    size_t piece = ST_MAX(st_config.hier_piece / h->step, 1) * (h->step / esize);
+
+    return (st_config.hier_piece == 0) ? count : ST_MIN(piece, count);
+}
+
 /* Piece @a k of a vector of @a count elements cut into pieces of @a piece:
  * its offset and length. */
 static void st_hier_piece(size_t count, size_t piece, size_t k, size_t *off_p, size_t *n_p)
@@ -219,18 +292,32 @@ static void st_hier_piece(size_t count, size_t piece, size_t k, size_t *off_p, s
     *n_p   = ST_MIN(piece, count - *off_p);
 }
 
-static void st_hier_pipeline(st_hier_t *h, const char *in, char *out, size_t count,
-                             st_type_t type, st_op_t op, MPI_Comm comm)
+/* A copy of the device side failed: the other ranks are inside the collective. */
+static void st_hier_dev_fatal(MPI_Comm comm, const char *what)
 {
-    size_t esize = st_type_size(type), step_elems = h->step / esize, piece, npieces, k;
+    st_error("MPI_Allreduce on a device buffer across nodes: %s; aborting the job", what);
+    PMPI_Abort(comm, 1);
+}
+
+/*
+ * The pipeline. With device buffers (@a dev->stream), piece k + 1 is copied to a
+ * pinned host buffer while piece k goes through the node, and each piece's result
+ * is copied back while the next ones go on, all on one stream: the sync at the
+ * top of iteration k waits for piece k's copy in and for the copy out of piece k -
+ * 2, the last user of the output buffer that piece k - 1 reuses.
+ */
+static void st_hier_pipeline(st_hier_t *h, const char *in, char *out, size_t count,
+                             st_type_t type, st_op_t op, MPI_Comm comm,
+                             const st_hier_dev_t *dev)
+{
+    size_t esize = st_type_size(type), piece, npieces, k;
     size_t off, n, parts[2] = {0, 0};
     int lane = (h->node_rank < h->nlanes), b;
+    const char *src;
+    char *dst;
     st_status_t status;
 
-    /* pieces of whole node steps, the same on every node */
-    piece = (st_config.hier_piece == 0) ? count
-                                        : ST_MAX(st_config.hier_piece / h->step, 1) * step_elems;
-    piece   = ST_MIN(piece, count);
+    piece   = st_hier_piece_elems(h, count, esize);
     npieces = (count + piece - 1) / piece;
     if (!st_hier_pack(h, piece * esize)) {
         st_error("MPI_Allreduce across nodes: no memory for %zu bytes; aborting the job",
@@ -241,15 +328,31 @@ static void st_hier_pipeline(st_hier_t *h, const char *in, char *out, size_t cou
     if (h->shm != NULL) {
         st_shm_set_progress(h->shm, st_hier_progress, h);
     }
+    if (dev->in_dev &&
+        st_cuda_copy_async(h->stage[0][0], in, ST_MIN(piece, count) * esize, dev->stream) != 0) {
+        st_hier_dev_fatal(comm, "copy to host failed");
+    }
     for (k = 0; k <= npieces; k++) {
+        if (dev->stream != NULL && st_cuda_stream_sync(dev->stream) != 0) {
+            st_hier_dev_fatal(comm, "a copy between host and device failed");
+        }
         if (k < npieces) {
             b = (int)(k % 2);
             st_hier_piece(count, piece, k, &off, &n);
+            src = in + off * esize;
+            if (dev->in_dev) {
+                src = h->stage[0][b];
+                if (k + 1 < npieces &&
+                    st_cuda_copy_async(h->stage[0][1 - b], in + (off + n) * esize,
+                                       ST_MIN(piece, count - off - n) * esize, dev->stream) != 0) {
+                    st_hier_dev_fatal(comm, "copy to host failed");
+                }
+            }
             if (h->shm != NULL) {
-                parts[b] = st_shm_reduce_scatter(h->shm, in + off * esize, n, type, op, h->nlanes,
-                                                 h->step, h->pack[b], comm);
+                parts[b] = st_shm_reduce_scatter(h->shm, src, n, type, op, h->nlanes, h->step,
+                                                 h->pack[b], comm);
             } else {
-                memcpy(h->pack[b], in + off * esize, n * esize);
+                memcpy(h->pack[b], src, n * esize);
                 parts[b] = n;
             }
             if (lane) {
@@ -272,13 +375,21 @@ static void st_hier_pipeline(st_hier_t *h, const char *in, char *out, size_t cou
                     st_hier_fatal(comm, status);
                 }
             }
+            dst = dev->out_dev ? h->stage[1][b] : out + off * esize;
             if (h->shm != NULL) {
-                st_shm_allgather_parts(h->shm, h->pack[b], n, esize, h->nlanes, h->step,
-                                       out + off * esize, comm);
+                st_shm_allgather_parts(h->shm, h->pack[b], n, esize, h->nlanes, h->step, dst,
+                                       comm);
             } else {
-                memcpy(out + off * esize, h->pack[b], n * esize);
+                memcpy(dst, h->pack[b], n * esize);
+            }
+            if (dev->out_dev &&
+                st_cuda_copy_async(out + off * esize, dst, n * esize, dev->stream) != 0) {
+                st_hier_dev_fatal(comm, "copy back to the device failed");
             }
         }
+    }
+    if (dev->out_dev && st_cuda_stream_sync(dev->stream) != 0) {
+        st_hier_dev_fatal(comm, "copy back to the device failed");
     }
     if (h->shm != NULL) {
         st_shm_set_progress(h->shm, NULL, NULL);
@@ -291,8 +402,11 @@ void st_hier_allreduce(st_hier_t *h, const void *sbuf, void *rbuf, size_t count,
     size_t esize = st_type_size(type);
     st_status_t status = ST_OK;
 
-    if (count * esize > h->small && count >= (size_t)h->nlanes) {
-        st_hier_pipeline(h, (sbuf == MPI_IN_PLACE) ? rbuf : sbuf, rbuf, count, type, op, comm);
+    if (st_hier_pipelined(h, count, type)) {
+        st_hier_dev_t host = {0, 0, NULL};
+
+        st_hier_pipeline(h, (sbuf == MPI_IN_PLACE) ? rbuf : sbuf, rbuf, count, type, op, comm,
+                         &host);
         return;
     }
 
@@ -311,4 +425,32 @@ void st_hier_allreduce(st_hier_t *h, const void *sbuf, void *rbuf, size_t count,
     if (h->node_size > 1) {
         PMPI_Bcast(rbuf, (int)count, dtype, 0, h->node_comm);
     }
+}
+
+int st_hier_allreduce_device(st_hier_t *h, const void *sbuf, void *rbuf, size_t count,
+                             st_type_t type, st_op_t op, MPI_Comm comm, int s_dev, int r_dev)
+{
+    const void *in = (sbuf == MPI_IN_PLACE) ? rbuf : sbuf;
+    st_hier_dev_t dev = {(sbuf == MPI_IN_PLACE) ? r_dev : s_dev, r_dev, NULL};
+    st_cuda_buf_t bin, bout;
+    size_t piece;
+
+    if (!st_hier_pipelined(h, count, type) ||
+        (dev.in_dev && st_cuda_buf_info(in, &bin) != 0) ||
+        (dev.out_dev && st_cuda_buf_info(rbuf, &bout) != 0) ||
+        (dev.in_dev && dev.out_dev && bin.ctx != bout.ctx)) {
+        return 0;
+    }
+    if (st_cuda_ctx_enter(dev.in_dev ? bin.ctx : bout.ctx) != 0) {
+        return 0;
+    }
+    piece = st_hier_piece_elems(h, count, st_type_size(type)) * st_type_size(type);
+    if ((dev.stream = st_cuda_stream()) == NULL ||
+        !st_hier_stage_bufs(h, piece, dev.in_dev ? bin.ctx : bout.ctx)) {
+        st_cuda_ctx_leave();
+        return 0;
+    }
+    st_hier_pipeline(h, in, rbuf, count, type, op, comm, &dev);
+    st_cuda_ctx_leave();
+    return 1;
 }

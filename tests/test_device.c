@@ -5,7 +5,9 @@
  * receive, host send and device receive, device send and host receive, device in
  * place, all host; small and large counts, doubles and ints. The results must be
  * right on every rank, Strata's fast path must have run, and every rank with a
- * device buffer must have gone through the driver's copies.
+ * device buffer must have gone through the driver's copies. On one node, all-device
+ * calls must take CUDA IPC; across nodes (virtual nodes), large device buffers must
+ * be staged piece by piece.
  *
  *   test_device PATH/libcuda.so.1
  */
@@ -45,7 +47,8 @@ static int want_i(int size, int k)
 int main(int argc, char **argv)
 {
     static const int counts[] = {1, 10, 3000, 1 << 20};
-    int rank, size, c, mode, k, dev_used = 0;
+    int rank, size, c, mode, k, dev_used = 0, nodes, staged_pieces;
+    unsigned long copies0;
     void *lib;
 
     MPI_Init(&argc, &argv);
@@ -61,6 +64,16 @@ int main(int argc, char **argv)
     *(void**)&dev_copies = dlsym(lib, "fake_cuda_copies");
     *(void**)&dev_memcpy = dlsym(lib, "cuMemcpy");
     *(void**)&dev_mapped = dlsym(lib, "fake_cuda_ipc_mapped");
+
+    /* a communicator across nodes (virtual nodes): no CUDA IPC, the staging pipeline */
+    {
+        strata_layout_t lay;
+
+        nodes = (strata_active() && strata_comm_layout(MPI_COMM_WORLD, &lay, NULL) == STRATA_OK)
+                    ? lay.nnodes
+                    : 1;
+        staged_pieces = HAVE_CUDA && nodes > 1 && getenv("STRATA_HIER_PIECE") == NULL;
+    }
 
     for (c = 0; c < (int)(sizeof(counts) / sizeof(counts[0])); c++) {
         int n = counts[c];
@@ -90,7 +103,12 @@ int main(int argc, char **argv)
                 sb = MPI_IN_PLACE;
             }
             dev_used += (my != 4);
+            copies0 = dev_copies();
             MPI_Allreduce(sb, rb, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            /* across nodes, large device buffers are staged piece by piece (1 MB) */
+            CHECKF(!staged_pieces || my != 0 || n != 1 << 20 || dev_copies() - copies0 >= 16,
+                   "8 MB device to device across nodes: %lu driver copies, expected one in "
+                   "and one out per 1 MB piece", dev_copies() - copies0);
             if (rb == dr) {
                 to_dev(hr, dr, (size_t)n * sizeof(double));
             }
@@ -127,7 +145,7 @@ int main(int argc, char **argv)
         const int n = 1 << 17, rounds = 6;   /* 1 MB of doubles */
         uint64_t ipc0 = st_test_stats(MPI_COMM_WORLD).ipc_calls, ipc;
         double *hs = malloc((size_t)n * sizeof(double)), *hr = malloc((size_t)n * sizeof(double));
-        int round, expect = HAVE_CUDA && strata_active() && size > 1 &&
+        int round, expect = HAVE_CUDA && strata_active() && size > 1 && nodes == 1 &&
                             getenv("STRATA_CUDA_IPC_MIN") == NULL;
         unsigned long mapped = 0;
 

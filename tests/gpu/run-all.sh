@@ -11,7 +11,9 @@
 # 3. runs it under strata-run on 2 and 4 ranks sharing GPU 0 (and one rank per GPU
 #    when there are several): device, host and in-place buffers, fresh cudaMalloc
 #    between calls, results checked and bitwise equal on every rank, and the
-#    all-device calls of 1 MB and more must have gone GPU to GPU (CUDA IPC);
+#    all-device calls of 1 MB and more must have gone GPU to GPU (CUDA IPC); then
+#    4 ranks as 2 virtual nodes (UCX over tcp between them): device buffers staged
+#    through pinned host memory piece by piece, overlapped with the network;
 # 4. times 2 ranks: Strata on device buffers against copy-to-host + MPI_Allreduce +
 #    copy-back by hand, and a device-to-device copy of the same size;
 # 5. checks Strata's GPU reduction kernels (tests/test_cuda_fold: every type and
@@ -61,6 +63,8 @@ run check-4-shared 4
 if [ "$ngpu" -gt 1 ]; then
     run check-per-gpu "$ngpu"
 fi
+# across 2 virtual nodes (UCX over tcp between them): device buffers staged in pieces
+STRATA_VIRTUAL_NODES=2 UCX_TLS=tcp,self run check-4-vnodes 4
 run time-2 2 --time
 
 # the GPU kernels (the suite runs the same check on the host, through a stand-in driver)

@@ -61,6 +61,9 @@ static void check_ipc_used(void)
         printf("test_cuda_buffers: rank 0: %llu calls with device buffers, %llu through CUDA "
                "IPC\n", (unsigned long long)s.device_calls, (unsigned long long)s.ipc_calls);
     }
+    if (getenv("STRATA_VIRTUAL_NODES") != NULL && atoi(getenv("STRATA_VIRTUAL_NODES")) > 1) {
+        return;   /* across (virtual) nodes: staged in pieces, no CUDA IPC */
+    }
     if (size > 1 && s.ipc_calls == 0) {
         printf("rank %d: no call took CUDA IPC\n", rank);
         failures++;
