@@ -942,6 +942,23 @@ struct st_ucx_ring {
     size_t                    tmp_size;
 };
 
+/* An allreduce's arguments and lane: ST_OK with the kernel in @a kernel_p, or the
+ * error to return. */
+static st_status_t st_ucx_check_args(st_ucx_lane_t *lane, const void *buf, size_t count,
+                                     st_type_t type, st_op_t op,
+                                     const st_reduce_kernel_t **kernel_p)
+{
+    if (lane == NULL || (unsigned)type >= ST_TYPE_LAST || (unsigned)op >= ST_OP_LAST ||
+        (*kernel_p = st_reduce_kernel(type, op)) == NULL || (buf == NULL && count > 0)) {
+        return ST_ERR_INVALID_PARAM;
+    }
+    if (lane->broken || lane->state != ST_UCX_LANE_ACTIVE) {
+        st_ucx_set_why("lane %u is broken", lane->id);
+        return ST_ERR_IO;
+    }
+    return ST_OK;
+}
+
 st_ucx_ring_t *st_ucx_ring_new(void)
 {
     return calloc(1, sizeof(st_ucx_ring_t));
@@ -1060,15 +1077,10 @@ st_status_t st_ucx_ring_start(st_ucx_ring_t *ring, st_ucx_lane_t *lane, void *bu
     int nreq;
     void *p;
 
-    if (ring == NULL || ring->active || lane == NULL || (unsigned)type >= ST_TYPE_LAST ||
-        (unsigned)op >= ST_OP_LAST || (kernel = st_reduce_kernel(type, op)) == NULL ||
-        (buf == NULL && count > 0)) {
+    if (ring == NULL || ring->active) {
         return ST_ERR_INVALID_PARAM;
     }
-    if (lane->broken || lane->state != ST_UCX_LANE_ACTIVE) {
-        st_ucx_set_why("lane %u is broken", lane->id);
-        return ST_ERR_IO;
-    }
+    ST_CALL(st_ucx_check_args(lane, buf, count, type, op, &kernel));
     if (count == 0 || lane->size == 1) {
         return ST_OK;
     }
@@ -1157,14 +1169,7 @@ st_status_t st_ucx_allreduce(st_ucx_lane_t *lane, void *buf, size_t count, st_ty
     const st_reduce_kernel_t *kernel;
     size_t esize;
 
-    if (lane == NULL || (unsigned)type >= ST_TYPE_LAST || (unsigned)op >= ST_OP_LAST ||
-        (kernel = st_reduce_kernel(type, op)) == NULL || (buf == NULL && count > 0)) {
-        return ST_ERR_INVALID_PARAM;
-    }
-    if (lane->broken || lane->state != ST_UCX_LANE_ACTIVE) {
-        st_ucx_set_why("lane %u is broken", lane->id);
-        return ST_ERR_IO;
-    }
+    ST_CALL(st_ucx_check_args(lane, buf, count, type, op, &kernel));
     if (count == 0 || lane->size == 1) {
         return ST_OK;
     }
