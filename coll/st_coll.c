@@ -550,6 +550,88 @@ static void st_coll_fast(st_plan_t *plan, const void *sbuf, void *rbuf, size_t c
     }
 }
 
+/* Does the MPI library take device buffers itself (MPIX_Query_cuda_support)? Asked
+ * once; 0 where the library does not say. */
+static int st_coll_mpi_cuda_aware(void)
+{
+    static int answer = -1;
+    int (*query)(void);
+
+    if (answer < 0) {
+        *(void**)&query = dlsym(RTLD_DEFAULT, "MPIX_Query_cuda_support");
+        answer          = (query != NULL && query() == 1);
+    }
+    return answer;
+}
+
+/*
+ * A call handed to PMPI_Allreduce with a device buffer, when the MPI library is not
+ * CUDA-aware: the buffers' data ranges (true extent, count - 1 extents beyond) are
+ * copied to host memory, PMPI_Allreduce runs on the copies, and the receive range
+ * is copied back whole; it is copied in first too, so that the gaps of a derived
+ * type keep their bytes. Each rank stages alone; the others cannot tell.
+ */
+static int st_coll_pmpi_staged(st_plan_t *plan, const void *sbuf, void *rbuf, int count,
+                               MPI_Datatype dtype, MPI_Op mop, MPI_Comm comm, int s_dev,
+                               int r_dev)
+{
+    MPI_Aint lb, extent, tlb, textent;
+    size_t span;
+    char *hs = NULL, *hr = NULL;
+    const void *s = sbuf;
+    void *r = rbuf;
+    int rc;
+
+    if (PMPI_Type_get_extent(dtype, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(dtype, &tlb, &textent) != MPI_SUCCESS || extent < 0 ||
+        textent < 0 || count <= 0) {
+        return PMPI_Allreduce(sbuf, rbuf, count, dtype, mop, comm);  /* MPI's own error */
+    }
+    span = (size_t)textent + (size_t)(count - 1) * (size_t)extent;
+    if ((s_dev && (hs = malloc(span)) == NULL) || (r_dev && (hr = malloc(span)) == NULL)) {
+        st_coll_stage_fatal(plan, "no host memory to stage it", span);
+    }
+    if (s_dev) {
+        if (st_cuda_copy(hs, (const char*)sbuf + tlb, span, (const char*)sbuf + tlb) != 0) {
+            st_coll_stage_fatal(plan, "copy to host failed", span);
+        }
+        s = hs - tlb;
+    }
+    if (r_dev) {
+        if (st_cuda_copy(hr, (char*)rbuf + tlb, span, (char*)rbuf + tlb) != 0) {
+            st_coll_stage_fatal(plan, "copy to host failed", span);
+        }
+        r = hr - tlb;
+    }
+    st_trace("fallback on a device buffer: staged, %zu bytes", span);
+    rc = PMPI_Allreduce(s, r, count, dtype, mop, comm);
+    if (r_dev && rc == MPI_SUCCESS &&
+        st_cuda_copy((char*)rbuf + tlb, hr, span, (char*)rbuf + tlb) != 0) {
+        st_coll_stage_fatal(plan, "copy back to the device failed", span);
+    }
+    free(hs);
+    free(hr);
+    return rc;
+}
+
+/* A fallback call: to PMPI_Allreduce, through host copies of device buffers when
+ * the library would not take them. */
+static int st_coll_pmpi(st_plan_t *plan, const void *sbuf, void *rbuf, int count,
+                        MPI_Datatype dtype, MPI_Op mop, MPI_Comm comm)
+{
+    int s_dev, r_dev;
+
+    if (ST_LIKELY(!st_cuda_loaded()) || st_coll_mpi_cuda_aware()) {
+        return PMPI_Allreduce(sbuf, rbuf, count, dtype, mop, comm);
+    }
+    s_dev = sbuf != MPI_IN_PLACE && st_cuda_classify(sbuf) == ST_MEM_DEVICE;
+    r_dev = st_cuda_classify(rbuf) == ST_MEM_DEVICE;
+    if (!s_dev && !r_dev) {
+        return PMPI_Allreduce(sbuf, rbuf, count, dtype, mop, comm);
+    }
+    return st_coll_pmpi_staged(plan, sbuf, rbuf, count, dtype, mop, comm, s_dev, r_dev);
+}
+
 static int st_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dtype,
                              MPI_Op mop, MPI_Comm comm)
 {
@@ -587,7 +669,7 @@ static int st_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Dataty
     if (reason >= 0) {
         plan->stats.fallback_calls[reason]++;
         st_trace("fallback (%s): count %d", st_fallback_names[reason], count);
-        rc = PMPI_Allreduce(sbuf, rbuf, count, dtype, mop, comm);
+        rc = st_coll_pmpi(plan, sbuf, rbuf, count, dtype, mop, comm);
         st_coll_in_lib = 0;
         return rc;
     }

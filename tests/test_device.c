@@ -7,7 +7,8 @@
  * right on every rank, Strata's fast path must have run, and every rank with a
  * device buffer must have gone through the driver's copies. On one node, all-device
  * calls must take CUDA IPC; across nodes (virtual nodes), large device buffers must
- * be staged piece by piece.
+ * be staged piece by piece. Calls Strata hands to (this CUDA-unaware) Open MPI must
+ * be staged too.
  *
  *   test_device PATH/libcuda.so.1
  */
@@ -31,6 +32,19 @@ static unsigned long (*dev_mapped)(void);
 static void to_dev(void *dst, const void *src, size_t n)
 {
     dev_memcpy((unsigned long long)(uintptr_t)dst, (unsigned long long)(uintptr_t)src, n);
+}
+
+/* a user-defined op: the sum of doubles, or of one vector of NV blocks of 2 of 3 */
+enum { NV = 3 };
+static void my_sum(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    int i;
+
+    for (i = 0; i < ((*type == MPI_DOUBLE) ? *len : 3 * NV); i++) {
+        if (*type == MPI_DOUBLE || i % 3 != 2) {
+            ((double*)inout)[i] += ((double*)in)[i];
+        }
+    }
 }
 
 /* the sums of the inputs below over @a size ranks */
@@ -184,6 +198,56 @@ int main(int argc, char **argv)
                rounds);
         free(hs);
         free(hr);
+    }
+
+    /* Calls Strata hands to PMPI_Allreduce, on device buffers: this Open MPI is not
+     * CUDA-aware, so Strata must stage them (PMPI on the stand-in's memory would
+     * crash): a user-defined op, on doubles and on a derived type whose gaps must
+     * keep their bytes; a communicator of one rank */
+    {
+        double hs[3 * NV], hr[3 * NV];
+        void *ds = dev_alloc(sizeof(hs)), *dr = dev_alloc(sizeof(hr));
+        MPI_Datatype vec;
+        MPI_Op myop;
+        int i;
+
+        MPI_Op_create(my_sum, 1, &myop);
+        for (i = 0; i < 3 * NV; i++) {
+            hs[i] = (double)(rank + 1) * (i + 1);
+            hr[i] = -7.0;
+        }
+        to_dev(ds, hs, sizeof(hs));
+        to_dev(dr, hr, sizeof(hr));
+        MPI_Allreduce(ds, dr, 3 * NV, MPI_DOUBLE, myop, MPI_COMM_WORLD);
+        to_dev(hr, dr, sizeof(hr));
+        for (i = 0; i < 3 * NV && hr[i] == (double)size * (size + 1) / 2 * (i + 1); i++) {
+        }
+        CHECKF(i == 3 * NV, "user op on device buffers: [%d] = %g", i, i < 3 * NV ? hr[i] : 0.0);
+
+        MPI_Type_vector(NV, 2, 3, MPI_DOUBLE, &vec);
+        MPI_Type_commit(&vec);
+        for (i = 0; i < 3 * NV; i++) {
+            hr[i] = -7.0;
+        }
+        to_dev(dr, hr, sizeof(hr));
+        MPI_Allreduce(ds, dr, 1, vec, myop, MPI_COMM_WORLD);
+        to_dev(hr, dr, sizeof(hr));
+        for (i = 0; i < 3 * NV; i++) {
+            double want = (i % 3 == 2) ? -7.0 : (double)size * (size + 1) / 2 * (i + 1);
+            CHECKF(hr[i] == want, "vector type on device buffers: [%d] = %g, expected %g", i,
+                   hr[i], want);
+        }
+        MPI_Type_free(&vec);
+
+        MPI_Allreduce(ds, dr, 3 * NV, MPI_DOUBLE, MPI_SUM, MPI_COMM_SELF);
+        to_dev(hr, dr, sizeof(hr));
+        for (i = 0; i < 3 * NV && hr[i] == hs[i]; i++) {
+        }
+        CHECKF(i == 3 * NV, "MPI_COMM_SELF on device buffers: [%d] = %g", i,
+               i < 3 * NV ? hr[i] : 0.0);
+        MPI_Op_free(&myop);
+        dev_free(ds);
+        dev_free(dr);
     }
 
     /* Strata's path ran (not a fallback), and the driver moved the device data */
