@@ -470,10 +470,10 @@ static void st_coll_stage_fatal(st_plan_t *plan, const char *what, size_t bytes)
 
 /* The algorithm of the plan on host buffers: one node, or several. */
 static void st_coll_host(st_plan_t *plan, const void *sbuf, void *rbuf, size_t count,
-                         st_type_t type, st_op_t op, MPI_Datatype dtype)
+                         st_type_t type, st_op_t op)
 {
     if (plan->hier != NULL) {
-        st_hier_allreduce(plan->hier, sbuf, rbuf, count, type, op, dtype, plan->comm);
+        st_hier_allreduce(plan->hier, sbuf, rbuf, count, type, op, plan->comm);
     } else {
         st_shm_allreduce(plan->shm, sbuf, rbuf, count, type, op, plan->comm);
     }
@@ -488,7 +488,7 @@ static void st_coll_host(st_plan_t *plan, const void *sbuf, void *rbuf, size_t c
  * mix host and device buffers.
  */
 static void st_coll_fast(st_plan_t *plan, const void *sbuf, void *rbuf, size_t count,
-                         st_type_t type, st_op_t op, MPI_Datatype dtype)
+                         st_type_t type, st_op_t op)
 {
     size_t bytes = count * st_type_size(type), need;
     int cuda     = st_cuda_loaded();   /* one look per call, not one per buffer */
@@ -513,7 +513,7 @@ static void st_coll_fast(st_plan_t *plan, const void *sbuf, void *rbuf, size_t c
         }
     }
     if (ST_LIKELY(!s_dev && !r_dev)) {
-        st_coll_host(plan, sbuf, rbuf, count, type, op, dtype);
+        st_coll_host(plan, sbuf, rbuf, count, type, op);
         return;
     }
     if (plan->hier != NULL && st_hier_allreduce_device(plan->hier, sbuf, rbuf, count, type, op,
@@ -544,7 +544,7 @@ static void st_coll_fast(st_plan_t *plan, const void *sbuf, void *rbuf, size_t c
     st_trace("staging device buffers: %zu bytes (send %s, receive %s)", bytes,
              s_dev ? "device" : (sbuf == MPI_IN_PLACE ? "in place" : "host"),
              r_dev ? "device" : "host");
-    st_coll_host(plan, s, r, count, type, op, dtype);
+    st_coll_host(plan, s, r, count, type, op);
     if (r_dev && st_cuda_copy(rbuf, r, bytes, rbuf) != 0) {
         st_coll_stage_fatal(plan, "copy back to the device failed", bytes);
     }
@@ -676,7 +676,7 @@ static int st_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Dataty
 
     t0 = PMPI_Wtime();
     if (count > 0) {
-        st_coll_fast(plan, sbuf, rbuf, (size_t)count, (st_type_t)type, (st_op_t)op, dtype);
+        st_coll_fast(plan, sbuf, rbuf, (size_t)count, (st_type_t)type, (st_op_t)op);
     }
     plan->stats.fast_calls++;
     plan->stats.fast_bytes   += (uint64_t)count * st_type_size((st_type_t)type);

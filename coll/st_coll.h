@@ -77,6 +77,10 @@ size_t st_shm_reduce_scatter(st_shm_t *shm, const void *in, size_t count, st_typ
 void st_shm_allgather_parts(st_shm_t *shm, const void *parts, size_t count, size_t esize,
                             int nparts, size_t step, void *out, MPI_Comm progress_comm);
 
+/* Broadcast @a bytes at @a buf from segment rank @a root, in steps of the chunk
+ * (the protocol of the pipeline's steps above). */
+void st_shm_bcast(st_shm_t *shm, void *buf, size_t bytes, int root, MPI_Comm progress_comm);
+
 /* Call @a fn(@a arg) at every poll while waiting on the segment (NULL: none). */
 void st_shm_set_progress(st_shm_t *shm, void (*fn)(void *), void *arg);
 
@@ -129,7 +133,7 @@ uint64_t st_hier_cross_bytes(const st_hier_t *hier);
  * that fails (a peer died) ends the job with a message.
  */
 void st_hier_allreduce(st_hier_t *hier, const void *sbuf, void *rbuf, size_t count,
-                       st_type_t type, st_op_t op, MPI_Datatype dtype, MPI_Comm comm);
+                       st_type_t type, st_op_t op, MPI_Comm comm);
 
 /*
  * The same with device buffers (@a s_dev, @a r_dev: which are device memory, as

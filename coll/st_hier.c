@@ -11,7 +11,7 @@
  * Small messages (up to STRATA_SMALL_MSG bytes, or fewer elements than lanes):
  * every local rank gets the node's sum (st_shm_allreduce), lane 0, the node
  * leaders, reduces it over UCX (recursive doubling or the ring), and the leader
- * broadcasts it inside the node.
+ * broadcasts it inside the node through the segment (st_shm_bcast).
  *
  * Large messages, pipelined in pieces of STRATA_HIER_PIECE bytes: for piece k,
  *   1. reduce-scatter inside the node: lane j gets part j of the node's sum of the
@@ -397,7 +397,7 @@ static void st_hier_pipeline(st_hier_t *h, const char *in, char *out, size_t cou
 }
 
 void st_hier_allreduce(st_hier_t *h, const void *sbuf, void *rbuf, size_t count,
-                       st_type_t type, st_op_t op, MPI_Datatype dtype, MPI_Comm comm)
+                       st_type_t type, st_op_t op, MPI_Comm comm)
 {
     size_t esize = st_type_size(type);
     st_status_t status = ST_OK;
@@ -422,8 +422,8 @@ void st_hier_allreduce(st_hier_t *h, const void *sbuf, void *rbuf, size_t count,
     if (status != ST_OK) {
         st_hier_fatal(comm, status);
     }
-    if (h->node_size > 1) {
-        PMPI_Bcast(rbuf, (int)count, dtype, 0, h->node_comm);
+    if (h->shm != NULL) {
+        st_shm_bcast(h->shm, rbuf, count * esize, 0, comm);
     }
 }
 

@@ -666,6 +666,28 @@ void st_shm_allgather_parts(st_shm_t *shm, const void *parts, size_t count, size
     }
 }
 
+void st_shm_bcast(st_shm_t *shm, void *buf, size_t bytes, int root, MPI_Comm progress_comm)
+{
+    size_t off, n;
+    char *slot;
+    uint64_t s;
+
+    for (off = 0; off < bytes; off += n) {
+        n    = ST_MIN(shm->chunk, bytes - off);
+        s    = ++shm->seq;
+        slot = st_shm_slot(shm, (unsigned)(s & 1), root);
+        if (shm->rank == root) {
+            memcpy(slot, (const char*)buf + off, n);
+        }
+        st_shm_post(&shm->ctrl[shm->rank].ready, s);
+        ST_SHM_WAIT(shm, ready, s, progress_comm);
+        if (shm->rank != root) {
+            memcpy((char*)buf + off, slot, n);
+            shm->cross_bytes += st_shm_cross(shm, root) ? n : 0;
+        }
+    }
+}
+
 void st_shm_set_progress(st_shm_t *shm, void (*fn)(void *), void *arg)
 {
     shm->progress     = fn;
