@@ -468,6 +468,16 @@ static void st_coll_stage_fatal(st_plan_t *plan, const char *what, size_t bytes)
     PMPI_Abort(plan->user_comm, 1);
 }
 
+/* Which of the user's buffers are device memory (one look at libcuda per call, not
+ * one per buffer). */
+static void st_coll_where(const void *sbuf, const void *rbuf, int *s_dev_p, int *r_dev_p)
+{
+    int cuda = st_cuda_loaded();
+
+    *s_dev_p = cuda && sbuf != MPI_IN_PLACE && st_cuda_classify(sbuf) == ST_MEM_DEVICE;
+    *r_dev_p = cuda && st_cuda_classify(rbuf) == ST_MEM_DEVICE;
+}
+
 /* The algorithm of the plan on host buffers: one node, or several. */
 static void st_coll_host(st_plan_t *plan, const void *sbuf, void *rbuf, size_t count,
                          st_type_t type, st_op_t op)
@@ -491,12 +501,11 @@ static void st_coll_fast(st_plan_t *plan, const void *sbuf, void *rbuf, size_t c
                          st_type_t type, st_op_t op)
 {
     size_t bytes = count * st_type_size(type), need;
-    int cuda     = st_cuda_loaded();   /* one look per call, not one per buffer */
-    int s_dev    = cuda && sbuf != MPI_IN_PLACE && st_cuda_classify(sbuf) == ST_MEM_DEVICE;
-    int r_dev    = cuda && st_cuda_classify(rbuf) == ST_MEM_DEVICE;
     const void *s;
     void *r, *grown;
-    int rc;
+    int rc, s_dev, r_dev;
+
+    st_coll_where(sbuf, rbuf, &s_dev, &r_dev);
 
     plan->stats.device_calls += (s_dev || r_dev);
     if (plan->ipc != NULL && bytes >= st_config.cuda_ipc_min) {
@@ -624,8 +633,7 @@ static int st_coll_pmpi(st_plan_t *plan, const void *sbuf, void *rbuf, int count
     if (ST_LIKELY(!st_cuda_loaded()) || st_coll_mpi_cuda_aware()) {
         return PMPI_Allreduce(sbuf, rbuf, count, dtype, mop, comm);
     }
-    s_dev = sbuf != MPI_IN_PLACE && st_cuda_classify(sbuf) == ST_MEM_DEVICE;
-    r_dev = st_cuda_classify(rbuf) == ST_MEM_DEVICE;
+    st_coll_where(sbuf, rbuf, &s_dev, &r_dev);
     if (!s_dev && !r_dev) {
         return PMPI_Allreduce(sbuf, rbuf, count, dtype, mop, comm);
     }

@@ -69,6 +69,27 @@ typedef struct {
     void *stream;
 } st_hier_dev_t;
 
+/* @a n buffers of @a bytes in @a bufs, the old ones freed first; 0 (all NULL) when
+ * out of memory. */
+static int st_hier_alloc(char **bufs, int n, size_t bytes)
+{
+    int i, ok = 1;
+
+    for (i = 0; i < n; i++) {
+        free(bufs[i]);
+        bufs[i] = NULL;
+    }
+    for (i = 0; i < n && ok; i++) {
+        ok = (posix_memalign((void**)&bufs[i], ST_CACHE_LINE, bytes) == 0);
+        bufs[i] = ok ? bufs[i] : NULL;
+    }
+    for (i = 0; i < n && !ok; i++) {
+        free(bufs[i]);
+        bufs[i] = NULL;
+    }
+    return ok;
+}
+
 /* The staging buffers, unpinned (in the context they were pinned in) and freed. */
 static void st_hier_stage_free(st_hier_t *h)
 {
@@ -93,24 +114,21 @@ static void st_hier_stage_free(st_hier_t *h)
  * memory (pinning may fail: the copies are then synchronous, still right). */
 static int st_hier_stage_bufs(st_hier_t *h, size_t bytes, void *ctx)
 {
-    int i, j;
+    int i;
 
     if (bytes <= h->stage_size && ctx == h->stage_ctx) {
         return 1;
     }
     st_hier_stage_free(h);
+    if (!st_hier_alloc(h->stage[0], 2, bytes) || !st_hier_alloc(h->stage[1], 2, bytes)) {
+        st_hier_stage_free(h);
+        return 0;
+    }
+    for (i = 0; i < 4; i++) {
+        st_cuda_host_register(h->stage[i / 2][i % 2], bytes);
+    }
     h->stage_size = bytes;
     h->stage_ctx  = ctx;
-    for (i = 0; i < 2; i++) {
-        for (j = 0; j < 2; j++) {
-            if (posix_memalign((void**)&h->stage[i][j], ST_CACHE_LINE, bytes) != 0) {
-                h->stage[i][j] = NULL;
-                st_hier_stage_free(h);
-                return 0;
-            }
-            st_cuda_host_register(h->stage[i][j], bytes);
-        }
-    }
     return 1;
 }
 
@@ -244,7 +262,7 @@ static void st_hier_progress(void *arg)
     int i;
 
     for (i = 0; i < 2; i++) {
-        if (st_ucx_ring_active(h->ring[i]) && st_ucx_ring_test(h->ring[i]) < 0) {
+        if (st_ucx_ring_test(h->ring[i]) < 0) {   /* 1 at once for an inactive ring */
             st_ucx_ring_abort(h->ring[i]);
             st_hier_fatal(h->comm, ST_ERR_IO);
         }
@@ -254,26 +272,11 @@ static void st_hier_progress(void *arg)
 /* The pack buffers for pieces of @a bytes (a part is never more than its piece). */
 static int st_hier_pack(st_hier_t *h, size_t bytes)
 {
-    void *p[2];
-    int i;
-
     if (bytes <= h->pack_size) {
         return 1;
     }
-    for (i = 0; i < 2; i++) {
-        if (posix_memalign(&p[i], ST_CACHE_LINE, bytes) != 0) {
-            if (i == 1) {
-                free(p[0]);
-            }
-            return 0;
-        }
-    }
-    for (i = 0; i < 2; i++) {
-        free(h->pack[i]);
-        h->pack[i] = p[i];
-    }
-    h->pack_size = bytes;
-    return 1;
+    h->pack_size = st_hier_alloc(h->pack, 2, bytes) ? bytes : 0;
+    return h->pack_size != 0;
 }
 
 /* Elements of a piece: whole node steps, the same on every node (at most @a count). */
@@ -434,6 +437,7 @@ int st_hier_allreduce_device(st_hier_t *h, const void *sbuf, void *rbuf, size_t 
     st_hier_dev_t dev = {(sbuf == MPI_IN_PLACE) ? r_dev : s_dev, r_dev, NULL};
     st_cuda_buf_t bin, bout;
     size_t piece;
+    void *ctx;
 
     if (!st_hier_pipelined(h, count, type) ||
         (dev.in_dev && st_cuda_buf_info(in, &bin) != 0) ||
@@ -441,12 +445,12 @@ int st_hier_allreduce_device(st_hier_t *h, const void *sbuf, void *rbuf, size_t 
         (dev.in_dev && dev.out_dev && bin.ctx != bout.ctx)) {
         return 0;
     }
-    if (st_cuda_ctx_enter(dev.in_dev ? bin.ctx : bout.ctx) != 0) {
+    ctx = dev.in_dev ? bin.ctx : bout.ctx;
+    if (st_cuda_ctx_enter(ctx) != 0) {
         return 0;
     }
     piece = st_hier_piece_elems(h, count, st_type_size(type)) * st_type_size(type);
-    if ((dev.stream = st_cuda_stream()) == NULL ||
-        !st_hier_stage_bufs(h, piece, dev.in_dev ? bin.ctx : bout.ctx)) {
+    if ((dev.stream = st_cuda_stream()) == NULL || !st_hier_stage_bufs(h, piece, ctx)) {
         st_cuda_ctx_leave();
         return 0;
     }

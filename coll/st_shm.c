@@ -207,6 +207,14 @@ static void st_shm_wait(st_shm_t *shm, size_t which, uint64_t s, const int *rank
     st_shm_wait((_shm), offsetof(st_shm_ctrl_t, _field), (_s), (_shm)->gmembers, \
                 (_shm)->gsize, (_comm))
 
+/* Post my arrival at step @a s (my area of the step is written) and wait for
+ * every rank's. */
+static void st_shm_arrive(st_shm_t *shm, uint64_t s, MPI_Comm pcomm)
+{
+    st_shm_post(&shm->ctrl[shm->rank].ready, s);
+    ST_SHM_WAIT(shm, ready, s, pcomm);
+}
+
 static void st_shm_tiny(st_shm_t *shm, const void *in, void *out, size_t count, size_t esize,
                         const st_reduce_kernel_t *kernel, MPI_Comm pcomm)
 {
@@ -239,8 +247,7 @@ static void st_shm_small(st_shm_t *shm, const void *in, void *out, size_t count,
     int j;
 
     memcpy(st_shm_slot(shm, buf, shm->rank), in, count * esize);
-    st_shm_post(&shm->ctrl[shm->rank].ready, s);
-    ST_SHM_WAIT(shm, ready, s, pcomm);
+    st_shm_arrive(shm, s, pcomm);
     for (j = 0; j < shm->size; j++) {
         src[j] = st_shm_slot(shm, buf, j);
         shm->cross_bytes += st_shm_cross(shm, j) ? count * esize : 0;
@@ -261,8 +268,7 @@ const void *const *st_shm_exchange(st_shm_t *shm, const void *mine, size_t len,
     if (len > 0) {
         memcpy(st_shm_slot(shm, buf, shm->rank), mine, len);
     }
-    st_shm_post(&shm->ctrl[shm->rank].ready, s);
-    ST_SHM_WAIT(shm, ready, s, pcomm);
+    st_shm_arrive(shm, s, pcomm);
     for (j = 0; j < shm->size; j++) {
         shm->exchanged[j] = st_shm_slot(shm, buf, j);
     }
@@ -623,8 +629,7 @@ size_t st_shm_reduce_scatter(st_shm_t *shm, const void *in, size_t count, st_typ
         st_shm_range(n, esize, nparts, shm->rank, &lo, &hi);   /* empty for ranks >= nparts */
         memcpy(slot, src_in + off * esize, lo * esize);
         memcpy(slot + hi * esize, src_in + (off + hi) * esize, (n - hi) * esize);
-        st_shm_post(&shm->ctrl[shm->rank].ready, s);
-        ST_SHM_WAIT(shm, ready, s, progress_comm);
+        st_shm_arrive(shm, s, progress_comm);
         if (hi > lo) {
             for (j = 0; j < shm->size; j++) {
                 src[j] = (j == shm->rank) ? src_in + (off + lo) * esize
@@ -654,8 +659,7 @@ void st_shm_allgather_parts(st_shm_t *shm, const void *parts, size_t count, size
         st_shm_range(n, esize, nparts, shm->rank, &lo, &hi);
         memcpy(area + lo * esize, mine + used * esize, (hi - lo) * esize);
         used += hi - lo;
-        st_shm_post(&shm->ctrl[shm->rank].ready, s);
-        ST_SHM_WAIT(shm, ready, s, progress_comm);
+        st_shm_arrive(shm, s, progress_comm);
         memcpy((char*)out + off * esize, area, n * esize);
         for (j = 0; j < nparts && j < shm->size; j++) {
             if (st_shm_cross(shm, j)) {
@@ -679,8 +683,7 @@ void st_shm_bcast(st_shm_t *shm, void *buf, size_t bytes, int root, MPI_Comm pro
         if (shm->rank == root) {
             memcpy(slot, (const char*)buf + off, n);
         }
-        st_shm_post(&shm->ctrl[shm->rank].ready, s);
-        ST_SHM_WAIT(shm, ready, s, progress_comm);
+        st_shm_arrive(shm, s, progress_comm);
         if (shm->rank != root) {
             memcpy((char*)buf + off, slot, n);
             shm->cross_bytes += st_shm_cross(shm, root) ? n : 0;

@@ -240,8 +240,6 @@ int st_cuda_fold_supported(st_type_t type, st_op_t op)
            st_cu_kernel_names[type][op] != NULL;
 }
 
-/* The module table entry of the current context, the kernels loaded (under
- * st_cu_lock); NULL when there is no current context or no kernels. */
 /* The table entry of context @a ctx, made on first sight (under st_cu_lock); -1 when
  * the table is full. */
 static int st_cuda_entry_locked(st_cu_ctx_t ctx)
@@ -261,6 +259,8 @@ static int st_cuda_entry_locked(st_cu_ctx_t ctx)
     return m;
 }
 
+/* The module table entry of the current context, the kernels loaded (under
+ * st_cu_lock); NULL when there is no current context or no kernels. */
 static int st_cuda_module_locked(void)
 {
     st_cu_ctx_t ctx = NULL;
