@@ -53,6 +53,21 @@ enum {
     STRATA_GLM_THREADS_SHARED = 1
 };
 
+/** How a dual model's vector is laid out while it trains (strata_glm_param_t
+    feature_order). The steps, hence the model, are the same in every layout; only
+    their speed differs. */
+enum {
+    /** STRATA_GLM_ORDER_FREQUENCY from 2^17 columns (a vector of 1 MB), else given. */
+    STRATA_GLM_ORDER_AUTO = 0,
+    /** The columns relabelled by the number of rows holding them, the most frequent
+        first, so the hot entries share cache lines (the rows' entries keep their
+        order; costs a copy of the column indices, 4 bytes per stored entry, and a
+        pass over them). The model and checkpoints keep the given order. */
+    STRATA_GLM_ORDER_FREQUENCY = 1,
+    /** The columns as given. */
+    STRATA_GLM_ORDER_GIVEN = 2
+};
+
 /** Training parameters; strata_glm_param_default() fills in the defaults. */
 typedef struct {
     const char *solver;      /**< "logistic" (default), "svm", "sqsvm", "ridge" (dual,
@@ -127,6 +142,8 @@ typedef struct {
                                   do not fit with its per-row arrays and the model, they
                                   stream from pinned host memory in chunks, the next
                                   chunk's copy overlapping the current one's epoch */
+    int      feature_order;  /**< dual models: the model vector's layout while training,
+                                  STRATA_GLM_ORDER_AUTO (default), _FREQUENCY or _GIVEN */
 } strata_glm_param_t;
 
 /** Progress of a training run, as the last round left it. */

@@ -27,7 +27,13 @@
  * can be repeated bit for bit. With thread_mode shared, a rank's threads update one
  * vector with atomic adds instead (PASSCoDe-Atomic), taking their rows from one
  * random order of all the rank's rows, and count as one CoCoA+ worker: more
- * progress per round, results that depend on timing.
+ * progress per round, results that depend on timing. Each thread adds its updates
+ * of the ST_GLM_HOT most frequent columns (and the bias) up on its own and into the
+ * vector every ST_GLM_HOT_ROWS rows: those columns are in most rows, and a
+ * compare-and-swap per entry on them cost more than the reads of a few rows'
+ * updates later save. The trainer sees the columns relabelled by frequency
+ * (solver/st_glm_order.c) when the vector is large, and always in shared mode, so
+ * the hot columns are 0 .. ST_GLM_HOT-1.
  *
  * The L1 models (lasso, l1-logistic, elastic net) are primal problems: on one rank
  * the serial reference solver (solver/st_glm_model_serial.c) trains them, across
@@ -37,6 +43,7 @@
 
 #include "st_glm.h"
 #include "st_glm_gpu.h"
+#include "st_glm_order.h"
 #include "st_glm_steps.h"
 
 #include <dlfcn.h>
@@ -204,6 +211,11 @@ ST_EXPORT const char *strata_glm_check_param(const strata_glm_param_t *param)
     if (param->thread_mode != STRATA_GLM_THREADS_REPLICAS &&
         param->thread_mode != STRATA_GLM_THREADS_SHARED) {
         return "thread_mode must be STRATA_GLM_THREADS_REPLICAS or STRATA_GLM_THREADS_SHARED";
+    }
+    if (param->feature_order != STRATA_GLM_ORDER_AUTO &&
+        param->feature_order != STRATA_GLM_ORDER_FREQUENCY &&
+        param->feature_order != STRATA_GLM_ORDER_GIVEN) {
+        return "feature_order must be STRATA_GLM_ORDER_AUTO, _FREQUENCY or _GIVEN";
     }
     if (!isfinite(param->bias)) {
         return "bias must be finite";
@@ -379,6 +391,12 @@ ST_EXPORT void strata_glm_problem_free(strata_glm_problem_t *prob)
 
 typedef struct st_glm_trainer st_glm_trainer_t;
 
+/* Shared mode: the hot columns (training columns 0 .. nhot-1 of the relabelled
+ * vector, at most ST_GLM_HOT, and the bias) that a thread adds up on its own and
+ * adds to the shared vector every ST_GLM_HOT_ROWS rows (st_glm_sdca_rows). */
+#define ST_GLM_HOT      64
+#define ST_GLM_HOT_ROWS 16
+
 typedef struct {
     st_glm_trainer_t *tr;
     int               id;
@@ -388,6 +406,9 @@ typedef struct {
     double           *u;           /* my view of w, d_all entries */
     uint64_t          rng;
     double            sums[2];     /* loss, neg_conj of my rows (gap pass) */
+    double            hot[ST_GLM_HOT + 1]; /* shared mode: my updates of the hot
+                                             * columns not yet in u, then the bias's */
+    int               since;       /* shared mode: rows since they went to u */
 } st_glm_worker_t;
 
 /*
@@ -436,9 +457,12 @@ struct st_glm_trainer {
     _Atomic int64_t       next_row; /* shared: the next chunk of perm to take */
     uint64_t             *rngs;    /* param->threads: the workers' states, checkpointed */
     double               *w, *v, *dv;
+    st_glm_order_t        order;   /* the columns relabelled (order.map), data is order.data */
+    double               *vck;     /* relabelled, with a checkpoint: v in the given order */
     double               *u;       /* shared mode: the vector of all my threads */
     st_glm_hier_t         hier;    /* the hierarchical schedule (hier.on 0: flat) */
     int                   shared;  /* the threads update u together (else replicas) */
+    int64_t               nhot;    /* shared mode: hot columns (0: none, not relabelled) */
     int                   nworkers, local_epochs;
     st_glm_worker_t      *workers;
     pthread_barrier_t     barrier;
@@ -483,9 +507,31 @@ static inline void st_glm_add(double *p, double a, int shared)
     } while (!__atomic_compare_exchange(p, &old, &sum, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 }
 
-/* x_i . u, and u += a x_i, for both value precisions, the bias feature included */
+/*
+ * x_i . u, and u += a x_i, for both value precisions, the bias feature included.
+ * @a hot (shared mode): the thread's pending updates of the hot columns, which its
+ * reads add and its updates go to; NULL (a constant at the other calls) for none.
+ */
+static inline double st_glm_entry(const st_glm_trainer_t *tr, const double *u,
+                                  const double *hot, int64_t j, int shared)
+{
+    double e = st_glm_load(&u[j], shared);
+
+    return (hot != NULL && j < tr->nhot) ? e + hot[j] : e;
+}
+
+static inline void st_glm_update(const st_glm_trainer_t *tr, double *u, double *hot,
+                                 int64_t j, double a, int shared)
+{
+    if (hot != NULL && j < tr->nhot) {
+        hot[j] += a;
+    } else {
+        st_glm_add(&u[j], a, shared);
+    }
+}
+
 static inline double st_glm_dot(const st_glm_trainer_t *tr, int64_t i, const double *u,
-                                int shared)
+                                int shared, const double *hot)
 {
     const st_glm_data_t *data = tr->data;
     const uint32_t *idx       = data->indices;
@@ -494,21 +540,21 @@ static inline double st_glm_dot(const st_glm_trainer_t *tr, int64_t i, const dou
 
     if (data->prec == 32) {
         for (k = data->indptr[i]; k < end; k++) {
-            s += (double)data->val32[k] * st_glm_load(&u[idx[k]], shared);
+            s += (double)data->val32[k] * st_glm_entry(tr, u, hot, idx[k], shared);
         }
     } else {
         for (k = data->indptr[i]; k < end; k++) {
-            s += data->val64[k] * st_glm_load(&u[idx[k]], shared);
+            s += data->val64[k] * st_glm_entry(tr, u, hot, idx[k], shared);
         }
     }
     if (tr->bias > 0) {
-        s += tr->bias * st_glm_load(&u[tr->d], shared);
+        s += tr->bias * (st_glm_load(&u[tr->d], shared) + (hot != NULL ? hot[ST_GLM_HOT] : 0));
     }
     return s;
 }
 
 static inline void st_glm_axpy(const st_glm_trainer_t *tr, int64_t i, double a, double *u,
-                               int shared)
+                               int shared, double *hot)
 {
     const st_glm_data_t *data = tr->data;
     const uint32_t *idx       = data->indices;
@@ -516,16 +562,39 @@ static inline void st_glm_axpy(const st_glm_trainer_t *tr, int64_t i, double a, 
 
     if (data->prec == 32) {
         for (k = data->indptr[i]; k < end; k++) {
-            st_glm_add(&u[idx[k]], a * (double)data->val32[k], shared);
+            st_glm_update(tr, u, hot, idx[k], a * (double)data->val32[k], shared);
         }
     } else {
         for (k = data->indptr[i]; k < end; k++) {
-            st_glm_add(&u[idx[k]], a * data->val64[k], shared);
+            st_glm_update(tr, u, hot, idx[k], a * data->val64[k], shared);
         }
     }
     if (tr->bias > 0) {
-        st_glm_add(&u[tr->d], a * tr->bias, shared);
+        if (hot != NULL) {
+            hot[ST_GLM_HOT] += a * tr->bias;
+        } else {
+            st_glm_add(&u[tr->d], a * tr->bias, shared);
+        }
     }
+}
+
+/* Shared mode: my pending updates of the hot columns into u. */
+static void st_glm_hot_flush(st_glm_worker_t *wk)
+{
+    st_glm_trainer_t *tr = wk->tr;
+    int64_t j;
+
+    for (j = 0; j < tr->nhot; j++) {
+        if (wk->hot[j] != 0) {
+            st_glm_add(&tr->u[j], wk->hot[j], 1);
+            wk->hot[j] = 0;
+        }
+    }
+    if (wk->hot[ST_GLM_HOT] != 0) {
+        st_glm_add(&tr->u[tr->d], wk->hot[ST_GLM_HOT], 1);
+        wk->hot[ST_GLM_HOT] = 0;
+    }
+    wk->since = 0;
 }
 
 /*
@@ -535,7 +604,7 @@ static inline void st_glm_axpy(const st_glm_trainer_t *tr, int64_t i, double a, 
  */
 #define ST_GLM_AHEAD 8
 
-static inline void st_glm_prefetch_row(const st_glm_trainer_t *tr, int64_t i)
+static inline __attribute__((always_inline)) void st_glm_prefetch_row(const st_glm_trainer_t *tr, int64_t i)
 {
     const st_glm_data_t *data = tr->data;
     int64_t k = data->indptr[i], end = data->indptr[i + 1];
@@ -557,7 +626,7 @@ static inline void st_glm_prefetch_row(const st_glm_trainer_t *tr, int64_t i)
 
 /* The entries of @a u that row @a i reads and then updates (the gather that otherwise
  * waits on the cache at every nonzero), for writing. */
-static inline void st_glm_prefetch_model(const st_glm_trainer_t *tr, int64_t i,
+static inline __attribute__((always_inline)) void st_glm_prefetch_model(const st_glm_trainer_t *tr, int64_t i,
                                          const double *u)
 {
     const st_glm_data_t *data = tr->data;
@@ -593,11 +662,14 @@ static inline __attribute__((always_inline)) void st_glm_sdca_rows(st_glm_worker
         /* an empty row (q = 0) still moves its dual variable to the conjugate's
          * maximum, though not w */
         i     = order[j];
-        z     = st_glm_dot(tr, i, wk->u, shared);
+        z     = st_glm_dot(tr, i, wk->u, shared, shared ? wk->hot : NULL);
         q     = tr->scale * tr->sqnorm[i];
         delta = tr->loss->dual_step(y[i], tr->c[i], z, q, &tr->alpha[i]);
         if (delta != 0) {
-            st_glm_axpy(tr, i, tr->scale * delta, wk->u, shared);
+            st_glm_axpy(tr, i, tr->scale * delta, wk->u, shared, shared ? wk->hot : NULL);
+        }
+        if (shared && ++wk->since >= ST_GLM_HOT_ROWS) {
+            st_glm_hot_flush(wk);
         }
     }
 }
@@ -664,6 +736,7 @@ static void st_glm_local_sdca_shared(st_glm_worker_t *wk)
                                                memory_order_relaxed)) < m) {
             st_glm_sdca_rows(wk, tr->perm + at, ST_MIN(ST_GLM_SHARED_CHUNK, m - at), 1);
         }
+        st_glm_hot_flush(wk);   /* the epoch's updates all in u before the barrier */
         if (epoch + 1 < tr->local_epochs) {
             pthread_barrier_wait(&tr->barrier);
         }
@@ -785,7 +858,7 @@ static void st_glm_gap_pass(st_glm_worker_t *wk)
     int64_t i;
 
     for (i = wk->lo; i < wk->hi; i++) {
-        loss += tr->c[i] * tr->loss->loss(st_glm_dot(tr, i, tr->w, 0), y[i]);
+        loss += tr->c[i] * tr->loss->loss(st_glm_dot(tr, i, tr->w, 0, NULL), y[i]);
         conj += tr->loss->neg_conj(tr->alpha[i], y[i], tr->c[i]);
     }
     wk->sums[0] = loss;
@@ -820,6 +893,9 @@ static void st_glm_checkpoint(st_glm_trainer_t *tr, st_glm_round_ctx_t *ctx, int
 
     for (k = 0; k < tr->nworkers; k++) {
         tr->rngs[k] = tr->workers[k].rng;
+    }
+    if (tr->vck != NULL) {
+        st_glm_order_gather(&tr->order, tr->v, tr->vck, tr->d_all);
     }
     tr->ck_status = st_glm_ckpt_save(&tr->ck, &ctx->info, certified, tr->ck_msg,
                                      sizeof(tr->ck_msg));
@@ -1039,6 +1115,8 @@ static void st_glm_trainer_free(st_glm_trainer_t *tr)
     free(tr->v);
     free(tr->dv);
     free(tr->u);
+    free(tr->vck);
+    st_glm_order_free(&tr->order);
     free(tr->hier.vn);
     free(tr->hier.dr);
     if (tr->hier.node_owned != MPI_COMM_NULL) {
@@ -1185,6 +1263,11 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
         st_glm_trainer_free(&tr);
         return STRATA_ERR_NO_MEMORY;
     }
+    /* the model vector's layout: from here on the trainer sees the relabelled rows */
+    if (st_glm_order_init(&tr.order, data, param->feature_order, tr.shared, comm)) {
+        tr.data = &tr.order.data;
+        tr.nhot = tr.shared ? ST_MIN(tr.d, ST_GLM_HOT) : 0;
+    }
 
     /* the checkpoint: v (each rank writes a share), my rows' alpha and orders, my
      * workers' random states */
@@ -1201,7 +1284,17 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
         }
         st_glm_block_range(tr.d_all, nranks, ctx.rank, &lo, &hi);
         st_glm_ckpt_entry(&tr.ck, r0, m, tr.nworkers, 0);
-        st_glm_ckpt_add(&tr.ck, "shared vector", tr.v, tr.d_all, 0, tr.d_all, lo, hi);
+        /* the file holds v in the given order (relabelled: copied at each save) */
+        if (tr.order.map != NULL && (tr.vck = malloc((size_t)tr.d_all * sizeof(double))) == NULL) {
+            ok = 0;
+        }
+        if (!st_glm_agree(comm, ok)) {
+            st_glm_msg(msg, msg_len, "out of memory (%lld features)", (long long)tr.d_all);
+            st_glm_trainer_free(&tr);
+            return STRATA_ERR_NO_MEMORY;
+        }
+        st_glm_ckpt_add(&tr.ck, "shared vector", tr.vck != NULL ? tr.vck : tr.v, tr.d_all, 0,
+                        tr.d_all, lo, hi);
         st_glm_ckpt_add(&tr.ck, "dual variables", tr.alpha, n, r0, r0 + m, r0, r0 + m);
         st_glm_ckpt_add(&tr.ck, "row orders", tr.perm, n, r0, r0 + m, r0, r0 + m);
         st_glm_ckpt_add(&tr.ck, "random states", tr.rngs, nranks * nt, ctx.rank * nt,
@@ -1227,6 +1320,9 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
             return status;
         }
         /* w and the shared vector as the round that wrote it left them */
+        if (tr.vck != NULL) {
+            st_glm_order_scatter(&tr.order, tr.vck, tr.v, tr.d_all);
+        }
         inv = 1.0 / (tr.lambda * (double)data->n_rows_global);
         for (j = 0; j < tr.d_all; j++) {
             tr.w[j] = tr.v[j] * inv;
@@ -1253,7 +1349,7 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
         tr.c[i] = st_glm_example_weight(loss, param, data->y[i]);
     }
     if (param->gpu) {   /* the rank's rows go to its GPU (one worker) */
-        ok = (st_glm_gpu_open(data, tr.c, tr.sqnorm, st_glm_model_step(loss), tr.bias, tr.d,
+        ok = (st_glm_gpu_open(tr.data, tr.c, tr.sqnorm, st_glm_model_step(loss), tr.bias, tr.d,
                               tr.d_all, param->gpu_mem, comm, &tr.gpu, msg, msg_len) == 0);
         if (!st_glm_agree(comm, ok)) {
             if (ok) {
@@ -1309,7 +1405,7 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
         st_glm_msg(msg, msg_len, "%s", tr.ck_msg);
         status = tr.ck_status;
     }
-    memcpy(model->w, tr.w, (size_t)tr.d_all * sizeof(double));
+    st_glm_order_gather(&tr.order, tr.w, model->w, tr.d_all);
     model->info = ctx.info;
     st_glm_trainer_free(&tr);
     return status;

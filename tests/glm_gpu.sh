@@ -4,11 +4,12 @@
 # for the CUDA driver and runs the GPU solver's kernel (TPA-SCD) compiled for the
 # host, one block of one thread: sequential SDCA in the CPU solver's order of
 # operations. So on float32 data the GPU run must write the CPU run's model file
-# byte for byte (every dual model, 1 and 2 ranks, a bias, two local epochs, a
-# resumed checkpoint), which checks the data on the device, the orders, the
-# steps (the CPU solver's own, solver/st_glm_steps.h), the updates and the copies
-# back. On 64-bit data (rounded to float on the GPU), and with the rows streaming
-# through a small GPU memory in chunks, it reaches the CPU run's optimum.
+# byte for byte (every dual model, 1 and 2 ranks, a bias, two local epochs, the
+# columns relabelled by frequency, a resumed checkpoint), which checks the data on
+# the device, the orders, the steps (the CPU solver's own, solver/st_glm_steps.h),
+# the updates and the copies back. On 64-bit data (rounded to float on the GPU),
+# and with the rows streaming through a small GPU memory in chunks, it reaches the
+# CPU run's optimum.
 # Without a driver, with threads or with an L1 model it says why.
 #
 . "${top_srcdir}/tests/common.sh"
@@ -54,6 +55,8 @@ same_model() {
 }
 same_model "logistic, 1 rank" 1 -s logistic -l 1e-3 -r 25 -e 0 "$dir/c32.bin"
 same_model "logistic, 2 ranks" 2 -s logistic -l 1e-3 -r 25 -e 0 "$dir/c32.bin"
+same_model "logistic, 2 ranks, columns relabelled" 2 -s logistic -l 1e-3 -r 25 -e 0 -B 1 \
+    --feature-order frequency "$dir/c32.bin"
 same_model "svm, 2 ranks, bias" 2 -s svm -l 1e-3 -r 25 -e 0 -B 1 "$dir/c32.bin"
 same_model "sqsvm, 2 ranks, 2 epochs" 2 -s sqsvm -l 1e-3 -r 15 -e 0 -E 2 "$dir/c32.bin"
 same_model "ridge, 2 ranks" 2 -s ridge -l 1e-2 -r 25 -e 0 "$dir/r32.bin"

@@ -30,6 +30,8 @@ contains "unknown solver named" "logistik"
 expect 2 "zero threads" tools/strata-train -t 0 "$dir/train.svm"
 expect 2 "bad thread mode" tools/strata-train --thread-mode wild "$dir/train.svm"
 contains "bad thread mode named" "thread-mode"
+expect 2 "bad feature order" tools/strata-train --feature-order hot "$dir/train.svm"
+contains "bad feature order named" "feature-order must be auto, frequency or given, not 'hot'"
 expect 2 "zero gap-every" tools/strata-train --gap-every 0 "$dir/train.svm"
 contains "bad gap-every named" "gap-every"
 expect 2 "bad cost" tools/strata-train -c 0 "$dir/train.svm"
@@ -61,6 +63,15 @@ expect 0 "hierarchical, one node" $ST_MPIRUN -np 2 tools/strata-train --hierarch
     -l 0.010666666666666666 -e 1e-5 -r 2000 "$dir/train.svm" "$dir/m2h"
 contains "hierarchical, one node, says so" "^hierarchical: 1 node(s) of 2 rank(s): flat CoCoA+"
 cmp -s "$dir/m2a" "$dir/m2h" || { echo "FAIL: hierarchical on one node is not flat"; fail=1; }
+
+# the model vector's layout: relabelled by frequency or as given, the same steps,
+# so the same model file, byte for byte
+expect 0 "frequency order" tools/strata-train -q --feature-order frequency -l 0.010666666666666666 \
+    -e 1e-5 -r 2000 "$dir/train.svm" "$dir/m1f"
+expect 0 "given order" tools/strata-train -q --feature-order given -l 0.010666666666666666 \
+    -e 1e-5 -r 2000 "$dir/train.svm" "$dir/m1g"
+cmp -s "$dir/m1" "$dir/m1f" && cmp -s "$dir/m1" "$dir/m1g" ||
+    { echo "FAIL: --feature-order frequency and given give different models"; fail=1; }
 
 # LIBLINEAR's C: lambda = 1/(C n) = 1/93.75 for C = 1/32 and n = 3000
 expect 0 "train with -c" tools/strata-train -q -c 0.03125 -e 1e-5 -r 2000 \

@@ -97,10 +97,12 @@ static void remove_ckpt(void)
 }
 
 /*
- * Uninterrupted R rounds against K rounds with a checkpoint every C, resumed to R.
+ * Uninterrupted R rounds against K rounds with a checkpoint every C, resumed to R;
+ * the K rounds in the model vector's layout @a part_order (feature_order), the
+ * others in p's.
  */
 static void check_resume(const strata_glm_problem_t *prob, strata_glm_param_t p, int k,
-                         int c, const char *what)
+                         int c, int part_order, const char *what)
 {
     strata_glm_model_t *full = NULL, *part = NULL, *res = NULL, *again = NULL;
     const st_glm_model_t *loss = st_glm_model_lookup(p.solver, NULL, 0);
@@ -114,7 +116,10 @@ static void check_resume(const strata_glm_problem_t *prob, strata_glm_param_t p,
     p.checkpoint       = path;
     p.checkpoint_every = c;
     p.max_rounds       = k;
+    t                  = p.feature_order;
+    p.feature_order    = part_order;
     CHECKF(train(prob, &p, msg, sizeof(msg), &part) == STRATA_OK, "%s: part: %s", what, msg);
+    p.feature_order = t;
     p.max_rounds = r;
     p.resume     = 1;
     p.verbose    = 1;
@@ -366,7 +371,7 @@ int main(int argc, char **argv)
         p.tol        = 0;
         p.max_rounds = 13;
         snprintf(what, sizeof(what), "%s", models[m]);
-        check_resume(prob, p, 7, 3, what);
+        check_resume(prob, p, 7, 3, p.feature_order, what);
         /* an intercept, class weights, two local passes, two threads, gap every 2 */
         p.bias         = 1;
         p.weight_pos   = 2;
@@ -374,15 +379,30 @@ int main(int argc, char **argv)
         p.threads      = 2;
         p.gap_every    = 2;
         snprintf(what, sizeof(what), "%s, bias, weights, 2 epochs, 2 threads", models[m]);
-        check_resume(prob, p, 5, 2, what);
+        check_resume(prob, p, 5, 2, p.feature_order, what);
         /* converged at a checkpoint: the resumed run stops there too */
         p.tol        = 0.05;
         p.max_rounds = 1000;
         p.gap_every  = 1;
         snprintf(what, sizeof(what), "%s, converging", models[m]);
-        check_resume(prob, p, 1000, 1, what);
+        check_resume(prob, p, 1000, 1, p.feature_order, what);
         strata_glm_problem_free(prob);
     }
+    /* the columns relabelled by frequency (feature_order): the file holds the given
+     * order, so a run resumes alike in either layout */
+    prob = my_rows(&ds, 0, 0);
+    strata_glm_param_default(&p);
+    p.lambda        = 0.01;
+    p.tol           = 0;
+    p.max_rounds    = 13;
+    p.bias          = 1;
+    p.threads       = 2;
+    p.feature_order = STRATA_GLM_ORDER_FREQUENCY;
+    check_resume(prob, p, 7, 3, STRATA_GLM_ORDER_FREQUENCY, "logistic, relabelled");
+    p.feature_order = STRATA_GLM_ORDER_GIVEN;
+    check_resume(prob, p, 7, 3, STRATA_GLM_ORDER_FREQUENCY, "logistic, written relabelled, "
+                 "resumed in the given order");
+    strata_glm_problem_free(prob);
     refusals(&ds);
 
     MPI_Barrier(MPI_COMM_WORLD);

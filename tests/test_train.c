@@ -26,6 +26,7 @@
 #include "config.h"
 
 #include "st_glm_test.h"
+#include "st_glm_order.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -164,6 +165,131 @@ static void check_model(const dataset_t *ds, const strata_glm_param_t *p, const 
 }
 
 /*
+ * The model vector's layout (feature_order). The relabelling itself: a permutation
+ * of the columns, the same on every rank, in which no column comes after one of
+ * less than 4/5 its count (keys of a quarter octave), the rows' entries relabelled
+ * in place; the vectors mapped back and forth. Then
+ * training: relabelled, the steps and so the weights are those of the given order
+ * bit for bit (replicas: one thread, two), and threads sharing the vector (which
+ * keep the hot columns apart) reach the optimum with and without a bias.
+ */
+static void check_order(const dataset_t *ds)
+{
+    strata_glm_problem_t *prob = my_rows(ds, 0, 0);
+    const st_glm_data_t *data;
+    strata_glm_model_t *model[2];
+    strata_glm_param_t p;
+    st_glm_order_t o;
+    int64_t count[N_COLS], by_label[N_COLS], j, k, seen[N_COLS], lo, hi;
+    double in[N_COLS + 1], mid[N_COLS + 1], back[N_COLS + 1];
+    int ok, moved = 0, threads, mode;
+    char msg[256];
+
+    if (prob == NULL) {
+        return;
+    }
+    data = prob->data;
+    CHECKF(!st_glm_order_wanted(STRATA_GLM_ORDER_AUTO, N_COLS, 0) &&
+                   st_glm_order_wanted(STRATA_GLM_ORDER_AUTO, N_COLS, 1) &&
+                   st_glm_order_wanted(STRATA_GLM_ORDER_AUTO, ST_GLM_ORDER_AUTO_MIN, 0) &&
+                   st_glm_order_wanted(STRATA_GLM_ORDER_FREQUENCY, N_COLS, 0) &&
+                   !st_glm_order_wanted(STRATA_GLM_ORDER_GIVEN, ST_GLM_ORDER_AUTO_MIN, 1),
+           "feature_order: when to relabel");
+    CHECKF(st_glm_order_init(&o, data, STRATA_GLM_ORDER_GIVEN, 1, MPI_COMM_WORLD) == 0 &&
+                   o.map == NULL, "feature_order given relabelled");
+    ok = st_glm_order_init(&o, data, STRATA_GLM_ORDER_FREQUENCY, 0, MPI_COMM_WORLD);
+    CHECKF(ok && o.map != NULL && o.data.indices != data->indices &&
+                   o.data.nnz == data->nnz && o.data.indptr == data->indptr,
+           "feature_order frequency: not relabelled");
+    if (ok) {
+        memset(count, 0, sizeof(count));
+        for (k = 0; k < data->nnz; k++) {
+            count[data->indices[k]]++;
+        }
+        MPI_Allreduce(MPI_IN_PLACE, count, N_COLS, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+        memset(seen, 0, sizeof(seen));
+        for (j = 0; j < N_COLS; j++) {
+            CHECKF(o.map[j] < N_COLS && seen[o.map[j]]++ == 0, "map[%lld] = %u: not a "
+                   "permutation", (long long)j, o.map[j]);
+            moved += (o.map[j] != j);
+            /* the same map on every rank */
+            lo = hi = o.map[j];
+            MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+            MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+            CHECKF(lo == hi, "ranks map column %lld to %lld .. %lld", (long long)j,
+                   (long long)lo, (long long)hi);
+        }
+        CHECKF(moved > 0, "no column moved (the counts differ)");
+        for (j = 0; j < N_COLS; j++) {
+            by_label[o.map[j] < N_COLS ? o.map[j] : 0] = count[j];
+        }
+        for (j = 0; j < N_COLS; j++) {
+            CHECKF(4 * count[j] < 5 * by_label[0], "label 0 has count %lld, column %lld "
+                   "%lld", (long long)by_label[0], (long long)j, (long long)count[j]);
+            for (k = j + 1; k < N_COLS; k++) {
+                CHECKF(4 * by_label[k] < 5 * by_label[j], "label %lld (count %lld) after "
+                       "label %lld (count %lld)", (long long)k, (long long)by_label[k],
+                       (long long)j, (long long)by_label[j]);
+            }
+        }
+        for (k = 0; k < data->nnz; k++) {
+            CHECKF(o.data.indices[k] == o.map[data->indices[k]], "entry %lld relabelled "
+                   "%u, not %u", (long long)k, o.data.indices[k], o.map[data->indices[k]]);
+        }
+        for (j = 0; j <= N_COLS; j++) {
+            in[j] = j + 0.5;
+        }
+        st_glm_order_scatter(&o, in, mid, N_COLS + 1);
+        st_glm_order_gather(&o, mid, back, N_COLS + 1);
+        CHECKF(memcmp(in, back, sizeof(in)) == 0 && mid[o.map[3]] == in[3] &&
+                       mid[N_COLS] == in[N_COLS], "gather(scatter(v)) is not v");
+    }
+    st_glm_order_free(&o);
+    strata_glm_problem_free(prob);
+
+    for (threads = 1; threads <= 2; threads++) {
+        prob = my_rows(ds, 0, 0);
+        for (mode = 0; prob != NULL && mode < 2; mode++) {
+            strata_glm_param_default(&p);
+            p.lambda        = 0.01;
+            p.tol           = 0;
+            p.max_rounds    = 7;
+            p.threads       = threads;
+            p.bias          = 1;
+            p.feature_order = mode ? STRATA_GLM_ORDER_FREQUENCY : STRATA_GLM_ORDER_GIVEN;
+            model[mode]     = NULL;
+            CHECKF(strata_glm_train(prob, &p, MPI_COMM_WORLD, msg, sizeof(msg),
+                                    &model[mode]) == STRATA_OK, "train: %s", msg);
+        }
+        if (prob != NULL && model[0] != NULL && model[1] != NULL) {
+            CHECKF(memcmp(model[0]->w, model[1]->w, (N_COLS + 1) * sizeof(double)) == 0 &&
+                           model[0]->info.rounds == model[1]->info.rounds,
+                   "%d thread(s): relabelled, other weights than in the given order",
+                   threads);
+        }
+        for (mode = 0; prob != NULL && mode < 2; mode++) {
+            if (model[mode] != NULL) {
+                free(model[mode]->w);
+                free(model[mode]);
+            }
+        }
+        strata_glm_problem_free(prob);
+    }
+    for (mode = 0; mode < 2; mode++) {   /* sharing: hot columns, the bias's too */
+        strata_glm_param_default(&p);
+        p.lambda        = 0.01;
+        p.tol           = 1e-11;
+        p.max_rounds    = 20000;
+        p.threads       = 2;
+        p.thread_mode   = STRATA_GLM_THREADS_SHARED;
+        p.bias          = mode ? 1 : -1;
+        p.feature_order = STRATA_GLM_ORDER_FREQUENCY;
+        check_model(ds, &p, mode ? "2 threads sharing w, relabelled, bias" :
+                                   "2 threads sharing w, relabelled");
+    }
+}
+
+/*
  * Hierarchical CoCoA+ on K virtual nodes (Strata's node level: the library is linked
  * in). Flat and hierarchical runs each meet the reference (check_model).
  */
@@ -292,6 +418,8 @@ int main(int argc, char **argv)
         check_model(&ds, &p, what);
     }
 
+    check_order(&ds);
+
     /* the parameter check names the problem */
     strata_glm_param_default(&p);
     CHECKF(strata_glm_check_param(&p) == NULL, "defaults rejected");
@@ -308,6 +436,11 @@ int main(int argc, char **argv)
     strata_glm_param_default(&p);
     p.gap_every = -1;
     CHECKF(strata_glm_check_param(&p) != NULL, "gap_every -1 accepted");
+    strata_glm_param_default(&p);
+    p.feature_order = 3;
+    CHECKF(strata_glm_check_param(&p) != NULL &&
+                   strstr(strata_glm_check_param(&p), "feature_order") != NULL,
+           "feature_order 3 accepted");
 
     /* L1 models: ProxCoCoA+ over features across ranks (the serial solver on one);
      * with a bias feature (owned by the last rank) and class weights too */

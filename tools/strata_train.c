@@ -48,6 +48,11 @@ static void usage(FILE *f)
             "                        each round, results independent of thread timing;\n"
             "                        shared: one model vector, atomic updates, more\n"
             "                        progress per round\n"
+            "      --feature-order O dual models, the model vector's layout while\n"
+            "                        training: frequency (the most frequent columns\n"
+            "                        first, so they share cache lines), given, or auto\n"
+            "                        (default: frequency from 131072 columns); the\n"
+            "                        same model either way\n"
             "      --hierarchical    hierarchical CoCoA+ (dual models): each round sums\n"
             "                        the ranks' updates over each node several times\n"
             "                        (inner rounds), then once over all ranks\n"
@@ -175,7 +180,8 @@ static void print_metrics(const char *file, const strata_glm_metrics_t *m)
 int main(int argc, char **argv)
 {
     enum { OPT_ETA = 256, OPT_WPOS, OPT_WNEG, OPT_SEED, OPT_TEST, OPT_TMODE, OPT_GAP,
-           OPT_CKPT, OPT_CKPT_EVERY, OPT_RESUME, OPT_HIER, OPT_INNER, OPT_GPU, OPT_GPU_MEM };
+           OPT_CKPT, OPT_CKPT_EVERY, OPT_RESUME, OPT_HIER, OPT_INNER, OPT_GPU, OPT_GPU_MEM,
+           OPT_FORDER };
     static const struct option longopts[] = {
         {"solver", required_argument, NULL, 's'}, {"lambda", required_argument, NULL, 'l'},
         {"cost", required_argument, NULL, 'c'},   {"eta", required_argument, NULL, OPT_ETA},
@@ -187,6 +193,7 @@ int main(int argc, char **argv)
         {"hierarchical", no_argument, NULL, OPT_HIER},
         {"gpu", no_argument, NULL, OPT_GPU},
         {"gpu-mem", required_argument, NULL, OPT_GPU_MEM},
+        {"feature-order", required_argument, NULL, OPT_FORDER},
         {"inner-rounds", required_argument, NULL, OPT_INNER},
         {"weight-pos", required_argument, NULL, OPT_WPOS},
         {"weight-neg", required_argument, NULL, OPT_WNEG},
@@ -252,6 +259,17 @@ int main(int argc, char **argv)
                 param.thread_mode = STRATA_GLM_THREADS_SHARED;
             } else {
                 die_usage("--thread-mode must be replicas or shared, not '%s'", optarg);
+            }
+            break;
+        case OPT_FORDER:
+            if (strcmp(optarg, "auto") == 0) {
+                param.feature_order = STRATA_GLM_ORDER_AUTO;
+            } else if (strcmp(optarg, "frequency") == 0) {
+                param.feature_order = STRATA_GLM_ORDER_FREQUENCY;
+            } else if (strcmp(optarg, "given") == 0) {
+                param.feature_order = STRATA_GLM_ORDER_GIVEN;
+            } else {
+                die_usage("--feature-order must be auto, frequency or given, not '%s'", optarg);
             }
             break;
         case 'B': param.bias = parse_double("--bias", optarg); break;
