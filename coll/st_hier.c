@@ -26,9 +26,15 @@
  * No rank waits for another without advancing its own rings, and a ring needs
  * nothing but its lane's rings to advance: no cycle of waits can form.
  *
+ * With the socket level, the node steps go socket-first (coll/st_shm.c): each
+ * package sums the piece over its ranks, and lane j folds part j over the
+ * packages' partial sums; the allgather copies each part once into every
+ * package.
+ *
  * Each element is summed once inside its node (by its part's lane rank, in rank
- * order), once along its lane's ring, and copied: every rank of the
- * communicator holds the same bits, whatever the piece size.
+ * order, or socket-first: in group order within and across the groups), once
+ * along its lane's ring, and copied: every rank of the communicator holds the
+ * same bits, whatever the piece size.
  */
 #include "config.h"
 

@@ -103,6 +103,7 @@ struct st_shm {
      * index among them; flat mode: one group of every rank */
     int            ngroups, group, gsize, gindex;
     int           *gmembers;
+    int           *group_of;    /* the group of each rank (all 0 in flat mode) */
     int           *pkg;         /* package of each rank (-1 unknown): cross-socket count */
     uint64_t       cross_bytes; /* read from areas written on another package */
     void          *base;
@@ -608,7 +609,114 @@ void st_shm_allreduce(st_shm_t *shm, const void *sbuf, void *rbuf, size_t count,
  * knowing that every rank finished their next-to-last step (their last wait is
  * on flags posted after it), and start with a write into the buffer that step
  * used, so all of them mix in any order.
+ *
+ * Socket mode: each step in stages, so that only the groups' partial sums and the
+ * finished parts cross packages, each byte once: (P - 1) x the piece per node for
+ * each of the two steps, where a flat step costs each part's lane the part times
+ * the ranks of other packages, and each rank the parts of other packages' lanes.
+ *   reduce-scatter: write my slot (but for my stage-1 sub-range), ready = s; wait
+ *     ready[my group]; fold my sub-range of the step over my group's slots, in
+ *     group order, into its partial area; partial = s; wait partial[all]; lane j
+ *     folds part j over every group's partial area, in group order.
+ *   allgather: lane j writes part j into its group's result area; ready = s; wait
+ *     ready[all]; copy my share of each part of another group's lanes from that
+ *     group's area into mine; gathered = s; wait gathered[my group]; copy my
+ *     group's area out.
+ * Buffer s % 2 again at step s + 2: every rank posts its first flag of step s + 1
+ * (ready) only after all of its reads of step s, and I waited for every rank's
+ * partial (reduce-scatter) or ready (allgather) of step s + 1. The last step ends
+ * the same way (every rank's first flag of it seen), so these mix with the
+ * segment's other operations as above.
  */
+static size_t st_shm_reduce_scatter_socket(st_shm_t *shm, const char *in, size_t count,
+                                           size_t esize, const st_reduce_kernel_t *kernel,
+                                           int nparts, size_t step_elems, char *out,
+                                           MPI_Comm pcomm)
+{
+    const void *src[ST_MAX(shm->gsize, shm->ngroups)];
+    size_t off, n, lo, hi, plo, phi, got = 0;
+    unsigned buf;
+    uint64_t s;
+    char *slot;
+    int j, m, t;
+
+    for (off = 0; off < count; off += n) {
+        n    = ST_MIN(step_elems, count - off);
+        s    = ++shm->seq;
+        buf  = (unsigned)(s & 1);
+        slot = st_shm_slot(shm, buf, shm->rank);
+        st_shm_subrange(shm, n, esize, &lo, &hi);
+        memcpy(slot, in + off * esize, lo * esize);
+        memcpy(slot + hi * esize, in + (off + hi) * esize, (n - hi) * esize);
+        st_shm_post(&shm->ctrl[shm->rank].ready, s);
+
+        ST_SHM_WAIT_GROUP(shm, ready, s, pcomm);
+        if (hi > lo) {
+            for (j = 0; j < shm->gsize; j++) {
+                m      = shm->gmembers[j];
+                src[j] = (m == shm->rank) ? in + (off + lo) * esize
+                                          : st_shm_slot(shm, buf, m) + lo * esize;
+            }
+            st_reduce_fold(kernel, esize, st_shm_partial(shm, buf, shm->group) + lo * esize,
+                           src, shm->gsize, hi - lo);
+        }
+        st_shm_post(&shm->ctrl[shm->rank].partial, s);
+
+        st_shm_range(n, esize, nparts, shm->rank, &plo, &phi);  /* empty for ranks >= nparts */
+        ST_SHM_WAIT(shm, partial, s, pcomm);
+        if (phi > plo) {
+            for (t = 0; t < shm->ngroups; t++) {
+                src[t] = st_shm_partial(shm, buf, t) + plo * esize;
+            }
+            shm->cross_bytes += (uint64_t)(shm->ngroups - 1) * (phi - plo) * esize;
+            st_reduce_fold(kernel, esize, out + got * esize, src, shm->ngroups, phi - plo);
+            got += phi - plo;
+        }
+    }
+    return got;
+}
+
+static void st_shm_allgather_parts_socket(st_shm_t *shm, const char *parts, size_t count,
+                                          size_t esize, int nparts, size_t step_elems,
+                                          char *out, MPI_Comm pcomm)
+{
+    size_t off, n, lo, hi, a, b, used = 0;
+    char *mine;
+    unsigned buf;
+    uint64_t s;
+    int j, g;
+
+    for (off = 0; off < count; off += n) {
+        n    = ST_MIN(step_elems, count - off);
+        s    = ++shm->seq;
+        buf  = (unsigned)(s & 1);
+        mine = st_shm_result(shm, buf);
+        st_shm_range(n, esize, nparts, shm->rank, &lo, &hi);
+        memcpy(mine + lo * esize, parts + used * esize, (hi - lo) * esize);
+        used += hi - lo;
+        st_shm_post(&shm->ctrl[shm->rank].ready, s);
+
+        ST_SHM_WAIT(shm, ready, s, pcomm);
+        for (j = 0; j < nparts && j < shm->size; j++) {
+            g = shm->group_of[j];
+            if (g == shm->group) {
+                continue;
+            }
+            st_shm_range(n, esize, nparts, j, &lo, &hi);
+            st_shm_range(hi - lo, esize, shm->gsize, shm->gindex, &a, &b);
+            if (b > a) {
+                memcpy(mine + (lo + a) * esize, st_shm_result_of(shm, buf, g) + (lo + a) * esize,
+                       (b - a) * esize);
+                shm->cross_bytes += (b - a) * esize;
+            }
+        }
+        st_shm_post(&shm->ctrl[shm->rank].gathered, s);
+
+        ST_SHM_WAIT_GROUP(shm, gathered, s, pcomm);
+        memcpy(out + off * esize, mine, n * esize);
+    }
+}
+
 size_t st_shm_reduce_scatter(st_shm_t *shm, const void *in, size_t count, st_type_t type,
                              st_op_t op, int nparts, size_t step, void *out,
                              MPI_Comm progress_comm)
@@ -622,6 +730,10 @@ size_t st_shm_reduce_scatter(st_shm_t *shm, const void *in, size_t count, st_typ
     uint64_t s;
     int j;
 
+    if (shm->ngroups > 1) {
+        return st_shm_reduce_scatter_socket(shm, in, count, esize, kernel, nparts, step_elems,
+                                            out, progress_comm);
+    }
     for (off = 0; off < count; off += n) {
         n    = ST_MIN(step_elems, count - off);
         s    = ++shm->seq;
@@ -652,6 +764,11 @@ void st_shm_allgather_parts(st_shm_t *shm, const void *parts, size_t count, size
     uint64_t s;
     int j;
 
+    if (shm->ngroups > 1) {
+        st_shm_allgather_parts_socket(shm, parts, count, esize, nparts, step_elems, out,
+                                      progress_comm);
+        return;
+    }
     for (off = 0; off < count; off += n) {
         n    = ST_MIN(step_elems, count - off);
         s    = ++shm->seq;
@@ -910,10 +1027,12 @@ st_status_t st_shm_create(MPI_Comm comm, const int *group, const int *pkg, st_sh
     shm = calloc(1, sizeof(*shm));
     if (shm == NULL || posix_memalign((void**)&shm->scratch, ST_CACHE_LINE, ST_SHM_NT_BLOCK) ||
         (shm->gmembers = malloc((size_t)size * sizeof(int))) == NULL ||
+        (shm->group_of = malloc((size_t)size * sizeof(int))) == NULL ||
         (shm->pkg = malloc((size_t)size * sizeof(int))) == NULL ||
         (shm->exchanged = calloc((size_t)size, sizeof(*shm->exchanged))) == NULL) {
         if (shm != NULL) {
             free(shm->gmembers);
+            free(shm->group_of);
             free(shm->scratch);
             free(shm->pkg);
         }
@@ -924,7 +1043,8 @@ st_status_t st_shm_create(MPI_Comm comm, const int *group, const int *pkg, st_sh
     shm->ngroups = ngroups;
     shm->group   = (ngroups > 1) ? group[rank] : 0;
     for (j = 0; j < size; j++) {
-        shm->pkg[j] = (pkg != NULL) ? pkg[j] : -1;
+        shm->pkg[j]      = (pkg != NULL) ? pkg[j] : -1;
+        shm->group_of[j] = (ngroups > 1) ? group[j] : 0;
         if (ngroups == 1 || group[j] == shm->group) {
             if (j == rank) {
                 shm->gindex = shm->gsize;
@@ -956,6 +1076,7 @@ void st_shm_destroy(st_shm_t *shm)
     munmap(shm->base, shm->seg_size);
     free(shm->scratch);
     free(shm->gmembers);
+    free(shm->group_of);
     free(shm->pkg);
     free(shm->exchanged);
     free(shm);

@@ -65,6 +65,10 @@ static const st_layout_t st_layouts[] = {
      {0, 0, 0, 0, 0, 0, 0, 0}, {"0", "1", "2", "3", "4", "5", "6", "7"}},
     {"vnodes-2-socket", ST_L_2X4, "socket", NULL, 2, 0, 1, 2,
      {0, 1, 0, 1, 0, 1, 0, 1}, {"0", "4", "1", "5", "2", "6", "3", "7"}},
+    /* uneven nodes of 3, 3 and 2 ranks, packages alternating, the socket level
+     * forced: groups of 2 and 1, and of 1 and 1 on the last node */
+    {"vnodes-3-rr-socket", ST_L_2X4, "socket", "socket", 3, 1, 1, 2,
+     {0, 1, 0, 1, 0, 1, 0, 1}, {"0", "4", "1", "5", "2", "6", "3", "7"}},
 };
 
 #define ST_NLAYOUTS ((int)(sizeof(st_layouts) / sizeof(st_layouts[0])))

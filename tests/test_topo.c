@@ -13,7 +13,8 @@
  * rank its fold sub-range times the ranks on other packages plus the other
  * packages' sub-ranges of the result; socket-first cuts each step into one
  * slice per group and costs each rank its share of its group's slice times
- * (groups - 1) plus its share of every other slice.
+ * (groups - 1) plus its share of every other slice. Across nodes with the socket
+ * level, a large message costs each node 2 (groups - 1) x the message.
  *
  * Usage: test_topo CASE [--report]   (--report prints the byte counts on rank 0)
  */
@@ -300,6 +301,58 @@ static uint64_t model_bytes(const expect_t *e, const strata_layout_t *lay, int i
     return bytes;
 }
 
+/*
+ * Across nodes, a large message goes through the pipeline's node steps (a
+ * reduce-scatter, then an allgather, coll/st_hier.c). With the socket level each of
+ * them moves every byte of the message once between the node's P groups: 2 (P - 1)
+ * x the message per node, summed over its ranks (flat: each part's lane reads it
+ * from the ranks of other packages, and each rank the other packages' parts).
+ */
+static void check_bytes_nodes(MPI_Comm comm, const expect_t *e, const strata_layout_t *lay,
+                              const char *name)
+{
+    size_t count = 3 * (lay->shm_chunk / sizeof(double)) + 1001, i;
+    uint64_t before, got, tot = 0, want;
+    int rank, node_rank, j, k, groups = 0;
+    MPI_Comm node;
+    double *buf;
+
+    if (!e->socket_on) {
+        return;
+    }
+    MPI_Comm_rank(comm, &rank);
+    for (j = 0; j < e->size; j++) {   /* the socket groups on my node */
+        for (k = 0; k < j && !(e->node[k] == e->node[j] && e->socket[k] == e->socket[j]); k++) {
+        }
+        groups += (e->node[j] == e->node[rank] && k == j);
+    }
+    buf = malloc(count * sizeof(double));
+    for (i = 0; i < count; i++) {
+        buf[i] = (double)(rank + i % 7);
+    }
+    before = st_test_stats(comm).cross_socket_bytes;
+    MPI_Allreduce(MPI_IN_PLACE, buf, (int)count, MPI_DOUBLE, MPI_SUM, comm);
+    got = st_test_stats(comm).cross_socket_bytes - before;
+    CHECKF(buf[count - 1] == (double)e->size * (double)((count - 1) % 7) +
+                                     (double)e->size * (e->size - 1) / 2,
+           "%s: wrong sum across nodes", name);
+    MPI_Comm_split(comm, e->node[rank], rank, &node);
+    MPI_Comm_rank(node, &node_rank);
+    MPI_Reduce(&got, &tot, 1, MPI_UINT64_T, MPI_SUM, 0, node);
+    want = 2 * (uint64_t)(groups - 1) * count * sizeof(double);
+    CHECKF(node_rank != 0 || tot == want, "%s: %zu doubles across nodes: node %d read %llu "
+           "bytes across packages, model %llu (%d groups)", name, count, e->node[rank],
+           (unsigned long long)tot, (unsigned long long)want, groups);
+    if (report && node_rank == 0) {
+        printf("%s %s: %zu bytes across nodes, node %d, socket level on: %llu bytes read "
+               "across packages (model %llu), %.2f x the message\n", L->name, name,
+               count * sizeof(double), e->node[rank], (unsigned long long)tot,
+               (unsigned long long)want, (double)tot / (count * sizeof(double)));
+    }
+    MPI_Comm_free(&node);
+    free(buf);
+}
+
 static void check_bytes(MPI_Comm comm, const char *name)
 {
     strata_layout_t lay;
@@ -310,11 +363,15 @@ static void check_bytes(MPI_Comm comm, const char *name)
     int rank;
 
     expect_layout(comm, &e);
-    if (!e.fast || e.nnodes > 1) {   /* the model is the one segment of one node */
+    if (!e.fast) {
         return;
     }
     MPI_Comm_rank(comm, &rank);
     CHECK(strata_comm_layout(comm, &lay, NULL) == STRATA_OK);
+    if (e.nnodes > 1) {
+        check_bytes_nodes(comm, &e, &lay, name);
+        return;
+    }
     counts[0] = 1000;                                          /* latency path */
     counts[1] = 3 * (lay.shm_chunk / sizeof(double)) + 1001;   /* 4 pipeline steps */
     buf = malloc(counts[1] * sizeof(double));
