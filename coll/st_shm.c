@@ -428,6 +428,33 @@ static void st_shm_large(st_shm_t *shm, const char *in, char *out, size_t count,
 }
 
 /*
+ * Socket mode, stage 1 of step @a s (buffer @a buf) of @a n elements: wait for my
+ * group's slots, fold my sub-range of the step over them, in group order (mine
+ * straight from @a in, the step's elements in the user's buffer), into my group's
+ * partial area; partial = s.
+ */
+static void st_shm_stage1(st_shm_t *shm, const char *in, size_t n, size_t esize,
+                          const st_reduce_kernel_t *kernel, unsigned buf, uint64_t s, int nt,
+                          MPI_Comm pcomm)
+{
+    const void *src[shm->gsize];
+    size_t lo, hi;
+    int j, m;
+
+    st_shm_subrange(shm, n, esize, &lo, &hi);
+    ST_SHM_WAIT_GROUP(shm, ready, s, pcomm);
+    if (hi > lo) {
+        for (j = 0; j < shm->gsize; j++) {
+            m      = shm->gmembers[j];
+            src[j] = (m == shm->rank) ? in + lo * esize : st_shm_slot(shm, buf, m) + lo * esize;
+        }
+        st_shm_fold(shm, kernel, esize, st_shm_partial(shm, buf, shm->group) + lo * esize, src,
+                    shm->gsize, hi - lo, nt);
+    }
+    st_shm_post(&shm->ctrl[shm->rank].partial, s);
+}
+
+/*
  * Socket mode: the same pipeline with the step's reduction in stages, so that
  * only partial sums and finished results cross between packages, each byte of
  * them once (2 (P - 1) x the message in all for P groups; flat costs each rank's
@@ -458,13 +485,13 @@ static void st_shm_large_socket(st_shm_t *shm, const char *in, char *out, size_t
                                 size_t esize, const st_reduce_kernel_t *kernel, int nt,
                                 MPI_Comm pcomm)
 {
-    const void *src[ST_MAX(shm->gsize, shm->ngroups)];
+    const void *src[shm->ngroups];
     size_t step_elems = shm->chunk / esize;
-    size_t off, n, lo, hi, slo, shi, a, b;
+    size_t off, n, slo, shi, a, b;
     char *mine;
     unsigned buf;
     uint64_t s;
-    int j, m, t;
+    int t;
 
     st_shm_copy_in(shm, shm->seq + 1, in, ST_MIN(step_elems, count), esize, nt);
 
@@ -475,18 +502,7 @@ static void st_shm_large_socket(st_shm_t *shm, const char *in, char *out, size_t
         mine = st_shm_result(shm, buf);
 
         /* stage 1: my group's partial sum of the whole step */
-        st_shm_subrange(shm, n, esize, &lo, &hi);
-        ST_SHM_WAIT_GROUP(shm, ready, s, pcomm);
-        if (hi > lo) {
-            for (j = 0; j < shm->gsize; j++) {
-                m      = shm->gmembers[j];
-                src[j] = (m == shm->rank) ? in + (off + lo) * esize
-                                          : st_shm_slot(shm, buf, m) + lo * esize;
-            }
-            st_shm_fold(shm, kernel, esize, st_shm_partial(shm, buf, shm->group) + lo * esize,
-                        src, shm->gsize, hi - lo, nt);
-        }
-        st_shm_post(&shm->ctrl[shm->rank].partial, s);
+        st_shm_stage1(shm, in + off * esize, n, esize, kernel, buf, s, nt, pcomm);
 
         /* stage 2: my part of my group's slice, over every group's partial sum */
         st_shm_range(n, esize, shm->ngroups, shm->group, &slo, &shi);
@@ -633,34 +649,18 @@ static size_t st_shm_reduce_scatter_socket(st_shm_t *shm, const char *in, size_t
                                            int nparts, size_t step_elems, char *out,
                                            MPI_Comm pcomm)
 {
-    const void *src[ST_MAX(shm->gsize, shm->ngroups)];
-    size_t off, n, lo, hi, plo, phi, got = 0;
+    const void *src[shm->ngroups];
+    size_t off, n, plo, phi, got = 0;
     unsigned buf;
     uint64_t s;
-    char *slot;
-    int j, m, t;
+    int t;
 
     for (off = 0; off < count; off += n) {
-        n    = ST_MIN(step_elems, count - off);
-        s    = ++shm->seq;
-        buf  = (unsigned)(s & 1);
-        slot = st_shm_slot(shm, buf, shm->rank);
-        st_shm_subrange(shm, n, esize, &lo, &hi);
-        memcpy(slot, in + off * esize, lo * esize);
-        memcpy(slot + hi * esize, in + (off + hi) * esize, (n - hi) * esize);
-        st_shm_post(&shm->ctrl[shm->rank].ready, s);
-
-        ST_SHM_WAIT_GROUP(shm, ready, s, pcomm);
-        if (hi > lo) {
-            for (j = 0; j < shm->gsize; j++) {
-                m      = shm->gmembers[j];
-                src[j] = (m == shm->rank) ? in + (off + lo) * esize
-                                          : st_shm_slot(shm, buf, m) + lo * esize;
-            }
-            st_reduce_fold(kernel, esize, st_shm_partial(shm, buf, shm->group) + lo * esize,
-                           src, shm->gsize, hi - lo);
-        }
-        st_shm_post(&shm->ctrl[shm->rank].partial, s);
+        n   = ST_MIN(step_elems, count - off);
+        s   = ++shm->seq;
+        buf = (unsigned)(s & 1);
+        st_shm_copy_in(shm, s, in + off * esize, n, esize, 0);
+        st_shm_stage1(shm, in + off * esize, n, esize, kernel, buf, s, 0, pcomm);
 
         st_shm_range(n, esize, nparts, shm->rank, &plo, &phi);  /* empty for ranks >= nparts */
         ST_SHM_WAIT(shm, partial, s, pcomm);
