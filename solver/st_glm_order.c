@@ -39,13 +39,14 @@
 
 static int st_glm_order_key(int64_t count)
 {
+    uint64_t c = (uint64_t)count;
     int b;
 
     if (count <= 0) {
         return 0;
     }
-    b = 63 - __builtin_clzll((unsigned long long)count);
-    return 1 + 4 * b + (int)((b >= 2 ? (uint64_t)count >> (b - 2) : (uint64_t)count << (2 - b)) & 3);
+    b = 63 - __builtin_clzll(c);
+    return 1 + 4 * b + (int)((b >= 2 ? c >> (b - 2) : c << (2 - b)) & 3);
 }
 
 int st_glm_order_wanted(int mode, int64_t n_cols, int shared)

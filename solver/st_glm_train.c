@@ -27,11 +27,11 @@
  * can be repeated bit for bit. With thread_mode shared, a rank's threads update one
  * vector with atomic adds instead (PASSCoDe-Atomic), taking their rows from one
  * random order of all the rank's rows, and count as one CoCoA+ worker: more
- * progress per round, results that depend on timing. Each thread adds its updates
- * of the ST_GLM_HOT most frequent columns (and the bias) up on its own and into the
- * vector every ST_GLM_HOT_ROWS rows: those columns are in most rows, and a
- * compare-and-swap per entry on them cost more than the reads of a few rows'
- * updates later save. The trainer sees the columns relabelled by frequency
+ * progress per round, results that depend on timing. Each thread adds up its
+ * updates of the ST_GLM_HOT most frequent columns (and the bias) on its own and
+ * into the vector every ST_GLM_HOT_ROWS rows: those columns are in most rows, where
+ * a compare-and-swap per entry would have both cores take turns at their cache
+ * lines at every row. The trainer sees the columns relabelled by frequency
  * (solver/st_glm_order.c) when the vector is large, and always in shared mode, so
  * the hot columns are 0 .. ST_GLM_HOT-1.
  *
@@ -604,7 +604,8 @@ static void st_glm_hot_flush(st_glm_worker_t *wk)
  */
 #define ST_GLM_AHEAD 8
 
-static inline __attribute__((always_inline)) void st_glm_prefetch_row(const st_glm_trainer_t *tr, int64_t i)
+static inline __attribute__((always_inline)) void st_glm_prefetch_row(const st_glm_trainer_t *tr,
+                                                                       int64_t i)
 {
     const st_glm_data_t *data = tr->data;
     int64_t k = data->indptr[i], end = data->indptr[i + 1];
@@ -626,8 +627,8 @@ static inline __attribute__((always_inline)) void st_glm_prefetch_row(const st_g
 
 /* The entries of @a u that row @a i reads and then updates (the gather that otherwise
  * waits on the cache at every nonzero), for writing. */
-static inline __attribute__((always_inline)) void st_glm_prefetch_model(const st_glm_trainer_t *tr, int64_t i,
-                                         const double *u)
+static inline __attribute__((always_inline)) void st_glm_prefetch_model(const st_glm_trainer_t *tr,
+                                                                         int64_t i, const double *u)
 {
     const st_glm_data_t *data = tr->data;
     const uint32_t *idx       = data->indices;
@@ -1285,8 +1286,9 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
         st_glm_block_range(tr.d_all, nranks, ctx.rank, &lo, &hi);
         st_glm_ckpt_entry(&tr.ck, r0, m, tr.nworkers, 0);
         /* the file holds v in the given order (relabelled: copied at each save) */
-        if (tr.order.map != NULL && (tr.vck = malloc((size_t)tr.d_all * sizeof(double))) == NULL) {
-            ok = 0;
+        if (tr.order.map != NULL) {
+            tr.vck = malloc((size_t)tr.d_all * sizeof(double));
+            ok     = (tr.vck != NULL);
         }
         if (!st_glm_agree(comm, ok)) {
             st_glm_msg(msg, msg_len, "out of memory (%lld features)", (long long)tr.d_all);
