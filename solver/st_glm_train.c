@@ -397,6 +397,8 @@ typedef struct st_glm_trainer st_glm_trainer_t;
 #define ST_GLM_HOT      64
 #define ST_GLM_HOT_ROWS 16
 
+/* A worker (a thread of the rank), cache-line aligned in their array: what a thread
+ * writes at every row (hot, since) shares no line with another worker's fields. */
 typedef struct {
     st_glm_trainer_t *tr;
     int               id;
@@ -409,7 +411,7 @@ typedef struct {
     double            hot[ST_GLM_HOT + 1]; /* shared mode: my updates of the hot
                                              * columns not yet in u, then the bias's */
     int               since;       /* shared mode: rows since they went to u */
-} st_glm_worker_t;
+} __attribute__((aligned(ST_CACHE_LINE))) st_glm_worker_t;
 
 /*
  * Hierarchical CoCoA+ (Snap ML's scheme: Duenner, Parnell, Sarigiannis, Ioannou,
@@ -1235,7 +1237,12 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
     tr.dv      = calloc((size_t)tr.d_all, sizeof(double));
     tr.perm    = malloc((size_t)ST_MAX(m, 1) * sizeof(int64_t));
     tr.rngs    = calloc((size_t)param->threads, sizeof(uint64_t));
-    tr.workers = calloc((size_t)tr.nworkers, sizeof(*tr.workers));
+    if (posix_memalign((void**)&tr.workers, ST_CACHE_LINE,
+                       (size_t)tr.nworkers * sizeof(*tr.workers)) == 0) {
+        memset(tr.workers, 0, (size_t)tr.nworkers * sizeof(*tr.workers));
+    } else {
+        tr.workers = NULL;
+    }
     tr.u       = tr.shared ? calloc((size_t)tr.d_all, sizeof(double)) : NULL;
     ok = (tr.alpha && tr.c && tr.sqnorm && tr.w && tr.v && tr.dv && tr.perm && tr.rngs &&
           tr.workers && (tr.u || !tr.shared));
