@@ -51,8 +51,8 @@ static void usage(FILE *f)
             "      --feature-order O dual models, the model vector's layout while\n"
             "                        training: frequency (the most frequent columns\n"
             "                        first, so they share cache lines), given, or auto\n"
-            "                        (default: frequency from 131072 columns); the\n"
-            "                        same model either way\n"
+            "                        (default: frequency from 131072 columns, and\n"
+            "                        with shared threads); the same model either way\n"
             "      --hierarchical    hierarchical CoCoA+ (dual models): each round sums\n"
             "                        the ranks' updates over each node several times\n"
             "                        (inner rounds), then once over all ranks\n"
@@ -113,6 +113,21 @@ static int same_file(const char *a, const char *b)
     }
     return strcmp(a, b) == 0 || (stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
                                  sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
+}
+
+/* The index of @a s in @a names (NULL-terminated, listed in the order of the values
+ * they stand for); else a usage error, @a fmt naming the choices. */
+static int parse_choice(const char *s, const char *const *names, const char *fmt)
+{
+    int i;
+
+    for (i = 0; names[i] != NULL; i++) {
+        if (strcmp(s, names[i]) == 0) {
+            return i;
+        }
+    }
+    die_usage(fmt, s);
+    return -1;
 }
 
 static long parse_long(const char *opt, const char *s)
@@ -252,25 +267,15 @@ int main(int argc, char **argv)
         }
         case 'E': param.local_epochs = (int)parse_long("--local-epochs", optarg); break;
         case 't': param.threads = (int)parse_long("--threads", optarg); break;
-        case OPT_TMODE:
-            if (strcmp(optarg, "replicas") == 0) {
-                param.thread_mode = STRATA_GLM_THREADS_REPLICAS;
-            } else if (strcmp(optarg, "shared") == 0) {
-                param.thread_mode = STRATA_GLM_THREADS_SHARED;
-            } else {
-                die_usage("--thread-mode must be replicas or shared, not '%s'", optarg);
-            }
+        case OPT_TMODE:   /* STRATA_GLM_THREADS_REPLICAS, _SHARED */
+            param.thread_mode =
+                parse_choice(optarg, (const char *const[]){"replicas", "shared", NULL},
+                             "--thread-mode must be replicas or shared, not '%s'");
             break;
-        case OPT_FORDER:
-            if (strcmp(optarg, "auto") == 0) {
-                param.feature_order = STRATA_GLM_ORDER_AUTO;
-            } else if (strcmp(optarg, "frequency") == 0) {
-                param.feature_order = STRATA_GLM_ORDER_FREQUENCY;
-            } else if (strcmp(optarg, "given") == 0) {
-                param.feature_order = STRATA_GLM_ORDER_GIVEN;
-            } else {
-                die_usage("--feature-order must be auto, frequency or given, not '%s'", optarg);
-            }
+        case OPT_FORDER:  /* STRATA_GLM_ORDER_AUTO, _FREQUENCY, _GIVEN */
+            param.feature_order =
+                parse_choice(optarg, (const char *const[]){"auto", "frequency", "given", NULL},
+                             "--feature-order must be auto, frequency or given, not '%s'");
             break;
         case 'B': param.bias = parse_double("--bias", optarg); break;
         case OPT_WPOS: param.weight_pos = parse_double("--weight-pos", optarg); break;
