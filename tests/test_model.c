@@ -615,6 +615,12 @@ static void t_check_one_step(const st_glm_model_t *m, double y, double c, double
         bref = b;       /* a flat objective: every b is a maximizer */
     }
     tol  = 1e-12 * (c + fabs(ctx.b0)) + 1e-9 * fabs(bref);
+    if (loss == 0) {
+        /* the warm Newton path stops at a step of 1e-4 u (u the distance to the nearer
+           end of (0, c)): up to 2e-8 u may be left, where the value (checked below) is
+           already at its maximum to rounding */
+        tol += 4e-8 * fmin(bref, c - bref);
+    }
     if (loss == 3 || loss == 2) {
         /* closed forms with rounding in (q + 1/c): relative to the scale of the terms */
         tol += 1e-13 * (fabs(ctx.m) + 1.0 + fabs(y)) * c;
