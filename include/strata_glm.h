@@ -68,6 +68,10 @@ enum {
     STRATA_GLM_ORDER_GIVEN = 2
 };
 
+/** strata_glm_param_t.gap_every: compute the duality gap when it may have reached
+    tol, judged from how fast it fell so far (dual models). */
+#define STRATA_GLM_GAP_AUTO (-1)
+
 /** Training parameters; strata_glm_param_default() fills in the defaults. */
 typedef struct {
     const char *solver;      /**< "logistic" (default), "svm", "sqsvm", "ridge" (dual,
@@ -80,7 +84,12 @@ typedef struct {
     int      max_rounds;     /**< CoCoA rounds at most (default 200) */
     int      gap_every;      /**< dual models: compute the duality gap (a pass over
                                   the rows) and test tol every this many rounds, and
-                                  after the last (default 1; 0 is taken for 1) */
+                                  after the last (default 1; 0 is taken for 1).
+                                  STRATA_GLM_GAP_AUTO: after rounds 1 and 2, then
+                                  after half the rounds the gap's fall so far says
+                                  it still needs to reach tol (at most 16): a few
+                                  passes instead of one per round, the progress line
+                                  only then */
     int      local_epochs;   /**< passes over the rank's rows per round (default 1) */
     int      threads;        /**< threads per rank (default 1) */
     int      thread_mode;    /**< how a rank's threads combine their work:

@@ -20,7 +20,8 @@
  *   across ranks (the d-vector the hierarchy speeds up), v += sum dv_k, and every
  *   rank recomputes w = v / (lambda n).
  *
- * After every round (or every gap_every rounds) the gap P(w) - D(alpha), computed
+ * After every round (or every gap_every rounds, or, auto, when the gap's fall so far
+ * says it may have reached tol) the gap P(w) - D(alpha), computed
  * from fresh margins x_i . w and two summed scalars, is the stopping certificate
  * (relative tolerance), as in Snap ML. By default threads hold replicas merged once
  * per round (as SySCD does): the result does not depend on thread timing, so a run
@@ -199,8 +200,8 @@ ST_EXPORT const char *strata_glm_check_param(const strata_glm_param_t *param)
     if (param->max_rounds < 1) {
         return "max_rounds must be >= 1";
     }
-    if (param->gap_every < 0) {
-        return "gap_every must be >= 1 (0 is taken for 1)";
+    if (param->gap_every < 0 && param->gap_every != STRATA_GLM_GAP_AUTO) {
+        return "gap_every must be >= 1 (0 is taken for 1) or STRATA_GLM_GAP_AUTO";
     }
     if (param->local_epochs < 1 || param->local_epochs > 1000) {
         return "local_epochs must be in [1, 1000]";
@@ -448,6 +449,14 @@ typedef struct {
 #define ST_GLM_HIER_FIRST   2    /* auto: inner rounds of the first outer round */
 #define ST_GLM_HIER_MEASURE 2    /* auto: outer rounds whose costs choose inner */
 
+/* gap_every auto (worker 0): the last two gaps computed and the round of the next */
+typedef struct {
+    int    next;      /* the round whose end computes the gap */
+    int    n;         /* gaps computed */
+    int    r0, r1;    /* their rounds, r1 the last */
+    double g0, g1;    /* their relative gaps */
+} st_glm_gap_sched_t;
+
 struct st_glm_trainer {
     const st_glm_model_t *loss;
     const st_glm_data_t  *data;
@@ -465,6 +474,7 @@ struct st_glm_trainer {
     double               *vck;     /* relabelled, with a checkpoint: v in the given order */
     double               *u;       /* shared mode: the vector of all my threads */
     st_glm_hier_t         hier;    /* the hierarchical schedule (hier.on 0: flat) */
+    st_glm_gap_sched_t    gap;     /* gap_every auto: when the next gap comes */
     int                   shared;  /* the threads update u together (else replicas) */
     int64_t               nhot;    /* shared mode: hot columns (0: none, not relabelled) */
     int                   nworkers, local_epochs;
@@ -960,6 +970,38 @@ static void st_glm_hier_tune(st_glm_trainer_t *tr, st_glm_round_ctx_t *ctx, doub
 }
 
 /*
+ * gap_every auto: the round of the next gap, after the gap @a rel (relative) of
+ * @a round. The relative gap falls about geometrically with the rounds: from the last
+ * two computed, at rounds r0 < r1, its rate k = ln(g0 / g1) / (r1 - r0) per round and
+ * the rounds it still needs to reach tol, m = ln(g1 / tol) / k. The next gap comes
+ * max(1, m / 2) rounds on, at most ST_GLM_GAP_AUTO_MAX: the passes thin out while
+ * the gap is far from tol and close in on the round that reaches it, where they are
+ * a round apart again (so, while the rate holds, the run stops at the round the
+ * per-round test would). A gap that did not fall (the primal is not monotone): the
+ * next round. Only worker 0 calls it, on the same numbers on every rank.
+ */
+#define ST_GLM_GAP_AUTO_MAX 16
+
+static int st_glm_gap_next(st_glm_gap_sched_t *g, int round, double rel, double tol)
+{
+    double k, m;
+
+    g->r0 = g->r1;
+    g->g0 = g->g1;
+    g->r1 = round;
+    g->g1 = rel;
+    if (++g->n < 2) {
+        return round + 1;
+    }
+    k = log(g->g0 / g->g1) / (g->r1 - g->r0);
+    if (!(k > 0)) {
+        return round + 1;
+    }
+    m = log(rel / tol) / k;   /* tol 0: +inf, the longest interval */
+    return round + (int)fmin(fmax(floor(m / 2), 1.0), ST_GLM_GAP_AUTO_MAX);
+}
+
+/*
  * The rounds. Worker 0 (the calling thread) does the MPI calls between barriers;
  * the others wait. Every phase ends at a barrier, so the workers' shared state is
  * only read after it was written.
@@ -973,15 +1015,18 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
     double tc, t0 = 0, sums[2], wsq;
     int64_t j;
     int k, round = st_glm_ctx->info.rounds, every = ST_MAX(st_glm_ctx->param->gap_every, 1);
+    int autogap = (st_glm_ctx->param->gap_every == STRATA_GLM_GAP_AUTO);
     int certify, due, inner, s;
 
     if (tr->stop) {
         return;   /* resumed from the round the run ended with */
     }
     for (;;) {
-        /* the certificate every gap_every rounds, and after the last */
+        /* the certificate every gap_every rounds (auto: at gap.next, set by worker 0
+           before the last barrier), and after the last */
         round++;
-        certify = (round % every == 0 || round >= st_glm_ctx->param->max_rounds);
+        certify = (autogap ? round >= tr->gap.next : round % every == 0) ||
+                  round >= st_glm_ctx->param->max_rounds;
         due     = st_glm_ckpt_due(&tr->ck, round);
         inner   = h->on ? h->inner : 1;   /* set by worker 0 before the last barrier */
         for (s = 1;; s++) {
@@ -1068,6 +1113,11 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
                                    tr->lambda, &obj);
             st_glm_round_end(ctx, &obj);
             tr->stop = ctx->info.converged || ctx->info.rounds >= ctx->param->max_rounds;
+            if (autogap) {
+                tr->gap.next = st_glm_gap_next(&tr->gap, round, ctx->info.gap /
+                                               fmax(fabs(obj.primal), 1e-300),
+                                               ctx->param->tol);
+            }
             if (due) {
                 st_glm_checkpoint(tr, ctx, 1);
             }
@@ -1354,6 +1404,7 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
         }
         ctx.info.inner_rounds = tr.hier.inner;
     }
+    tr.gap.next = ctx.info.rounds + 1;   /* auto: a gap after the first round (resumed: its next) */
     st_glm_data_row_sqnorms(data, tr.sqnorm);
     for (i = 0; i < m; i++) {
         tr.sqnorm[i] += (param->bias > 0) ? param->bias * param->bias : 0;

@@ -85,6 +85,21 @@ tools/strata-gen criteo --rows 20000 --cols 65536 --seed 1 -q "$dir/c20k.svm" ||
     { echo "FAIL: strata-gen 20k"; exit 1; }
 expect 0 "convergence rate" tools/strata-train -l 1e-4 -e 1e-3 -r 80 -t 1 "$dir/c20k.svm" "$dir/mc"
 contains "convergence rate" "^converged after"
+every_stop=$(awk '/^converged after/ { print $3 }' "$out")
+
+# the certificate when the gap may have reached -e (auto): after rounds 1 and 2,
+# then thinning out; fewer progress lines than rounds, and (replicas: the same steps)
+# never a stop before the round where the per-round test stopped
+expect 0 "gap auto" tools/strata-train --gap-every auto -l 1e-4 -e 1e-3 -r 80 -t 1 \
+    "$dir/c20k.svm" "$dir/ma"
+contains "gap auto converged" "^converged after [0-9]* rounds"
+awk -v every="$every_stop" '/^round/ { n++; if (n <= 2 && $2 != n) bad = 1 }
+     /^converged after/ { stop = $3 }
+     END { exit (bad || stop < every || n < 3 || n >= stop) }' "$out" ||
+    { echo "FAIL: --gap-every auto: not 1, 2, fewer lines than rounds, stop >= $every_stop";
+      cat "$out"; fail=1; }
+expect 2 "bad gap-every" tools/strata-train --gap-every often "$dir/train.svm"
+contains "bad gap-every named" "gap-every must be 'auto' or between 1 and"
 
 # the certificate every 4th round only: progress lines and the stop on those rounds
 expect 0 "gap every 4" tools/strata-train --gap-every 4 -l 1e-4 -e 1e-3 -r 80 -t 1 \

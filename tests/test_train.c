@@ -404,7 +404,8 @@ int main(int argc, char **argv)
                      threads == 3 ? " sharing w" : "");
             check_model(&ds, &p, what);
         }
-        /* an intercept, class weights, several local passes */
+        /* an intercept, class weights, several local passes; the gap when it may
+           have reached tol (every rank must choose the same rounds) */
         strata_glm_param_default(&p);
         p.solver       = duals[m];
         p.lambda       = 0.003;
@@ -414,7 +415,8 @@ int main(int argc, char **argv)
         p.local_epochs = 3;
         p.weight_pos   = 2;
         p.weight_neg   = 0.5;
-        snprintf(what, sizeof(what), "%s, bias, weights, 3 local epochs", duals[m]);
+        p.gap_every    = STRATA_GLM_GAP_AUTO;
+        snprintf(what, sizeof(what), "%s, bias, weights, 3 local epochs, gap auto", duals[m]);
         check_model(&ds, &p, what);
     }
 
@@ -434,8 +436,10 @@ int main(int argc, char **argv)
     p.threads = 0;
     CHECKF(strata_glm_check_param(&p) != NULL, "0 threads accepted");
     strata_glm_param_default(&p);
-    p.gap_every = -1;
-    CHECKF(strata_glm_check_param(&p) != NULL, "gap_every -1 accepted");
+    p.gap_every = -2;
+    CHECKF(strata_glm_check_param(&p) != NULL, "gap_every -2 accepted");
+    p.gap_every = STRATA_GLM_GAP_AUTO;
+    CHECKF(strata_glm_check_param(&p) == NULL, "gap_every auto refused");
     strata_glm_param_default(&p);
     p.feature_order = 3;
     CHECKF(strata_glm_check_param(&p) != NULL &&

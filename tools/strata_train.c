@@ -41,7 +41,8 @@ static void usage(FILE *f)
             "  -e, --tol X           stop at relative duality gap X (default 1e-3)\n"
             "  -r, --rounds N        at most N rounds (default 200)\n"
             "      --gap-every N     the gap (and the stopping test, and the progress\n"
-            "                        line) every N rounds only (default 1)\n"
+            "                        line) every N rounds only (default 1); auto: when\n"
+            "                        the gap's fall so far says it may have reached -e\n"
             "  -E, --local-epochs N  passes over a rank's rows per round (default 1)\n"
             "  -t, --threads N       threads per rank (default 1)\n"
             "      --thread-mode M   replicas (default): a model copy per thread, merged\n"
@@ -244,10 +245,18 @@ int main(int argc, char **argv)
         case 'e': param.tol = parse_double("--tol", optarg); break;
         case 'r': param.max_rounds = (int)parse_long("--rounds", optarg); break;
         case OPT_GAP: {
-            long v = parse_long("--gap-every", optarg);
+            char *end;
+            long v;
 
-            if (v < 1 || v > INT_MAX) {
-                die_usage("--gap-every must be between 1 and 2^31 - 1, not '%s'", optarg);
+            if (strcmp(optarg, "auto") == 0) {
+                param.gap_every = STRATA_GLM_GAP_AUTO;
+                break;
+            }
+            errno = 0;
+            v     = strtol(optarg, &end, 10);
+            if (end == optarg || *end != '\0' || errno != 0 || v < 1 || v > INT_MAX) {
+                die_usage("--gap-every must be 'auto' or between 1 and 2^31 - 1, not '%s'",
+                          optarg);
             }
             param.gap_every = (int)v;
             break;
