@@ -48,6 +48,7 @@
 #include "st_glm_steps.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -998,7 +999,7 @@ static int st_glm_gap_next(st_glm_gap_sched_t *g, int round, double rel, double 
         return round + 1;
     }
     m = log(rel / tol) / k;   /* tol 0: +inf, the longest interval */
-    return round + (int)fmin(fmax(floor(m / 2), 1.0), ST_GLM_GAP_AUTO_MAX);
+    return (int)fmin(round + fmin(fmax(floor(m / 2), 1.0), ST_GLM_GAP_AUTO_MAX), INT_MAX);
 }
 
 /*
@@ -1113,7 +1114,7 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
                                    tr->lambda, &obj);
             st_glm_round_end(ctx, &obj);
             tr->stop = ctx->info.converged || ctx->info.rounds >= ctx->param->max_rounds;
-            if (autogap) {
+            if (autogap && !tr->stop) {   /* (so round < max_rounds <= INT_MAX) */
                 tr->gap.next = st_glm_gap_next(&tr->gap, round, ctx->info.gap /
                                                fmax(fabs(obj.primal), 1e-300),
                                                ctx->param->tol);
