@@ -68,6 +68,20 @@ enum {
     STRATA_GLM_ORDER_GIVEN = 2
 };
 
+/** The optimization method (strata_glm_param_t.method). */
+enum {
+    /** Coordinate descent: SDCA with CoCoA+ across ranks for the L2 models, primal
+        coordinate descent (ProxCoCoA+ across ranks) for the L1 models. */
+    STRATA_GLM_METHOD_CD = 0,
+    /** L-BFGS on the primal, for the smooth L2 models (logistic, sqsvm, ridge): a pass
+        over the rows and an allreduce of a d-vector per evaluation. Much faster than
+        SDCA where n >> d and the features are dense (well-conditioned primal), much
+        slower on sparse hashed data with many rare columns. No checkpoints,
+        hierarchical schedule or GPU; gap_every, local_epochs, thread_mode and
+        feature_order do not apply (the gap comes with every iteration). */
+    STRATA_GLM_METHOD_LBFGS = 1
+};
+
 /** strata_glm_param_t.gap_every: compute the duality gap when it may have reached
     tol, judged from how fast it fell so far (dual models). */
 #define STRATA_GLM_GAP_AUTO (-1)
@@ -153,6 +167,8 @@ typedef struct {
                                   chunk's copy overlapping the current one's epoch */
     int      feature_order;  /**< dual models: the model vector's layout while training,
                                   STRATA_GLM_ORDER_AUTO (default), _FREQUENCY or _GIVEN */
+    int      method;         /**< STRATA_GLM_METHOD_CD (default) or _LBFGS; rounds and
+                                  max_rounds count L-BFGS iterations */
 } strata_glm_param_t;
 
 /** Progress of a training run, as the last round left it. */

@@ -190,4 +190,10 @@ strata_status_t st_glm_train_primal(const st_glm_model_t *loss, const strata_glm
                                     const strata_glm_param_t *param, MPI_Comm comm, char *msg,
                                     size_t msg_len, strata_glm_model_t *model);
 
+/* L-BFGS on the primal of a smooth L2 model, rows partitioned over the ranks
+ * (solver/st_glm_lbfgs.c). Fills model->w and model->info. */
+strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_problem_t *prob,
+                                   const strata_glm_param_t *param, MPI_Comm comm, char *msg,
+                                   size_t msg_len, strata_glm_model_t *model);
+
 #endif /* ST_GLM_H */

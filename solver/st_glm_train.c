@@ -257,6 +257,18 @@ ST_EXPORT const char *strata_glm_check_param(const strata_glm_param_t *param)
         (param->checkpoint == NULL || param->checkpoint[0] == '\0')) {
         return "checkpoint_every and resume need a checkpoint file (checkpoint)";
     }
+    if (param->method != STRATA_GLM_METHOD_CD && param->method != STRATA_GLM_METHOD_LBFGS) {
+        return "method must be STRATA_GLM_METHOD_CD or STRATA_GLM_METHOD_LBFGS";
+    }
+    if (param->method == STRATA_GLM_METHOD_LBFGS) {
+        if (model->form != ST_GLM_FORM_DUAL || !isfinite(model->smoothness)) {
+            return "method lbfgs needs a smooth L2 model (logistic, sqsvm, ridge)";
+        }
+        if (param->checkpoint_every > 0 || param->resume || param->hierarchical ||
+            param->gpu) {
+            return "method lbfgs has no checkpoints, hierarchical schedule or GPU solver";
+        }
+    }
     return NULL;
 }
 
@@ -1666,7 +1678,9 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
     }
     model->lambda = param->lambda;
     model->eta    = st_glm_model_eta(loss, param->eta);
-    status = (loss->form == ST_GLM_FORM_DUAL)
+    status = (param->method == STRATA_GLM_METHOD_LBFGS)
+                     ? st_glm_train_lbfgs(loss, prob, param, comm, msg, msg_len, model)
+             : (loss->form == ST_GLM_FORM_DUAL)
                      ? st_glm_train_dual(loss, prob, param, comm, msg, msg_len, model)
              : (nranks == 1) ? st_glm_train_serial(loss, prob, param, comm, msg, msg_len, model)
                              : st_glm_train_primal(loss, prob, param, comm, msg, msg_len, model);

@@ -101,6 +101,25 @@ awk -v every="$every_stop" '/^round/ { n++; if (n <= 2 && $2 != n) bad = 1 }
 expect 2 "bad gap-every" tools/strata-train --gap-every often "$dir/train.svm"
 contains "bad gap-every named" "gap-every must be 'auto' or between 1 and"
 
+# L-BFGS on the primal: the optimum coordinate descent reaches, in a few iterations
+# on dense data; refused for the hinge, named when unknown
+tools/strata-gen dense --rows 4000 --cols 30 --seed 5 -q "$dir/dense.svm" ||
+    { echo "FAIL: strata-gen dense"; exit 1; }
+expect 0 "lbfgs" tools/strata-train --method lbfgs -l 1e-3 -e 1e-9 -t 2 "$dir/dense.svm" \
+    "$dir/ml"
+contains "lbfgs converged" "^converged after"
+p_lbfgs=$(awk '/^converged after/ { sub(",", "", $6); print $6 }' "$out")
+n_lbfgs=$(awk '/^converged after/ { print $3 }' "$out")
+expect 0 "cd on dense" tools/strata-train -l 1e-3 -e 1e-9 -r 2000 "$dir/dense.svm" "$dir/md"
+p_cd=$(awk '/^converged after/ { sub(",", "", $6); print $6 }' "$out")
+awk -v a="$p_lbfgs" -v b="$p_cd" -v n="$n_lbfgs" \
+    'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 2e-9 * b && n <= 50) }' ||
+    { echo "FAIL: lbfgs primal $p_lbfgs ($n_lbfgs iterations), cd $p_cd"; fail=1; }
+expect 2 "lbfgs on the hinge" tools/strata-train --method lbfgs -s svm "$dir/train.svm"
+contains "lbfgs on the hinge named" "lbfgs needs a smooth L2 model"
+expect 2 "bad method" tools/strata-train --method newton "$dir/train.svm"
+contains "bad method named" "--method must be cd or lbfgs, not 'newton'"
+
 # the certificate every 4th round only: progress lines and the stop on those rounds
 expect 0 "gap every 4" tools/strata-train --gap-every 4 -l 1e-4 -e 1e-3 -r 80 -t 1 \
     "$dir/c20k.svm" "$dir/mg"

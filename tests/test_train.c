@@ -366,6 +366,7 @@ int main(int argc, char **argv)
 {
     static const char *const duals[] = {"logistic", "svm", "sqsvm", "ridge"};
     static const char *const primals[] = {"lasso", "elastic-net", "l1-logistic"};
+    static const char *const smooth[] = {"logistic", "sqsvm", "ridge"};
     static dataset_t ds;
     strata_glm_param_t p;
     char what[128];
@@ -420,6 +421,28 @@ int main(int argc, char **argv)
         check_model(&ds, &p, what);
     }
 
+    /* L-BFGS on the primal of the smooth L2 models: their optimum, on 1 and 2
+       threads, with an intercept and class weights (the ranks split the rows) */
+    for (m = 0; m < sizeof(smooth) / sizeof(smooth[0]); m++) {
+        for (threads = 1; threads <= 2; threads++) {
+            strata_glm_param_default(&p);
+            p.solver     = smooth[m];
+            p.method     = STRATA_GLM_METHOD_LBFGS;
+            p.lambda     = threads == 1 ? 0.01 : 0.003;
+            p.tol        = 1e-11;
+            p.max_rounds = 2000;
+            p.threads    = threads;
+            if (threads == 2) {
+                p.bias       = 1;
+                p.weight_pos = 2;
+                p.weight_neg = 0.5;
+            }
+            snprintf(what, sizeof(what), "%s, L-BFGS, %d thread(s)%s", smooth[m], threads,
+                     threads == 2 ? ", bias, weights" : "");
+            check_model(&ds, &p, what);
+        }
+    }
+
     check_order(&ds);
 
     /* the parameter check names the problem */
@@ -435,6 +458,20 @@ int main(int argc, char **argv)
     strata_glm_param_default(&p);
     p.threads = 0;
     CHECKF(strata_glm_check_param(&p) != NULL, "0 threads accepted");
+    strata_glm_param_default(&p);
+    p.method = STRATA_GLM_METHOD_LBFGS;
+    p.solver = "svm";
+    CHECKF(strata_glm_check_param(&p) != NULL &&
+                   strstr(strata_glm_check_param(&p), "lbfgs") != NULL,
+           "lbfgs on the hinge accepted: '%s'", strata_glm_check_param(&p));
+    p.solver = "lasso";
+    CHECKF(strata_glm_check_param(&p) != NULL, "lbfgs on lasso accepted");
+    p.solver = "logistic";
+    p.hierarchical = 1;
+    CHECKF(strata_glm_check_param(&p) != NULL, "lbfgs with hierarchical accepted");
+    strata_glm_param_default(&p);
+    p.method = 2;
+    CHECKF(strata_glm_check_param(&p) != NULL, "method 2 accepted");
     strata_glm_param_default(&p);
     p.gap_every = -2;
     CHECKF(strata_glm_check_param(&p) != NULL, "gap_every -2 accepted");

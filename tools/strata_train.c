@@ -54,6 +54,10 @@ static void usage(FILE *f)
             "                        first, so they share cache lines), given, or auto\n"
             "                        (default: frequency from 131072 columns, and\n"
             "                        with shared threads); the same model either way\n"
+            "      --method M        cd (default): coordinate descent (SDCA and CoCoA+\n"
+            "                        for L2 models); lbfgs: L-BFGS on the primal, for\n"
+            "                        logistic, sqsvm, ridge (best where rows >> columns\n"
+            "                        and the features are dense); -r counts iterations\n"
             "      --hierarchical    hierarchical CoCoA+ (dual models): each round sums\n"
             "                        the ranks' updates over each node several times\n"
             "                        (inner rounds), then once over all ranks\n"
@@ -197,7 +201,7 @@ int main(int argc, char **argv)
 {
     enum { OPT_ETA = 256, OPT_WPOS, OPT_WNEG, OPT_SEED, OPT_TEST, OPT_TMODE, OPT_GAP,
            OPT_CKPT, OPT_CKPT_EVERY, OPT_RESUME, OPT_HIER, OPT_INNER, OPT_GPU, OPT_GPU_MEM,
-           OPT_FORDER };
+           OPT_FORDER, OPT_METHOD };
     static const struct option longopts[] = {
         {"solver", required_argument, NULL, 's'}, {"lambda", required_argument, NULL, 'l'},
         {"cost", required_argument, NULL, 'c'},   {"eta", required_argument, NULL, OPT_ETA},
@@ -210,6 +214,7 @@ int main(int argc, char **argv)
         {"gpu", no_argument, NULL, OPT_GPU},
         {"gpu-mem", required_argument, NULL, OPT_GPU_MEM},
         {"feature-order", required_argument, NULL, OPT_FORDER},
+        {"method", required_argument, NULL, OPT_METHOD},
         {"inner-rounds", required_argument, NULL, OPT_INNER},
         {"weight-pos", required_argument, NULL, OPT_WPOS},
         {"weight-neg", required_argument, NULL, OPT_WNEG},
@@ -285,6 +290,10 @@ int main(int argc, char **argv)
             param.feature_order =
                 parse_choice(optarg, (const char *const[]){"auto", "frequency", "given", NULL},
                              "--feature-order must be auto, frequency or given, not '%s'");
+            break;
+        case OPT_METHOD:  /* STRATA_GLM_METHOD_CD, _LBFGS */
+            param.method = parse_choice(optarg, (const char *const[]){"cd", "lbfgs", NULL},
+                                        "--method must be cd or lbfgs, not '%s'");
             break;
         case 'B': param.bias = parse_double("--bias", optarg); break;
         case OPT_WPOS: param.weight_pos = parse_double("--weight-pos", optarg); break;

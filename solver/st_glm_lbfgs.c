@@ -1,0 +1,337 @@
+/*
+ * libstrata_glm: L-BFGS on the primal of the smooth L2 models (method lbfgs).
+ *
+ *   P(w) = (1/n) sum_i c_i phi(x_i.w, y_i) + (lambda/2) ||w||^2
+ *
+ * (logistic, squared hinge, squared loss; Nocedal & Wright, "Numerical Optimization",
+ * 2nd ed., algorithms 7.4 and 7.5). Each evaluation of P and its gradient is one pass
+ * over the rows, every rank over its own rows and its threads over slices of them, and
+ * one MPI_Allreduce of the gradient's data term (d + 1 doubles, with the loss and the
+ * dual terms): so libstrata's allreduce carries it when preloaded. Every rank then
+ * holds the same sums and takes the same steps.
+ *
+ * When n is much larger than d and the features are dense, the primal is far better
+ * conditioned than the dual that SDCA climbs (its rate depends on the largest row norm
+ * over lambda n), and a quasi-Newton method needs a few passes where SDCA needs tens
+ * (bench/GLM.md, the dense set). On sparse hashed data with many rare columns it is the
+ * other way round: the default stays coordinate descent.
+ *
+ * The stopping certificate is the duality gap, as for SDCA: at w, the dual point
+ * alpha_i = -c_i phi'(x_i.w, y_i) (the optimum's, where w converges) has
+ * w(alpha) = (1/(lambda n)) sum_i alpha_i x_i = w - grad P(w) / lambda, so
+ *   D(alpha) = (1/n) sum_i -phi_i*(-alpha_i) - (lambda/2) ||w - grad P(w) / lambda||^2
+ * comes from the same pass. The line search is backtracking to the Armijo condition:
+ * P is strictly convex (lambda > 0), so every accepted step has s.y >= lambda ||s||^2 >
+ * 0 and the curvature pairs stay positive definite without a Wolfe search.
+ */
+#include "config.h"
+
+#include "st_glm.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ST_GLM_LBFGS_PAIRS     10     /* curvature pairs kept */
+#define ST_GLM_LBFGS_ARMIJO    1e-4   /* sufficient decrease: P(w + t p) <= P + c t g.p */
+#define ST_GLM_LBFGS_BACKTRACK 40     /* halvings of t before giving up */
+
+/* One thread's share of a pass: rows [lo, hi) at the point w. */
+typedef struct {
+    const st_glm_model_t *loss;
+    const st_glm_data_t  *data;
+    const double         *c, *w;
+    double                bias;     /* > 0: the bias feature's value, weight w[d] */
+    int64_t               d, lo, hi;
+    double               *g;        /* d_all + 2: sum_i c_i phi'(z_i) x_i; loss; dual */
+    pthread_t             thread;
+} st_glm_lbfgs_part_t;
+
+static void *st_glm_lbfgs_pass(void *arg)
+{
+    st_glm_lbfgs_part_t *p    = arg;
+    const st_glm_data_t *data = p->data;
+    const uint32_t *idx       = data->indices;
+    int64_t i, k, end, d_all = p->d + (p->bias > 0);
+    double z, a, ci, y, loss = 0, conj = 0;
+
+    memset(p->g, 0, (size_t)(d_all + 2) * sizeof(double));
+    for (i = p->lo; i < p->hi; i++) {
+        end = data->indptr[i + 1];
+        z   = (p->bias > 0) ? p->bias * p->w[p->d] : 0;
+        if (data->prec == 32) {
+            for (k = data->indptr[i]; k < end; k++) {
+                z += (double)data->val32[k] * p->w[idx[k]];
+            }
+        } else {
+            for (k = data->indptr[i]; k < end; k++) {
+                z += data->val64[k] * p->w[idx[k]];
+            }
+        }
+        y     = data->y[i];
+        ci    = p->c[i];
+        a     = ci * p->loss->dloss(z, y);
+        loss += ci * p->loss->loss(z, y);
+        conj += p->loss->neg_conj(-a, y, ci);
+        if (a == 0) {
+            continue;
+        }
+        if (data->prec == 32) {
+            for (k = data->indptr[i]; k < end; k++) {
+                p->g[idx[k]] += a * (double)data->val32[k];
+            }
+        } else {
+            for (k = data->indptr[i]; k < end; k++) {
+                p->g[idx[k]] += a * data->val64[k];
+            }
+        }
+        if (p->bias > 0) {
+            p->g[p->d] += a * p->bias;
+        }
+    }
+    p->g[d_all]     = loss;
+    p->g[d_all + 1] = conj;
+    return NULL;
+}
+
+typedef struct {
+    const st_glm_model_t *loss;
+    const st_glm_data_t  *data;
+    double                lambda;
+    int64_t               d_all;
+    int                   nparts;
+    st_glm_lbfgs_part_t  *parts;
+    double               *sum;      /* d_all + 2, summed over threads and ranks */
+    st_glm_round_ctx_t   *ctx;
+} st_glm_lbfgs_t;
+
+/* P(w) into *f_p, its gradient into g, the certificate into obj (collective). */
+static void st_glm_lbfgs_eval(st_glm_lbfgs_t *lb, const double *w, double *f_p, double *g,
+                              st_glm_objectives_t *obj)
+{
+    double n = (double)lb->data->n_rows_global, wsq = 0, vsq = 0, v, t;
+    int64_t j;
+    int k;
+
+    for (k = 0; k < lb->nparts; k++) {
+        lb->parts[k].w = w;
+    }
+    /* the others' threads; a thread that cannot start leaves its slice to this one */
+    for (k = 1; k < lb->nparts; k++) {
+        if (pthread_create(&lb->parts[k].thread, NULL, st_glm_lbfgs_pass, &lb->parts[k]) != 0) {
+            lb->parts[k].thread = pthread_self();
+        }
+    }
+    st_glm_lbfgs_pass(&lb->parts[0]);
+    for (k = 1; k < lb->nparts; k++) {
+        if (pthread_equal(lb->parts[k].thread, pthread_self())) {
+            st_glm_lbfgs_pass(&lb->parts[k]);
+        } else {
+            pthread_join(lb->parts[k].thread, NULL);
+        }
+    }
+    memcpy(lb->sum, lb->parts[0].g, (size_t)(lb->d_all + 2) * sizeof(double));
+    for (k = 1; k < lb->nparts; k++) {
+        for (j = 0; j < lb->d_all + 2; j++) {
+            lb->sum[j] += lb->parts[k].g[j];
+        }
+    }
+    t = st_glm_now();
+    st_glm_allreduce(lb->ctx->comm, lb->sum, lb->d_all + 2, MPI_DOUBLE, MPI_SUM);
+    lb->ctx->info.comm_seconds += st_glm_now() - t;
+    for (j = 0; j < lb->d_all; j++) {
+        g[j] = lb->sum[j] / n + lb->lambda * w[j];
+        v    = w[j] - g[j] / lb->lambda;   /* w(alpha) */
+        wsq += w[j] * w[j];
+        vsq += v * v;
+    }
+    *f_p        = lb->sum[lb->d_all] / n + 0.5 * lb->lambda * wsq;
+    obj->primal = *f_p;
+    obj->dual   = lb->sum[lb->d_all + 1] / n - 0.5 * lb->lambda * vsq;
+    obj->gap    = obj->primal - obj->dual;
+    obj->radius = 0.0;
+}
+
+static double st_glm_vdot(const double *a, const double *b, int64_t n)
+{
+    double s = 0;
+    int64_t j;
+
+    for (j = 0; j < n; j++) {
+        s += a[j] * b[j];
+    }
+    return s;
+}
+
+/* p = -H g by the two-loop recursion over the pairs (s, y) kept, oldest first at
+ * (first + k) % PAIRS; H0 = (s.y / y.y) I from the newest pair. */
+static void st_glm_lbfgs_direction(int64_t n, const double *g, double *p, double **s,
+                                   double **y, const double *rho, int first, int count,
+                                   double *alpha)
+{
+    int64_t j;
+    int k, at;
+    double beta, h0 = 1.0;
+
+    for (j = 0; j < n; j++) {
+        p[j] = -g[j];
+    }
+    for (k = count - 1; k >= 0; k--) {
+        at       = (first + k) % ST_GLM_LBFGS_PAIRS;
+        alpha[k] = rho[at] * st_glm_vdot(s[at], p, n);
+        for (j = 0; j < n; j++) {
+            p[j] -= alpha[k] * y[at][j];
+        }
+    }
+    if (count > 0) {
+        at = (first + count - 1) % ST_GLM_LBFGS_PAIRS;
+        h0 = 1.0 / (rho[at] * st_glm_vdot(y[at], y[at], n));
+    }
+    for (j = 0; j < n; j++) {
+        p[j] *= h0;
+    }
+    for (k = 0; k < count; k++) {
+        at   = (first + k) % ST_GLM_LBFGS_PAIRS;
+        beta = rho[at] * st_glm_vdot(y[at], p, n);
+        for (j = 0; j < n; j++) {
+            p[j] += (alpha[k] - beta) * s[at][j];
+        }
+    }
+}
+
+strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_problem_t *prob,
+                                   const strata_glm_param_t *param, MPI_Comm comm, char *msg,
+                                   size_t msg_len, strata_glm_model_t *model)
+{
+    const st_glm_data_t *data = prob->data;
+    st_glm_lbfgs_t lb;
+    st_glm_round_ctx_t ctx;
+    st_glm_objectives_t obj, objn;
+    int64_t d = data->n_cols, d_all = d + (param->bias > 0), m = data->n_rows, i, j;
+    double *c = NULL, *w = NULL, *g = NULL, *wn = NULL, *gn = NULL, *p = NULL, *mem = NULL;
+    double *s[ST_GLM_LBFGS_PAIRS], *y[ST_GLM_LBFGS_PAIRS], rho[ST_GLM_LBFGS_PAIRS];
+    double alpha[ST_GLM_LBFGS_PAIRS], f, fn, gp, t, sy;
+    int k, first = 0, count = 0, ok, halvings;
+
+    memset(&lb, 0, sizeof(lb));
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.comm    = comm;
+    ctx.param   = param;
+    MPI_Comm_rank(comm, &ctx.rank);
+    lb.loss     = loss;
+    lb.data     = data;
+    lb.lambda   = param->lambda;
+    lb.d_all    = d_all;
+    lb.nparts   = (int)ST_MAX(1, ST_MIN(param->threads, ST_MAX(m, 1)));
+    lb.ctx      = &ctx;
+    c           = malloc((size_t)ST_MAX(m, 1) * sizeof(double));
+    lb.parts    = calloc((size_t)lb.nparts, sizeof(*lb.parts));
+    /* w g wn gn p, the sum, a gradient per thread, the pairs */
+    mem = malloc((size_t)(d_all * (5 + 2 * ST_GLM_LBFGS_PAIRS) + (d_all + 2) * (1 + lb.nparts)) *
+                 sizeof(double));
+    ok  = (c != NULL && lb.parts != NULL && mem != NULL);
+    if (!st_glm_agree(comm, ok)) {
+        st_glm_msg(msg, msg_len, "out of memory for L-BFGS (%lld features)", (long long)d_all);
+        free(c);
+        free(lb.parts);
+        free(mem);
+        return STRATA_ERR_NO_MEMORY;
+    }
+    w      = mem;
+    g      = w + d_all;
+    wn     = g + d_all;
+    gn     = wn + d_all;
+    p      = gn + d_all;
+    lb.sum = p + d_all;
+    for (k = 0; k < lb.nparts; k++) {
+        lb.parts[k].loss = loss;
+        lb.parts[k].data = data;
+        lb.parts[k].c    = c;
+        lb.parts[k].bias = param->bias;
+        lb.parts[k].d    = d;
+        lb.parts[k].lo   = m * k / lb.nparts;
+        lb.parts[k].hi   = m * (k + 1) / lb.nparts;
+        lb.parts[k].g    = lb.sum + (d_all + 2) * (k + 1);
+    }
+    s[0] = lb.sum + (d_all + 2) * (lb.nparts + 1);
+    for (k = 0; k < ST_GLM_LBFGS_PAIRS; k++) {
+        s[k] = s[0] + 2 * d_all * k;
+        y[k] = s[k] + d_all;
+    }
+    for (i = 0; i < m; i++) {
+        c[i] = st_glm_example_weight(loss, param, data->y[i]);
+    }
+    for (j = 0; j < d_all; j++) {
+        w[j] = 0;
+    }
+
+    if (param->verbose && ctx.rank == 0) {
+        st_glm_print("L-BFGS on the primal (%d pairs), %d thread(s) per rank\n",
+                     ST_GLM_LBFGS_PAIRS, lb.nparts);
+    }
+    ctx.t_start = st_glm_now();
+    st_glm_lbfgs_eval(&lb, w, &f, g, &obj);
+    ctx.info.primal    = obj.primal;
+    ctx.info.dual      = obj.dual;
+    ctx.info.gap       = ST_MAX(obj.gap, 0.0);
+    ctx.info.converged = (obj.gap <= param->tol * fabs(obj.primal));
+    while (!ctx.info.converged) {
+        /* the direction; a step that does not descend (rounding) restarts the memory */
+        st_glm_lbfgs_direction(d_all, g, p, s, y, rho, first, count, alpha);
+        gp = st_glm_vdot(g, p, d_all);
+        if (!(gp < 0)) {
+            count = 0;
+            for (j = 0; j < d_all; j++) {
+                p[j] = -g[j];
+            }
+            gp = st_glm_vdot(g, p, d_all);
+        }
+        if (!(gp < 0)) {
+            break;   /* a zero gradient: w is the optimum */
+        }
+        /* the first step without curvature: a unit step in w's scale */
+        t = (count > 0) ? 1.0 : fmin(1.0, 1.0 / sqrt(-gp));
+        for (halvings = 0; halvings <= ST_GLM_LBFGS_BACKTRACK; halvings++) {
+            for (j = 0; j < d_all; j++) {
+                wn[j] = w[j] + t * p[j];
+            }
+            st_glm_lbfgs_eval(&lb, wn, &fn, gn, &objn);
+            if (fn <= f + ST_GLM_LBFGS_ARMIJO * t * gp) {
+                break;
+            }
+            t *= 0.5;
+        }
+        if (halvings > ST_GLM_LBFGS_BACKTRACK) {
+            break;   /* no decrease left in double precision: w stays */
+        }
+        /* the new pair: s = wn - w, y = gn - g */
+        k = (count < ST_GLM_LBFGS_PAIRS) ? (first + count) % ST_GLM_LBFGS_PAIRS : first;
+        for (j = 0; j < d_all; j++) {
+            s[k][j] = wn[j] - w[j];
+            y[k][j] = gn[j] - g[j];
+        }
+        sy = st_glm_vdot(s[k], y[k], d_all);
+        if (sy > 0) {
+            rho[k] = 1.0 / sy;
+            if (count < ST_GLM_LBFGS_PAIRS) {
+                count++;
+            } else {
+                first = (first + 1) % ST_GLM_LBFGS_PAIRS;
+            }
+        }
+        memcpy(w, wn, (size_t)d_all * sizeof(double));
+        memcpy(g, gn, (size_t)d_all * sizeof(double));
+        f = fn;
+        st_glm_round_end(&ctx, &objn);
+        if (ctx.info.converged || ctx.info.rounds >= param->max_rounds) {
+            break;
+        }
+    }
+    memcpy(model->w, w, (size_t)d_all * sizeof(double));
+    model->info = ctx.info;
+    free(c);
+    free(lb.parts);
+    free(mem);
+    return STRATA_OK;
+}
