@@ -100,6 +100,8 @@ def strata_cmd(a, rounds, model, gap="1"):
             model]
     if a.thread_mode != "replicas":
         base[-1:-1] = ["--thread-mode", a.thread_mode]
+    if a.method != "cd":
+        base[-1:-1] = ["--method", a.method]
     base.insert(-1, a.data)
     if a.ranks == 1:
         return base
@@ -140,6 +142,9 @@ def cmd_strata(a):
     target = P0 * (1 + SUBOPT)
     shared = " shared" if a.thread_mode == "shared" else ""
     name = f"strata {a.ranks}r x {a.threads}t{shared} E{a.epochs}"
+    if a.method != "cd":
+        shared = f" {a.method}"
+        name = f"strata {a.ranks}r x {a.threads}t {a.method}"
     model = os.path.join(a.out, f"strata-{a.tag}-{a.ranks}r{a.threads}t{shared.strip()}"
                                 f"-E{a.epochs}.model")
     log(f"{name}: trace run (up to {a.max_rounds} rounds, ended at subopt {a.stop_subopt})")
@@ -524,6 +529,7 @@ def main():
         p.add_argument("--ranks", type=int, default=1)
         p.add_argument("--threads", type=int, default=1)
         p.add_argument("--thread-mode", default="replicas", choices=["replicas", "shared"])
+        p.add_argument("--method", default="cd", choices=["cd", "lbfgs"])
         p.add_argument("--epochs", type=int, default=1)
         p.add_argument("--max-rounds", type=int, default=1000)
         p.add_argument("--rounds", type=int, default=6)

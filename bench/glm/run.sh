@@ -123,11 +123,12 @@ run_set() {  # TAG TRAIN LAMBDA COLS
     if [ "$STRATA_ONLY" = 0 ] || [ ! -s "$OUT/ref-$tag.json" ]; then
         $B reference $c --ll-bench "$WORK/bin/ll_bench" --eps 1e-7
     fi
-    for cfg in "1 1 1 replicas" "1 1 3 replicas" "1 2 1 replicas" "1 2 1 shared" \
-               "2 1 1 replicas" "2 1 3 replicas"; do
+    for cfg in "1 1 1 replicas cd" "1 1 3 replicas cd" "1 2 1 replicas cd" "1 2 1 shared cd" \
+               "2 1 1 replicas cd" "2 1 3 replicas cd" "1 2 1 replicas lbfgs" \
+               "2 1 1 replicas lbfgs"; do
         set -- $cfg
         $B strata $c $S --ranks "$1" --threads "$2" --epochs "$3" --thread-mode "$4" \
-            --max-rounds "$MAXR" --cap "$SCAP"
+            --method "$5" --max-rounds "$MAXR" --cap "$SCAP"
     done
     [ "$STRATA_ONLY" = 1 ] && return 0
     $B liblinear $c --ll-bench "$WORK/bin/ll_bench" --solver 0
