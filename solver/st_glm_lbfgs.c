@@ -319,6 +319,10 @@ strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_
             } else {
                 first = (first + 1) % ST_GLM_LBFGS_PAIRS;
             }
+        } else if (count == ST_GLM_LBFGS_PAIRS) {
+            /* no curvature (rounding): the oldest pair, overwritten, is dropped */
+            first = (first + 1) % ST_GLM_LBFGS_PAIRS;
+            count--;
         }
         memcpy(w, wn, (size_t)d_all * sizeof(double));
         memcpy(g, gn, (size_t)d_all * sizeof(double));
