@@ -96,7 +96,6 @@ static void *st_glm_lbfgs_pass(void *arg)
 }
 
 typedef struct {
-    const st_glm_model_t *loss;
     const st_glm_data_t  *data;
     double                lambda;
     int64_t               d_all;
@@ -219,7 +218,6 @@ strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_
     ctx.comm    = comm;
     ctx.param   = param;
     MPI_Comm_rank(comm, &ctx.rank);
-    lb.loss     = loss;
     lb.data     = data;
     lb.lambda   = param->lambda;
     lb.d_all    = d_all;
@@ -250,8 +248,7 @@ strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_
         lb.parts[k].c    = c;
         lb.parts[k].bias = param->bias;
         lb.parts[k].d    = d;
-        lb.parts[k].lo   = m * k / lb.nparts;
-        lb.parts[k].hi   = m * (k + 1) / lb.nparts;
+        st_glm_block_range(m, lb.nparts, k, &lb.parts[k].lo, &lb.parts[k].hi);
         lb.parts[k].g    = lb.sum + (d_all + 2) * (k + 1);
     }
     s[0] = lb.sum + (d_all + 2) * (lb.nparts + 1);

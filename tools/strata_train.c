@@ -135,14 +135,21 @@ static int parse_choice(const char *s, const char *const *names, const char *fmt
     return -1;
 }
 
-static long parse_long(const char *opt, const char *s)
+/* @a s as a whole decimal integer into *v_p; 0 when it is not one (or out of range). */
+static int str_to_long(const char *s, long *v_p)
 {
     char *end;
-    long v;
 
     errno = 0;
-    v     = strtol(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || errno == ERANGE) {
+    *v_p  = strtol(s, &end, 10);
+    return !(*s == '\0' || *end != '\0' || errno == ERANGE);
+}
+
+static long parse_long(const char *opt, const char *s)
+{
+    long v;
+
+    if (!str_to_long(s, &v)) {
         die_usage("option %s needs an integer", opt);
     }
     return v;
@@ -250,16 +257,13 @@ int main(int argc, char **argv)
         case 'e': param.tol = parse_double("--tol", optarg); break;
         case 'r': param.max_rounds = (int)parse_long("--rounds", optarg); break;
         case OPT_GAP: {
-            char *end;
             long v;
 
             if (strcmp(optarg, "auto") == 0) {
                 param.gap_every = STRATA_GLM_GAP_AUTO;
                 break;
             }
-            errno = 0;
-            v     = strtol(optarg, &end, 10);
-            if (end == optarg || *end != '\0' || errno != 0 || v < 1 || v > INT_MAX) {
+            if (!str_to_long(optarg, &v) || v < 1 || v > INT_MAX) {
                 die_usage("--gap-every must be 'auto' or between 1 and 2^31 - 1, not '%s'",
                           optarg);
             }

@@ -140,12 +140,11 @@ def run_strata(a, rounds, model, stop_subopt=None, pstar=None, cap=None, gap="1"
 def cmd_strata(a):
     P0 = pstar_ref(a.out, a.tag)
     target = P0 * (1 + SUBOPT)
-    shared = " shared" if a.thread_mode == "shared" else ""
-    name = f"strata {a.ranks}r x {a.threads}t{shared} E{a.epochs}"
-    if a.method != "cd":
-        shared = f" {a.method}"
-        name = f"strata {a.ranks}r x {a.threads}t {a.method}"
-    model = os.path.join(a.out, f"strata-{a.tag}-{a.ranks}r{a.threads}t{shared.strip()}"
+    # the variant in the name: the thread mode (cd), or the method
+    variant = a.method if a.method != "cd" else ("shared" if a.thread_mode == "shared" else "")
+    name = (f"strata {a.ranks}r x {a.threads}t {a.method}" if a.method != "cd" else
+            f"strata {a.ranks}r x {a.threads}t{' ' + variant if variant else ''} E{a.epochs}")
+    model = os.path.join(a.out, f"strata-{a.tag}-{a.ranks}r{a.threads}t{variant}"
                                 f"-E{a.epochs}.model")
     log(f"{name}: trace run (up to {a.max_rounds} rounds, ended at subopt {a.stop_subopt})")
     trace, cmd, head = run_strata(a, a.max_rounds, model, stop_subopt=a.stop_subopt,
