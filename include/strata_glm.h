@@ -79,7 +79,13 @@ enum {
         slower on sparse hashed data with many rare columns. No checkpoints,
         hierarchical schedule or GPU; gap_every, local_epochs, thread_mode and
         feature_order do not apply (the gap comes with every iteration). */
-    STRATA_GLM_METHOD_LBFGS = 1
+    STRATA_GLM_METHOD_LBFGS = 1,
+    /** Chosen when training starts, the same on every rank: _LBFGS for a smooth L2
+        model without checkpoints, hierarchical schedule or GPU, on data with at least
+        as many rows as columns and at least 5 % of the entries stored (the bias
+        counted as a column), where it was far faster than SDCA (bench/RESULTS.md);
+        _CD otherwise. strata_glm_info_t.method says which ran. */
+    STRATA_GLM_METHOD_AUTO = 2
 };
 
 /** strata_glm_param_t.gap_every: compute the duality gap when it may have reached
@@ -167,8 +173,8 @@ typedef struct {
                                   chunk's copy overlapping the current one's epoch */
     int      feature_order;  /**< dual models: the model vector's layout while training,
                                   STRATA_GLM_ORDER_AUTO (default), _FREQUENCY or _GIVEN */
-    int      method;         /**< STRATA_GLM_METHOD_CD (default) or _LBFGS; rounds and
-                                  max_rounds count L-BFGS iterations */
+    int      method;         /**< STRATA_GLM_METHOD_AUTO (default), _CD (0) or _LBFGS;
+                                  rounds and max_rounds count L-BFGS iterations */
 } strata_glm_param_t;
 
 /** Progress of a training run, as the last round left it. */
@@ -182,6 +188,8 @@ typedef struct {
     double comm_seconds; /**< of which in MPI_Allreduce */
     int    nodes;        /**< hierarchical: nodes the ranks are on (0: flat CoCoA+) */
     int    inner_rounds; /**< hierarchical: inner rounds per outer round in use */
+    int    method;       /**< the method that ran: STRATA_GLM_METHOD_CD or _LBFGS (CD
+                              for a model read from a file) */
 } strata_glm_info_t;
 
 /** Test metrics over all ranks' rows; a metric that does not apply is NaN. */

@@ -177,6 +177,7 @@ ST_EXPORT void strata_glm_param_default(strata_glm_param_t *param)
     param->weight_pos   = 1;
     param->weight_neg   = 1;
     param->seed         = 1;
+    param->method       = STRATA_GLM_METHOD_AUTO;
 }
 
 ST_EXPORT const char *strata_glm_check_param(const strata_glm_param_t *param)
@@ -257,8 +258,9 @@ ST_EXPORT const char *strata_glm_check_param(const strata_glm_param_t *param)
         (param->checkpoint == NULL || param->checkpoint[0] == '\0')) {
         return "checkpoint_every and resume need a checkpoint file (checkpoint)";
     }
-    if (param->method != STRATA_GLM_METHOD_CD && param->method != STRATA_GLM_METHOD_LBFGS) {
-        return "method must be STRATA_GLM_METHOD_CD or STRATA_GLM_METHOD_LBFGS";
+    if (param->method != STRATA_GLM_METHOD_CD && param->method != STRATA_GLM_METHOD_LBFGS &&
+        param->method != STRATA_GLM_METHOD_AUTO) {
+        return "method must be STRATA_GLM_METHOD_CD, _LBFGS or _AUTO";
     }
     if (param->method == STRATA_GLM_METHOD_LBFGS) {
         if (model->form != ST_GLM_FORM_DUAL || !isfinite(model->smoothness)) {
@@ -1639,6 +1641,32 @@ out:
     return status;
 }
 
+/* STRATA_GLM_METHOD_AUTO: L-BFGS where the primal is well conditioned, i.e. the
+   features are dense and outnumbered by the rows (no rare columns whose curvature is
+   only lambda); from global counts, so every rank chooses the same */
+static int st_glm_method_choose(const st_glm_model_t *loss, const strata_glm_problem_t *prob,
+                                const strata_glm_param_t *param, int rank)
+{
+    const st_glm_data_t *data = prob->data;
+    double rows = (double)data->n_rows_global;
+    double cols = (double)data->n_cols + (param->bias > 0);
+    double nnz  = (double)data->nnz_global + (param->bias > 0 ? rows : 0.0);
+    int lbfgs;
+
+    if (param->method != STRATA_GLM_METHOD_AUTO) {
+        return param->method;
+    }
+    lbfgs = loss->form == ST_GLM_FORM_DUAL && isfinite(loss->smoothness) &&
+            param->checkpoint_every == 0 && !param->resume && !param->hierarchical &&
+            !param->gpu && rows >= cols && nnz >= 0.05 * rows * cols;
+    if (param->verbose && rank == 0) {
+        st_glm_print("method auto: %s (%.0f rows, %.0f columns, %.1f%% of the entries "
+                     "stored)\n", lbfgs ? "lbfgs" : "cd", rows, cols,
+                     100.0 * nnz / ST_MAX(rows * cols, 1.0));
+    }
+    return lbfgs ? STRATA_GLM_METHOD_LBFGS : STRATA_GLM_METHOD_CD;
+}
+
 ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
                                            const strata_glm_param_t *param, MPI_Comm comm,
                                            char *msg, size_t msg_len,
@@ -1649,7 +1677,7 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
     strata_status_t status;
     const char *why;
     char err[256];
-    int rank, nranks;
+    int rank, nranks, method;
 
     if (prob == NULL || model_p == NULL) {
         st_glm_msg(msg, msg_len, "no problem or no model pointer");
@@ -1678,7 +1706,8 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
     }
     model->lambda = param->lambda;
     model->eta    = st_glm_model_eta(loss, param->eta);
-    status = (param->method == STRATA_GLM_METHOD_LBFGS)
+    method        = st_glm_method_choose(loss, prob, param, rank);
+    status = (method == STRATA_GLM_METHOD_LBFGS)
                      ? st_glm_train_lbfgs(loss, prob, param, comm, msg, msg_len, model)
              : (loss->form == ST_GLM_FORM_DUAL)
                      ? st_glm_train_dual(loss, prob, param, comm, msg, msg_len, model)
@@ -1689,6 +1718,7 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
         free(model);
         return status;
     }
+    model->info.method = method;
     *model_p = model;
     return STRATA_OK;
 }

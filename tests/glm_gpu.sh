@@ -46,7 +46,8 @@ tools/strata-gen criteo --rows 3000 --cols 4096 --seed 3 -q -f bin -p 32 "$dir/c
 same_model() {
     what=$1 np=$2
     shift 2
-    expect 0 "$what (CPU)" $ST_MPIRUN -np "$np" tools/strata-train -q "$@" "$dir/cpu.model"
+    expect 0 "$what (CPU)" $ST_MPIRUN -np "$np" tools/strata-train -q --method cd "$@" \
+        "$dir/cpu.model"
     expect 0 "$what (GPU)" gpu_mpirun -np "$np" \
         $train --gpu "$@" "$dir/gpu.model"
     contains "$what: the GPU solver ran" "GPU local solver (TPA-SCD): rank 0 on device 0"

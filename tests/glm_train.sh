@@ -110,7 +110,8 @@ expect 0 "lbfgs" tools/strata-train --method lbfgs -l 1e-3 -e 1e-9 -t 2 "$dir/de
 contains "lbfgs converged" "^converged after"
 p_lbfgs=$(awk '/^converged after/ { sub(",", "", $6); print $6 }' "$out")
 n_lbfgs=$(awk '/^converged after/ { print $3 }' "$out")
-expect 0 "cd on dense" tools/strata-train -l 1e-3 -e 1e-9 -r 2000 "$dir/dense.svm" "$dir/md"
+expect 0 "cd on dense" tools/strata-train --method cd -l 1e-3 -e 1e-9 -r 2000 "$dir/dense.svm" \
+    "$dir/md"
 p_cd=$(awk '/^converged after/ { sub(",", "", $6); print $6 }' "$out")
 awk -v a="$p_lbfgs" -v b="$p_cd" -v n="$n_lbfgs" \
     'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 2e-9 * b && n <= 50) }' ||
@@ -118,7 +119,30 @@ awk -v a="$p_lbfgs" -v b="$p_cd" -v n="$n_lbfgs" \
 expect 2 "lbfgs on the hinge" tools/strata-train --method lbfgs -s svm "$dir/train.svm"
 contains "lbfgs on the hinge named" "lbfgs needs a smooth L2 model"
 expect 2 "bad method" tools/strata-train --method newton "$dir/train.svm"
-contains "bad method named" "--method must be cd or lbfgs, not 'newton'"
+contains "bad method named" "--method must be cd, lbfgs or auto, not 'newton'"
+
+# auto (the default): L-BFGS on the dense rows, its model; CD on the sparse rows (more
+# columns than rows), for the hinge, and with checkpoints
+expect 0 "auto on dense" tools/strata-train -l 1e-3 -e 1e-9 -t 2 "$dir/dense.svm" "$dir/ma"
+contains "auto on dense: lbfgs" "^method auto: lbfgs (4000 rows, 30 columns, 100.0% "
+contains "auto on dense: L-BFGS ran" "^L-BFGS on the primal"
+cmp -s "$dir/ma" "$dir/ml" || { echo "FAIL: auto on dense: not the lbfgs model"; fail=1; }
+expect 0 "auto on sparse" tools/strata-train -r 2 "$dir/train.svm" "$dir/ma"
+contains "auto on sparse: cd" "^method auto: cd (3000 rows, 4096 columns"
+expect 0 "auto, hinge" tools/strata-train -s svm -r 2 "$dir/dense.svm" "$dir/ma"
+contains "auto, hinge: cd" "^method auto: cd (4000 rows"
+expect 0 "auto, checkpoints" tools/strata-train -r 2 --checkpoint "$dir/ck" \
+    --checkpoint-every 1 "$dir/dense.svm" "$dir/ma"
+contains "auto, checkpoints: cd" "^method auto: cd (4000 rows"
+# the rule's edge: 5 % of the entries stored (regression rows, 2000 x 200)
+for edge in 0.04:cd:4 0.06:lbfgs:6; do
+    dens=${edge%%:*} pick=${edge#*:}
+    tools/strata-gen regression --rows 2000 --cols 200 --density $dens --seed 6 -q \
+        "$dir/edge.svm" || { echo "FAIL: strata-gen regression"; exit 1; }
+    expect 0 "auto, density $dens" tools/strata-train -s ridge -r 2 "$dir/edge.svm" "$dir/ma"
+    contains "auto, density $dens: ${pick%:*}" \
+        "^method auto: ${pick%:*} (2000 rows, 200 columns, ${pick#*:}\."
+done
 
 # the certificate every 4th round only: progress lines and the stop on those rounds
 expect 0 "gap every 4" tools/strata-train --gap-every 4 -l 1e-4 -e 1e-3 -r 80 -t 1 \

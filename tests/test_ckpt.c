@@ -257,6 +257,7 @@ static void refusals(const dataset_t *ds)
     int s;
 
     strata_glm_param_default(&p);
+    p.method = STRATA_GLM_METHOD_CD;   /* auto: L-BFGS where no checkpoint */
     p.lambda           = 0.01;
     p.tol              = 0;
     p.max_rounds       = 4;
@@ -366,6 +367,7 @@ int main(int argc, char **argv)
         loss = st_glm_model_lookup(models[m], NULL, 0);
         prob = my_rows(&ds, !loss->classification, 0);
         strata_glm_param_default(&p);
+        p.method = STRATA_GLM_METHOD_CD;   /* auto: L-BFGS where no checkpoint */
         p.solver     = models[m];
         p.lambda     = 0.01;
         p.tol        = 0;
@@ -392,6 +394,7 @@ int main(int argc, char **argv)
      * order, so a run resumes alike in either layout */
     prob = my_rows(&ds, 0, 0);
     strata_glm_param_default(&p);
+    p.method = STRATA_GLM_METHOD_CD;   /* auto: L-BFGS where no checkpoint */
     p.lambda        = 0.01;
     p.tol           = 0;
     p.max_rounds    = 13;

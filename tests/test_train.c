@@ -251,6 +251,7 @@ static void check_order(const dataset_t *ds)
         prob = my_rows(ds, 0, 0);
         for (mode = 0; prob != NULL && mode < 2; mode++) {
             strata_glm_param_default(&p);
+            p.method = STRATA_GLM_METHOD_CD;   /* what auto picks is checked apart */
             p.lambda        = 0.01;
             p.tol           = 0;
             p.max_rounds    = 7;
@@ -277,6 +278,7 @@ static void check_order(const dataset_t *ds)
     }
     for (mode = 0; mode < 2; mode++) {   /* sharing: hot columns, the bias's too */
         strata_glm_param_default(&p);
+        p.method = STRATA_GLM_METHOD_CD;   /* what auto picks is checked apart */
         p.lambda        = 0.01;
         p.tol           = 1e-11;
         p.max_rounds    = 20000;
@@ -318,6 +320,7 @@ static void check_hierarchical(const dataset_t *ds, int vnodes, int even)
     for (m = 0; m < sizeof(duals) / sizeof(duals[0]); m++) {
         for (mode = 0; mode < 3; mode++) {   /* 1 thread, 2 replicas, 2 sharing w */
             strata_glm_param_default(&p);
+            p.method      = STRATA_GLM_METHOD_CD;   /* flat; auto would pick L-BFGS */
             p.solver      = duals[m];
             p.lambda      = 0.01;
             p.tol         = 1e-11;
@@ -337,13 +340,15 @@ static void check_hierarchical(const dataset_t *ds, int vnodes, int even)
                 }
                 p.hierarchical = 1;
                 p.inner_rounds = inner;
+                p.method       = STRATA_GLM_METHOD_AUTO;   /* CD: hierarchical */
                 snprintf(what, sizeof(what), "%s, %d thread(s)%s, hierarchical, inner %d",
                          duals[m], p.threads, mode == 2 ? " sharing w" : "", inner);
                 check_model(ds, &p, what);
                 CHECKF(last_info.nodes == vnodes && last_info.inner_rounds >= 1 &&
-                               (inner == 0 || last_info.inner_rounds == inner),
-                       "%s: nodes %d (expected %d), inner rounds %d", what, last_info.nodes,
-                       vnodes, last_info.inner_rounds);
+                               (inner == 0 || last_info.inner_rounds == inner) &&
+                               last_info.method == STRATA_GLM_METHOD_CD,
+                       "%s: nodes %d (expected %d), inner rounds %d, method %d", what,
+                       last_info.nodes, vnodes, last_info.inner_rounds, last_info.method);
                 if (mode == 2) {
                     continue;   /* shared threads: steps depend on timing */
                 }
@@ -395,6 +400,7 @@ int main(int argc, char **argv)
         /* 1 thread, 2 replicas, 2 threads sharing one vector */
         for (threads = 1; threads <= 3; threads++) {
             strata_glm_param_default(&p);
+            p.method = STRATA_GLM_METHOD_CD;   /* what auto picks is checked apart */
             p.solver      = duals[m];
             p.lambda      = 0.01;
             p.tol         = 1e-11;
@@ -408,6 +414,7 @@ int main(int argc, char **argv)
         /* an intercept, class weights, several local passes; the gap when it may
            have reached tol (every rank must choose the same rounds) */
         strata_glm_param_default(&p);
+        p.method = STRATA_GLM_METHOD_CD;   /* what auto picks is checked apart */
         p.solver       = duals[m];
         p.lambda       = 0.003;
         p.tol          = 1e-11;
@@ -443,6 +450,22 @@ int main(int argc, char **argv)
         }
     }
 
+    /* auto (the default): L-BFGS for the smooth models on these rows (240 x 30, over
+       a third of the entries stored), their optimum; CD for the hinge and the L1
+       models, and for a hierarchical run */
+    for (m = 0; m < sizeof(duals) / sizeof(duals[0]) + 1; m++) {
+        strata_glm_param_default(&p);
+        p.solver     = m < 4 ? duals[m] : "lasso";
+        p.lambda     = 0.01;
+        p.tol        = m < 4 ? 1e-11 : 1e-6;
+        p.max_rounds = 20000;
+        snprintf(what, sizeof(what), "%s, method auto", p.solver);
+        check_model(&ds, &p, what);
+        CHECKF(last_info.method == (m < 4 && strcmp(p.solver, "svm") != 0
+                                            ? STRATA_GLM_METHOD_LBFGS : STRATA_GLM_METHOD_CD),
+               "%s: ran method %d", what, last_info.method);
+    }
+
     check_order(&ds);
 
     /* the parameter check names the problem */
@@ -470,8 +493,9 @@ int main(int argc, char **argv)
     p.hierarchical = 1;
     CHECKF(strata_glm_check_param(&p) != NULL, "lbfgs with hierarchical accepted");
     strata_glm_param_default(&p);
-    p.method = 2;
-    CHECKF(strata_glm_check_param(&p) != NULL, "method 2 accepted");
+    CHECKF(p.method == STRATA_GLM_METHOD_AUTO, "the default method is %d, not auto", p.method);
+    p.method = 3;
+    CHECKF(strata_glm_check_param(&p) != NULL, "method 3 accepted");
     strata_glm_param_default(&p);
     p.gap_every = -2;
     CHECKF(strata_glm_check_param(&p) != NULL, "gap_every -2 accepted");

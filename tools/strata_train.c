@@ -54,10 +54,12 @@ static void usage(FILE *f)
             "                        first, so they share cache lines), given, or auto\n"
             "                        (default: frequency from 131072 columns, and\n"
             "                        with shared threads); the same model either way\n"
-            "      --method M        cd (default): coordinate descent (SDCA and CoCoA+\n"
-            "                        for L2 models); lbfgs: L-BFGS on the primal, for\n"
-            "                        logistic, sqsvm, ridge (best where rows >> columns\n"
-            "                        and the features are dense); -r counts iterations\n"
+            "      --method M        cd: coordinate descent (SDCA and CoCoA+ for L2\n"
+            "                        models); lbfgs: L-BFGS on the primal, for logistic,\n"
+            "                        sqsvm, ridge (best where rows >> columns and the\n"
+            "                        features are dense; -r counts iterations); auto\n"
+            "                        (default): lbfgs where it applies, rows >= columns\n"
+            "                        and >= 5%% of the entries are stored, else cd\n"
             "      --hierarchical    hierarchical CoCoA+ (dual models): each round sums\n"
             "                        the ranks' updates over each node several times\n"
             "                        (inner rounds), then once over all ranks\n"
@@ -295,9 +297,10 @@ int main(int argc, char **argv)
                 parse_choice(optarg, (const char *const[]){"auto", "frequency", "given", NULL},
                              "--feature-order must be auto, frequency or given, not '%s'");
             break;
-        case OPT_METHOD:  /* STRATA_GLM_METHOD_CD, _LBFGS */
-            param.method = parse_choice(optarg, (const char *const[]){"cd", "lbfgs", NULL},
-                                        "--method must be cd or lbfgs, not '%s'");
+        case OPT_METHOD:  /* STRATA_GLM_METHOD_CD, _LBFGS, _AUTO */
+            param.method = parse_choice(optarg,
+                                        (const char *const[]){"cd", "lbfgs", "auto", NULL},
+                                        "--method must be cd, lbfgs or auto, not '%s'");
             break;
         case 'B': param.bias = parse_double("--bias", optarg); break;
         case OPT_WPOS: param.weight_pos = parse_double("--weight-pos", optarg); break;
