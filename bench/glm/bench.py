@@ -9,6 +9,7 @@ OUT/runs.jsonl, so a partial run still reports what it did):
   liblinear   LIBLINEAR -s 0 / -s 7 at decreasing -e (ll_bench: train() timed alone)
   python      scikit-learn / Snap ML at increasing max_iter (fit() timed alone)
   throughput  Strata's SDCA nonzeros per second per core (-E 3 minus -E 1)
+  testeval    each solver's model at its budget on the held-out rows: logloss, AUC
   report      P* = the best P of any run; tables (results.md, results.json), plot
 
 Timing excludes data loading for every solver: strata-train's per-round clock starts
@@ -182,7 +183,8 @@ def cmd_strata(a):
     record(a.out, {"kind": "result", "tag": a.tag, "solver": name, "reached": True,
                    "budget": f"-r {k}", "rounds": k, "times": times,
                    "seconds": statistics.median(times), "primal_eval": P,
-                   "primal_printed": hit["primal"], "cmd": cmd_strata_str(a, k)})
+                   "primal_printed": hit["primal"], "cmd": cmd_strata_str(a, k),
+                   "weights": model})
     log(f"{name}: median {statistics.median(times):.3f} s over {len(times)} runs "
         f"{[round(t, 3) for t in times]}; objective.py P = {P:.10e} "
         f"(printed {hit['primal']:.10e})")
@@ -230,7 +232,8 @@ def cmd_liblinear(a):
            "cmd": f"ll_bench -s {a.solver} -c {C!r} -e {runs[-1][0]:g} TRAIN MODEL "
                   f"(= liblinear-train -s {a.solver} -c {C!r} -e {runs[-1][0]:g})"}
     if reached:
-        rec.update(times=times, seconds=statistics.median(times), primal_eval=P)
+        rec.update(times=times, seconds=statistics.median(times), primal_eval=P,
+                   weights=f"{model}.{k - 1}")
     record(a.out, rec)
     log(f"{name}: {'reached' if reached else 'NOT reached'} at {rec['budget']}: "
         f"{[round(t, 3) for t in times]}")
@@ -323,11 +326,13 @@ def cmd_python(a):
         t = time.perf_counter()
         est.fit(X, y)
         times.append(time.perf_counter() - t)
-    np.save(os.path.join(a.out, f"{a.kind}{a.threads}-{a.tag}.npy"), cache[hi][2])
+    weights = os.path.join(a.out, f"{a.kind}{a.threads}-{a.tag}.npy")
+    np.save(weights, cache[hi][2])
     record(a.out, {"kind": "result", "tag": a.tag, "solver": name, "reached": True,
                    "budget": f"max_iter={hi}", "times": times,
                    "seconds": statistics.median(times), "primal_eval": cache[hi][1],
-                   "cmd": repr(make_estimator(a.kind, a.lam, n, hi, a.threads))})
+                   "cmd": repr(make_estimator(a.kind, a.lam, n, hi, a.threads)),
+                   "weights": weights})
     log(f"{name}: max_iter={hi}: median {statistics.median(times):.3f} s {times}")
 
 
@@ -358,6 +363,51 @@ def cmd_throughput(a):
         f"M nnz/s/core ({cores} core(s))")
 
 
+# --------------------------------------------------------------------------- testeval
+
+def latest_results(R):
+    """The last result of each configuration (one run again replaces its earlier)."""
+    latest = {}
+    for r in R:
+        if r["kind"] == "result":
+            latest[r["solver"]] = r
+    return list(latest.values())
+
+
+def weights_of(out, tag, r):
+    """The weights file of result @r (runs before the "weights" key: by the names
+    cmd_strata, cmd_liblinear and cmd_python give them)."""
+    if r.get("weights"):
+        return r["weights"]
+    m = re.match(r"strata (\d+)r x (\d+)t(?: (shared|lbfgs))?(?: E(\d+))?$", r["solver"])
+    if m:
+        return os.path.join(out, f"strata-{tag}-{m[1]}r{m[2]}t{m[3] or ''}-E{m[4] or 1}.model")
+    m = re.match(r"liblinear -s (\d+)$", r["solver"])
+    if m:
+        base = os.path.join(out, f"ll{m[1]}-{tag}.model.")
+        ks = [int(f[len(os.path.basename(base)):]) for f in os.listdir(out)
+              if f.startswith(os.path.basename(base)) and f[len(os.path.basename(base)):].isdigit()]
+        return base + str(max(ks)) if ks else None
+    m = re.match(r"snapml (\d+)t$", r["solver"])
+    kind, threads = (("snapml", m[1]) if m else (r["solver"], 1))
+    return os.path.join(out, f"{kind}{threads}-{tag}.npy")
+
+
+def cmd_testeval(a):
+    """The model each solver reached the target with, on the held-out rows."""
+    R = [r for r in read_runs(a.out) if r.get("tag") == a.tag]
+    Xt, yt = ob.load_svm(a.test, a.cols)
+    for r in latest_results(R):
+        w = weights_of(a.out, a.tag, r) if r.get("reached") else None
+        if w is None or not os.path.exists(w):
+            continue
+        ll, auc, acc = ob.test_metrics(Xt, yt, ob.read_weights(w))
+        record(a.out, {"kind": "test", "tag": a.tag, "solver": r["solver"],
+                       "weights": w, "test": a.test, "test_logloss": ll,
+                       "test_auc": auc, "test_accuracy": acc})
+        log(f"{r['solver']}: test logloss {ll:.5f}, AUC {auc:.5f}, accuracy {acc:.5f}")
+
+
 # --------------------------------------------------------------------------- report
 
 def cmd_report(a):
@@ -379,11 +429,8 @@ def cmd_report(a):
             elif r["kind"] == "result" and r.get("primal_eval"):
                 ps.append(r["primal_eval"])
         pstar = min(ps)
-        latest = {}
-        for r in R:   # a configuration run again replaces its earlier result
-            if r["kind"] == "result":
-                latest[r["solver"]] = r
-        results = list(latest.values())
+        results = latest_results(R)
+        tests = {r["solver"]: r for r in R if r["kind"] == "test"}
         base = next((r for r in results if r["solver"] == "strata 1r x 1t E1"
                      and r.get("reached")), None)
         md.append(f"\n### {tag}: lambda {ref['lambda']:g} (C = {ref['C']:.6g})\n")
@@ -392,12 +439,13 @@ def cmd_report(a):
                   f"optimum by its gradient; P* - P_ref = "
                   f"{(pstar - ref['primal']) / ref['primal']:.1e} relative)\n")
         md.append("| solver | budget reaching 1e-3 | time to 1e-3, median (s) | runs (s) "
-                  "| ratio to Strata 1r x 1t E1 | subopt of that run | load avg |")
-        md.append("|---|---|---|---|---|---|---|")
+                  "| ratio to Strata 1r x 1t E1 | subopt of that run | test logloss | "
+                  "test AUC | load avg |")
+        md.append("|---|---|---|---|---|---|---|---|---|")
         rows = []
         loads = {}
         for r in R:
-            if "solver" in r and "load" in r:
+            if "solver" in r and "load" in r and r["kind"] != "test":
                 lo, hi = loads.get(r["solver"], (r["load"], r["load"]))
                 loads[r["solver"]] = (min(lo, r["load"]), max(hi, r["load"]))
         for r in results:
@@ -407,16 +455,19 @@ def cmd_report(a):
                 ts = r["times"]
                 ratio = (r["seconds"] / base["seconds"]) if base else float("nan")
                 so = (r["primal_eval"] - pstar) / pstar
+                te = tests.get(r["solver"])
+                te = (f"{te['test_logloss']:.5f} | {te['test_auc']:.5f}"
+                      if te and te["weights"] == weights_of(a.out, tag, r) else " | ")
                 rows.append((r["seconds"], f"| {r['solver']} | {r['budget']} | "
                              f"{r['seconds']:.2f} | {', '.join('%.2f' % t for t in ts)} | "
-                             f"{ratio:.2f} | {so:.1e} | {ld} |"))
+                             f"{ratio:.2f} | {so:.1e} | {te} | {ld} |"))
             else:
                 mx = r.get("seconds_max")
                 bp = r.get("best_primal")
                 so = f"best {(bp - pstar) / pstar:.1e}" if bp else ""
                 rows.append((1e18, f"| {r['solver']} | not reached ({r['budget']}) | "
-                             f"> {mx:.1f} | | | {so} | {ld} |" if mx else
-                             f"| {r['solver']} | not reached | | | | {so} | {ld} |"))
+                             f"> {mx:.1f} | | | {so} | | | {ld} |" if mx else
+                             f"| {r['solver']} | not reached | | | | {so} | | | {ld} |"))
         md.extend(x[1] for x in sorted(rows, key=lambda x: x[0]))
         res["tags"][tag] = {"pstar": pstar, "reference": ref, "results": results}
     tp = {}
@@ -554,6 +605,13 @@ def main():
     p.add_argument("--cap", type=float, default=600, help="seconds of fits before giving up")
     p.add_argument("--max-iter", type=int, default=4096)
     p.set_defaults(fn=cmd_python)
+
+    p = sub.add_parser("testeval")
+    p.add_argument("--out", required=True)
+    p.add_argument("--tag", required=True)
+    p.add_argument("--test", required=True)
+    p.add_argument("--cols", type=int)
+    p.set_defaults(fn=cmd_testeval)
 
     p = sub.add_parser("report")
     p.add_argument("--out", required=True)

@@ -118,8 +118,8 @@ cc -O2 -o "$WORK/bin/ll_bench" "$HERE/ll_bench.c" -llinear -lm
 B="python3 $HERE/bench.py"
 S="--strata-train $BIN/strata-train --strata-run $BIN/strata-run"
 
-run_set() {  # TAG TRAIN LAMBDA COLS
-    local tag=$1 train=$2 lam=$3 cols=$4
+run_set() {  # TAG TRAIN LAMBDA COLS TEST
+    local tag=$1 train=$2 lam=$3 cols=$4 test=$5
     local c="--out $OUT --tag $tag --data $train --lambda $lam --cols $cols --repeats $REPEATS"
     if [ "$STRATA_ONLY" = 0 ] || [ ! -s "$OUT/ref-$tag.json" ]; then
         $B reference $c --ll-bench "$WORK/bin/ll_bench" --eps 1e-7
@@ -136,7 +136,15 @@ run_set() {  # TAG TRAIN LAMBDA COLS
         $B strata $c $S --ranks "$1" --threads "$2" --epochs "$3" --thread-mode "$4" \
             --method "$5" --max-rounds "$MAXR" --cap "$SCAP"
     done
-    [ "$STRATA_ONLY" = 1 ] && return 0
+    if [ "$STRATA_ONLY" = 0 ]; then
+        run_peers "$c"
+    fi
+    # every solver's model at its budget, on the held-out rows
+    $B testeval --out "$OUT" --tag "$tag" --test "$test" --cols "$cols"
+}
+
+run_peers() {  # the common bench.py arguments
+    local c=$1
     $B liblinear $c --ll-bench "$WORK/bin/ll_bench" --solver 0
     $B liblinear $c --ll-bench "$WORK/bin/ll_bench" --solver 7
     for k in sklearn-liblinear sklearn-lbfgs sklearn-saga; do
@@ -159,10 +167,10 @@ if [ "$SMALL" = 0 ] && [ "$DENSE_SET" = 1 ]; then
 fi
 
 for lam in $LAMBDAS; do
-    run_set "criteo-r$ROWS-l$lam" "$TRAIN" "$lam" "$COLS"
+    run_set "criteo-r$ROWS-l$lam" "$TRAIN" "$lam" "$COLS" "$TEST"
 done
 if [ "$SMALL" = 0 ] && [ "$DENSE_SET" = 1 ]; then
-    run_set "dense-r200000-l1e-5" "$DENSE" 1e-5 100
+    run_set "dense-r200000-l1e-5" "$DENSE" 1e-5 100 "$D/dense-r200000-c100.test.svm"
 fi
 
 $B report --out "$OUT" --plot "$PLOT"
