@@ -1660,7 +1660,7 @@ static int st_glm_method_choose(const st_glm_model_t *loss, const strata_glm_pro
             param->checkpoint_every == 0 && !param->resume && !param->hierarchical &&
             !param->gpu && rows >= cols && nnz >= 0.05 * rows * cols;
     if (param->verbose && rank == 0) {
-        st_glm_print("method auto: %s (%.0f rows, %.0f columns, %.1f%% of the entries "
+        st_glm_print("method auto: %s (%.0f rows, %.0f columns, %.3g%% of the entries "
                      "stored)\n", lbfgs ? "lbfgs" : "cd", rows, cols,
                      100.0 * nnz / ST_MAX(rows * cols, 1.0));
     }

@@ -124,7 +124,7 @@ contains "bad method named" "--method must be cd, lbfgs or auto, not 'newton'"
 # auto (the default): L-BFGS on the dense rows, its model; CD on the sparse rows (more
 # columns than rows), for the hinge, and with checkpoints
 expect 0 "auto on dense" tools/strata-train -l 1e-3 -e 1e-9 -t 2 "$dir/dense.svm" "$dir/ma"
-contains "auto on dense: lbfgs" "^method auto: lbfgs (4000 rows, 30 columns, 100.0% "
+contains "auto on dense: lbfgs" "^method auto: lbfgs (4000 rows, 30 columns, 100% "
 contains "auto on dense: L-BFGS ran" "^L-BFGS on the primal"
 cmp -s "$dir/ma" "$dir/ml" || { echo "FAIL: auto on dense: not the lbfgs model"; fail=1; }
 expect 0 "auto on sparse" tools/strata-train -r 2 "$dir/train.svm" "$dir/ma"
