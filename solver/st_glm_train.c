@@ -180,6 +180,20 @@ ST_EXPORT void strata_glm_param_default(strata_glm_param_t *param)
     param->method       = STRATA_GLM_METHOD_AUTO;
 }
 
+/* Why L-BFGS cannot train @a loss with @a param, or NULL when it can (method lbfgs
+ * refused, method auto choosing CD). */
+static const char *st_glm_lbfgs_refusal(const st_glm_model_t *loss,
+                                        const strata_glm_param_t *param)
+{
+    if (loss->form != ST_GLM_FORM_DUAL || !isfinite(loss->smoothness)) {
+        return "method lbfgs needs a smooth L2 model (logistic, sqsvm, ridge)";
+    }
+    if (param->checkpoint_every > 0 || param->resume || param->hierarchical || param->gpu) {
+        return "method lbfgs has no checkpoints, hierarchical schedule or GPU solver";
+    }
+    return NULL;
+}
+
 ST_EXPORT const char *strata_glm_check_param(const strata_glm_param_t *param)
 {
     static __thread char err[256];
@@ -263,13 +277,7 @@ ST_EXPORT const char *strata_glm_check_param(const strata_glm_param_t *param)
         return "method must be STRATA_GLM_METHOD_CD, _LBFGS or _AUTO";
     }
     if (param->method == STRATA_GLM_METHOD_LBFGS) {
-        if (model->form != ST_GLM_FORM_DUAL || !isfinite(model->smoothness)) {
-            return "method lbfgs needs a smooth L2 model (logistic, sqsvm, ridge)";
-        }
-        if (param->checkpoint_every > 0 || param->resume || param->hierarchical ||
-            param->gpu) {
-            return "method lbfgs has no checkpoints, hierarchical schedule or GPU solver";
-        }
+        return st_glm_lbfgs_refusal(model, param);
     }
     return NULL;
 }
@@ -1656,9 +1664,8 @@ static int st_glm_method_choose(const st_glm_model_t *loss, const strata_glm_pro
     if (param->method != STRATA_GLM_METHOD_AUTO) {
         return param->method;
     }
-    lbfgs = loss->form == ST_GLM_FORM_DUAL && isfinite(loss->smoothness) &&
-            param->checkpoint_every == 0 && !param->resume && !param->hierarchical &&
-            !param->gpu && rows >= cols && nnz >= 0.05 * rows * cols;
+    lbfgs = st_glm_lbfgs_refusal(loss, param) == NULL && rows >= cols &&
+            nnz >= 0.05 * rows * cols;
     if (param->verbose && rank == 0) {
         st_glm_print("method auto: %s (%.0f rows, %.0f columns, %.3g%% of the entries "
                      "stored)\n", lbfgs ? "lbfgs" : "cd", rows, cols,

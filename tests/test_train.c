@@ -453,15 +453,17 @@ int main(int argc, char **argv)
     /* auto (the default): L-BFGS for the smooth models on these rows (240 x 30, over
        a third of the entries stored), their optimum; CD for the hinge and the L1
        models, and for a hierarchical run */
-    for (m = 0; m < sizeof(duals) / sizeof(duals[0]) + 1; m++) {
+    for (m = 0; m <= sizeof(duals) / sizeof(duals[0]); m++) {
+        int dual = m < sizeof(duals) / sizeof(duals[0]);   /* else lasso */
+
         strata_glm_param_default(&p);
-        p.solver     = m < 4 ? duals[m] : "lasso";
+        p.solver     = dual ? duals[m] : "lasso";
         p.lambda     = 0.01;
-        p.tol        = m < 4 ? 1e-11 : 1e-6;
+        p.tol        = dual ? 1e-11 : 1e-6;
         p.max_rounds = 20000;
         snprintf(what, sizeof(what), "%s, method auto", p.solver);
         check_model(&ds, &p, what);
-        CHECKF(last_info.method == (m < 4 && strcmp(p.solver, "svm") != 0
+        CHECKF(last_info.method == (dual && strcmp(p.solver, "svm") != 0
                                             ? STRATA_GLM_METHOD_LBFGS : STRATA_GLM_METHOD_CD),
                "%s: ran method %d", what, last_info.method);
     }

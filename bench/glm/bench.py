@@ -384,10 +384,10 @@ def weights_of(out, tag, r):
         return os.path.join(out, f"strata-{tag}-{m[1]}r{m[2]}t{m[3] or ''}-E{m[4] or 1}.model")
     m = re.match(r"liblinear -s (\d+)$", r["solver"])
     if m:
-        base = os.path.join(out, f"ll{m[1]}-{tag}.model.")
-        ks = [int(f[len(os.path.basename(base)):]) for f in os.listdir(out)
-              if f.startswith(os.path.basename(base)) and f[len(os.path.basename(base)):].isdigit()]
-        return base + str(max(ks)) if ks else None
+        stem = f"ll{m[1]}-{tag}.model."   # .0, .1, ...: one per -e tried, the last reached
+        ks = [int(f[len(stem):]) for f in os.listdir(out)
+              if f.startswith(stem) and f[len(stem):].isdigit()]
+        return os.path.join(out, stem + str(max(ks))) if ks else None
     m = re.match(r"snapml (\d+)t$", r["solver"])
     kind, threads = (("snapml", m[1]) if m else (r["solver"], 1))
     return os.path.join(out, f"{kind}{threads}-{tag}.npy")
