@@ -80,12 +80,21 @@ enum {
         hierarchical schedule or GPU; gap_every, local_epochs, thread_mode and
         feature_order do not apply (the gap comes with every iteration). */
     STRATA_GLM_METHOD_LBFGS = 1,
-    /** Chosen when training starts, the same on every rank: _LBFGS for a smooth L2
-        model without checkpoints, hierarchical schedule or GPU, on data with at least
-        as many rows as columns and at least 5 % of the entries stored (the bias
-        counted as a column), where it was far faster than SDCA (bench/RESULTS.md);
+    /** Chosen when training starts, the same on every rank. For a smooth L2 model
+        without checkpoints, hierarchical schedule or GPU: _LBFGS on data with at
+        least as many rows as columns and at least 5 % of the entries stored (the bias
+        counted as a column), where it was far faster than SDCA; else _NEWTON where
+        the dual's condition number L mean(c_i ||x_i||^2) / (lambda n) is at least 10
+        (L: the loss's curvature bound), where SDCA needs many epochs (bench/RESULTS.md).
         _CD otherwise. strata_glm_info_t.method says which ran. */
-    STRATA_GLM_METHOD_AUTO = 2
+    STRATA_GLM_METHOD_AUTO = 2,
+    /** A truncated Newton method on the primal, for the smooth L2 models (logistic,
+        sqsvm, ridge): each step solves the Newton system by conjugate gradients
+        preconditioned with the Hessian's diagonal (a pass over the rows and an
+        allreduce of a d-vector per CG step), then a line search; LIBLINEAR's -s 0
+        method, on every thread and rank. Fast where SDCA is slow: small lambda n.
+        Same restrictions as _LBFGS. */
+    STRATA_GLM_METHOD_NEWTON = 3
 };
 
 /** strata_glm_param_t.gap_every: compute the duality gap when it may have reached
@@ -173,8 +182,9 @@ typedef struct {
                                   chunk's copy overlapping the current one's epoch */
     int      feature_order;  /**< dual models: the model vector's layout while training,
                                   STRATA_GLM_ORDER_AUTO (default), _FREQUENCY or _GIVEN */
-    int      method;         /**< STRATA_GLM_METHOD_AUTO (default), _CD (0) or _LBFGS;
-                                  rounds and max_rounds count L-BFGS iterations */
+    int      method;         /**< STRATA_GLM_METHOD_AUTO (default), _CD (0), _LBFGS or
+                                  _NEWTON; rounds and max_rounds count L-BFGS or Newton
+                                  iterations */
 } strata_glm_param_t;
 
 /** Progress of a training run, as the last round left it. */
@@ -188,8 +198,8 @@ typedef struct {
     double comm_seconds; /**< of which in MPI_Allreduce */
     int    nodes;        /**< hierarchical: nodes the ranks are on (0: flat CoCoA+) */
     int    inner_rounds; /**< hierarchical: inner rounds per outer round in use */
-    int    method;       /**< the method that ran: STRATA_GLM_METHOD_CD or _LBFGS (CD
-                              for a model read from a file) */
+    int    method;       /**< the method that ran: STRATA_GLM_METHOD_CD, _LBFGS or
+                              _NEWTON (CD for a model read from a file) */
 } strata_glm_info_t;
 
 /** Test metrics over all ranks' rows; a metric that does not apply is NaN. */

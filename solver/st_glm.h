@@ -190,10 +190,73 @@ strata_status_t st_glm_train_primal(const st_glm_model_t *loss, const strata_glm
                                     const strata_glm_param_t *param, MPI_Comm comm, char *msg,
                                     size_t msg_len, strata_glm_model_t *model);
 
+/* ---- the primal methods of the smooth L2 models (lbfgs, newton) ---- */
+
 /* L-BFGS on the primal of a smooth L2 model, rows partitioned over the ranks
  * (solver/st_glm_lbfgs.c). Fills model->w and model->info. */
 strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_problem_t *prob,
                                    const strata_glm_param_t *param, MPI_Comm comm, char *msg,
                                    size_t msg_len, strata_glm_model_t *model);
+
+/* A truncated Newton method (preconditioned conjugate gradients, line search) on the
+ * primal of a smooth L2 model, rows partitioned over the ranks (solver/st_glm_newton.c).
+ * Fills model->w and model->info. */
+strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm_problem_t *prob,
+                                    const strata_glm_param_t *param, MPI_Comm comm, char *msg,
+                                    size_t msg_len, strata_glm_model_t *model);
+
+/* Run @a fn on the @a n parts at @a parts (@a size bytes each): parts 1.. on threads
+ * of their own, part 0 on the caller, which then joins them; a part whose thread
+ * cannot start runs on the caller too (solver/st_glm_lbfgs.c). */
+void st_glm_run_parts(void *(*fn)(void *), void *parts, size_t size, int n);
+
+/* Row @a i of @a data dotted with @a v (d features, then the bias weight v[d] when
+ * @a bias > 0). */
+static inline double st_glm_row_dot(const st_glm_data_t *data, int64_t i, const double *v,
+                                    int64_t d, double bias)
+{
+    const uint32_t *idx = data->indices;
+    int64_t k, end = data->indptr[i + 1];
+    double z = (bias > 0) ? bias * v[d] : 0;
+
+    if (data->prec == 32) {
+        for (k = data->indptr[i]; k < end; k++) {
+            z += (double)data->val32[k] * v[idx[k]];
+        }
+    } else {
+        for (k = data->indptr[i]; k < end; k++) {
+            z += data->val64[k] * v[idx[k]];
+        }
+    }
+    return z;
+}
+
+/* g += a x_i (row @a i of @a data, with the bias feature as st_glm_row_dot). */
+static inline void st_glm_row_axpy(const st_glm_data_t *data, int64_t i, double a, double *g,
+                                   int64_t d, double bias)
+{
+    const uint32_t *idx = data->indices;
+    int64_t k, end = data->indptr[i + 1];
+
+    if (data->prec == 32) {
+        for (k = data->indptr[i]; k < end; k++) {
+            g[idx[k]] += a * (double)data->val32[k];
+        }
+    } else {
+        for (k = data->indptr[i]; k < end; k++) {
+            g[idx[k]] += a * data->val64[k];
+        }
+    }
+    if (bias > 0) {
+        g[d] += a * bias;
+    }
+}
+
+/* After a pass summed over threads and ranks: @a sum holds sum_i c_i phi'(z_i) x_i (the
+ * d_all entries), then sum_i c_i phi(z_i) and sum_i -phi_i*(-alpha_i) at alpha_i =
+ * -c_i phi'(z_i), z = X w. Sets the gradient @a g, P(w) in *f_p and the certificate
+ * in @a obj (st_glm_lbfgs.c explains the dual point). */
+void st_glm_primal_finish(const double *sum, const double *w, int64_t d_all, double n,
+                          double lambda, double *g, double *f_p, st_glm_objectives_t *obj);
 
 #endif /* ST_GLM_H */

@@ -45,54 +45,72 @@ typedef struct {
     double                bias;     /* > 0: the bias feature's value, weight w[d] */
     int64_t               d, lo, hi;
     double               *g;        /* d_all + 2: sum_i c_i phi'(z_i) x_i; loss; dual */
-    pthread_t             thread;
 } st_glm_lbfgs_part_t;
 
 static void *st_glm_lbfgs_pass(void *arg)
 {
     st_glm_lbfgs_part_t *p    = arg;
     const st_glm_data_t *data = p->data;
-    const uint32_t *idx       = data->indices;
-    int64_t i, k, end, d_all = p->d + (p->bias > 0);
+    int64_t i, d_all = p->d + (p->bias > 0);
     double z, a, ci, y, loss = 0, conj = 0;
 
     memset(p->g, 0, (size_t)(d_all + 2) * sizeof(double));
     for (i = p->lo; i < p->hi; i++) {
-        end = data->indptr[i + 1];
-        z   = (p->bias > 0) ? p->bias * p->w[p->d] : 0;
-        if (data->prec == 32) {
-            for (k = data->indptr[i]; k < end; k++) {
-                z += (double)data->val32[k] * p->w[idx[k]];
-            }
-        } else {
-            for (k = data->indptr[i]; k < end; k++) {
-                z += data->val64[k] * p->w[idx[k]];
-            }
-        }
+        z     = st_glm_row_dot(data, i, p->w, p->d, p->bias);
         y     = data->y[i];
         ci    = p->c[i];
         a     = ci * p->loss->dloss(z, y);
         loss += ci * p->loss->loss(z, y);
         conj += p->loss->neg_conj(-a, y, ci);
-        if (a == 0) {
-            continue;
-        }
-        if (data->prec == 32) {
-            for (k = data->indptr[i]; k < end; k++) {
-                p->g[idx[k]] += a * (double)data->val32[k];
-            }
-        } else {
-            for (k = data->indptr[i]; k < end; k++) {
-                p->g[idx[k]] += a * data->val64[k];
-            }
-        }
-        if (p->bias > 0) {
-            p->g[p->d] += a * p->bias;
+        if (a != 0) {
+            st_glm_row_axpy(data, i, a, p->g, p->d, p->bias);
         }
     }
     p->g[d_all]     = loss;
     p->g[d_all + 1] = conj;
     return NULL;
+}
+
+void st_glm_run_parts(void *(*fn)(void *), void *parts, size_t size, int n)
+{
+    pthread_t *threads = (n > 1) ? malloc((size_t)n * sizeof(*threads)) : NULL;
+    char *at = parts;
+    int k;
+
+    for (k = 1; k < n; k++) {
+        if (threads == NULL || pthread_create(&threads[k], NULL, fn, at + k * size) != 0) {
+            fn(at + k * size);   /* no thread: the caller runs this part first */
+            if (threads != NULL) {
+                threads[k] = pthread_self();
+            }
+        }
+    }
+    fn(at);
+    for (k = 1; k < n && threads != NULL; k++) {
+        if (!pthread_equal(threads[k], pthread_self())) {
+            pthread_join(threads[k], NULL);
+        }
+    }
+    free(threads);
+}
+
+void st_glm_primal_finish(const double *sum, const double *w, int64_t d_all, double n,
+                          double lambda, double *g, double *f_p, st_glm_objectives_t *obj)
+{
+    double wsq = 0, vsq = 0, v;
+    int64_t j;
+
+    for (j = 0; j < d_all; j++) {
+        g[j] = sum[j] / n + lambda * w[j];
+        v    = w[j] - g[j] / lambda;   /* w(alpha) */
+        wsq += w[j] * w[j];
+        vsq += v * v;
+    }
+    *f_p        = sum[d_all] / n + 0.5 * lambda * wsq;
+    obj->primal = *f_p;
+    obj->dual   = sum[d_all + 1] / n - 0.5 * lambda * vsq;
+    obj->gap    = obj->primal - obj->dual;
+    obj->radius = 0.0;
 }
 
 typedef struct {
@@ -109,27 +127,14 @@ typedef struct {
 static void st_glm_lbfgs_eval(st_glm_lbfgs_t *lb, const double *w, double *f_p, double *g,
                               st_glm_objectives_t *obj)
 {
-    double n = (double)lb->data->n_rows_global, wsq = 0, vsq = 0, v, t;
+    double t;
     int64_t j;
     int k;
 
     for (k = 0; k < lb->nparts; k++) {
         lb->parts[k].w = w;
     }
-    /* the others' threads; a thread that cannot start leaves its slice to this one */
-    for (k = 1; k < lb->nparts; k++) {
-        if (pthread_create(&lb->parts[k].thread, NULL, st_glm_lbfgs_pass, &lb->parts[k]) != 0) {
-            lb->parts[k].thread = pthread_self();
-        }
-    }
-    st_glm_lbfgs_pass(&lb->parts[0]);
-    for (k = 1; k < lb->nparts; k++) {
-        if (pthread_equal(lb->parts[k].thread, pthread_self())) {
-            st_glm_lbfgs_pass(&lb->parts[k]);
-        } else {
-            pthread_join(lb->parts[k].thread, NULL);
-        }
-    }
+    st_glm_run_parts(st_glm_lbfgs_pass, lb->parts, sizeof(*lb->parts), lb->nparts);
     memcpy(lb->sum, lb->parts[0].g, (size_t)(lb->d_all + 2) * sizeof(double));
     for (k = 1; k < lb->nparts; k++) {
         for (j = 0; j < lb->d_all + 2; j++) {
@@ -139,17 +144,8 @@ static void st_glm_lbfgs_eval(st_glm_lbfgs_t *lb, const double *w, double *f_p, 
     t = st_glm_now();
     st_glm_allreduce(lb->ctx->comm, lb->sum, lb->d_all + 2, MPI_DOUBLE, MPI_SUM);
     lb->ctx->info.comm_seconds += st_glm_now() - t;
-    for (j = 0; j < lb->d_all; j++) {
-        g[j] = lb->sum[j] / n + lb->lambda * w[j];
-        v    = w[j] - g[j] / lb->lambda;   /* w(alpha) */
-        wsq += w[j] * w[j];
-        vsq += v * v;
-    }
-    *f_p        = lb->sum[lb->d_all] / n + 0.5 * lb->lambda * wsq;
-    obj->primal = *f_p;
-    obj->dual   = lb->sum[lb->d_all + 1] / n - 0.5 * lb->lambda * vsq;
-    obj->gap    = obj->primal - obj->dual;
-    obj->radius = 0.0;
+    st_glm_primal_finish(lb->sum, w, lb->d_all, (double)lb->data->n_rows_global, lb->lambda, g,
+                         f_p, obj);
 }
 
 static double st_glm_vdot(const double *a, const double *b, int64_t n)

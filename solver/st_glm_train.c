@@ -180,16 +180,22 @@ ST_EXPORT void strata_glm_param_default(strata_glm_param_t *param)
     param->method       = STRATA_GLM_METHOD_AUTO;
 }
 
-/* Why L-BFGS cannot train @a loss with @a param, or NULL when it can (method lbfgs
- * refused, method auto choosing CD). */
-static const char *st_glm_lbfgs_refusal(const st_glm_model_t *loss,
-                                        const strata_glm_param_t *param)
+/* Why the primal methods (lbfgs, newton: @a name) cannot train @a loss with @a param,
+ * or NULL when they can (such a method refused, method auto choosing CD). */
+static const char *st_glm_primal_refusal(const st_glm_model_t *loss,
+                                         const strata_glm_param_t *param, const char *name)
 {
+    static __thread char why[128];
+
     if (loss->form != ST_GLM_FORM_DUAL || !isfinite(loss->smoothness)) {
-        return "method lbfgs needs a smooth L2 model (logistic, sqsvm, ridge)";
+        snprintf(why, sizeof(why), "method %s needs a smooth L2 model (logistic, sqsvm, "
+                 "ridge)", name);
+        return why;
     }
     if (param->checkpoint_every > 0 || param->resume || param->hierarchical || param->gpu) {
-        return "method lbfgs has no checkpoints, hierarchical schedule or GPU solver";
+        snprintf(why, sizeof(why), "method %s has no checkpoints, hierarchical schedule or "
+                 "GPU solver", name);
+        return why;
     }
     return NULL;
 }
@@ -273,11 +279,13 @@ ST_EXPORT const char *strata_glm_check_param(const strata_glm_param_t *param)
         return "checkpoint_every and resume need a checkpoint file (checkpoint)";
     }
     if (param->method != STRATA_GLM_METHOD_CD && param->method != STRATA_GLM_METHOD_LBFGS &&
-        param->method != STRATA_GLM_METHOD_AUTO) {
-        return "method must be STRATA_GLM_METHOD_CD, _LBFGS or _AUTO";
+        param->method != STRATA_GLM_METHOD_AUTO && param->method != STRATA_GLM_METHOD_NEWTON) {
+        return "method must be STRATA_GLM_METHOD_CD, _LBFGS, _NEWTON or _AUTO";
     }
-    if (param->method == STRATA_GLM_METHOD_LBFGS) {
-        return st_glm_lbfgs_refusal(model, param);
+    if (param->method == STRATA_GLM_METHOD_LBFGS || param->method == STRATA_GLM_METHOD_NEWTON) {
+        return st_glm_primal_refusal(model, param,
+                                     param->method == STRATA_GLM_METHOD_LBFGS ? "lbfgs"
+                                                                              : "newton");
     }
     return NULL;
 }
@@ -1649,29 +1657,69 @@ out:
     return status;
 }
 
-/* STRATA_GLM_METHOD_AUTO: L-BFGS where the primal is well conditioned, i.e. the
-   features are dense and outnumbered by the rows (no rare columns whose curvature is
-   only lambda); from global counts, so every rank chooses the same */
+/* STRATA_GLM_METHOD_AUTO picks Newton over SDCA from this condition number of the
+   dual on (bench/RESULTS.md, "method auto") */
+#define ST_GLM_AUTO_NEWTON_KAPPA 10.0
+
+/* The dual's condition number, as SDCA's rate sees it: its epochs to a gap grow like
+   1 + kappa, kappa = L mean_i(c_i ||x_i||^2) / (lambda n) with L the loss's curvature
+   bound (Shalev-Shwartz and Zhang, JMLR 2013); a pass over the rows (collective). */
+static double st_glm_dual_kappa(const st_glm_model_t *loss, const strata_glm_problem_t *prob,
+                                const strata_glm_param_t *param, MPI_Comm comm)
+{
+    const st_glm_data_t *data = prob->data;
+    double sum = 0, sq, x, n = (double)data->n_rows_global;
+    int64_t i, k;
+
+    for (i = 0; i < data->n_rows; i++) {
+        sq = (param->bias > 0) ? param->bias * param->bias : 0;
+        for (k = data->indptr[i]; k < data->indptr[i + 1]; k++) {
+            x   = (data->prec == 32) ? (double)data->val32[k] : data->val64[k];
+            sq += x * x;
+        }
+        sum += st_glm_example_weight(loss, param, data->y[i]) * sq;
+    }
+    st_glm_allreduce(comm, &sum, 1, MPI_DOUBLE, MPI_SUM);
+    return loss->smoothness * sum / n / (param->lambda * n);
+}
+
+/* STRATA_GLM_METHOD_AUTO, for the smooth L2 models: L-BFGS where the primal is well
+   conditioned, i.e. the features are dense and outnumbered by the rows (no rare
+   columns whose curvature is only lambda); else Newton where the dual is badly
+   conditioned (SDCA would need many epochs, Newton's steps do not care); else CD.
+   From global counts and sums, so every rank chooses the same */
 static int st_glm_method_choose(const st_glm_model_t *loss, const strata_glm_problem_t *prob,
-                                const strata_glm_param_t *param, int rank)
+                                const strata_glm_param_t *param, MPI_Comm comm, int rank)
 {
     const st_glm_data_t *data = prob->data;
     double rows = (double)data->n_rows_global;
     double cols = (double)data->n_cols + (param->bias > 0);
     double nnz  = (double)data->nnz_global + (param->bias > 0 ? rows : 0.0);
-    int lbfgs;
+    double kappa = 0;
+    int method = STRATA_GLM_METHOD_CD, smooth;
+    char kappa_s[64] = "";
 
     if (param->method != STRATA_GLM_METHOD_AUTO) {
         return param->method;
     }
-    lbfgs = st_glm_lbfgs_refusal(loss, param) == NULL && rows >= cols &&
-            nnz >= 0.05 * rows * cols;
+    smooth = st_glm_primal_refusal(loss, param, "auto") == NULL;
+    if (smooth && rows >= cols && nnz >= 0.05 * rows * cols) {
+        method = STRATA_GLM_METHOD_LBFGS;
+    } else if (smooth) {
+        kappa  = st_glm_dual_kappa(loss, prob, param, comm);
+        method = (kappa >= ST_GLM_AUTO_NEWTON_KAPPA) ? STRATA_GLM_METHOD_NEWTON
+                                                     : STRATA_GLM_METHOD_CD;
+        snprintf(kappa_s, sizeof(kappa_s), ", dual condition number %.3g", kappa);
+    }
     if (param->verbose && rank == 0) {
         st_glm_print("method auto: %s (%.0f rows, %.0f columns, %.3g%% of the entries "
-                     "stored)\n", lbfgs ? "lbfgs" : "cd", rows, cols,
-                     100.0 * nnz / ST_MAX(rows * cols, 1.0));
+                     "stored%s)\n",
+                     method == STRATA_GLM_METHOD_LBFGS    ? "lbfgs"
+                     : method == STRATA_GLM_METHOD_NEWTON ? "newton"
+                                                          : "cd",
+                     rows, cols, 100.0 * nnz / ST_MAX(rows * cols, 1.0), kappa_s);
     }
-    return lbfgs ? STRATA_GLM_METHOD_LBFGS : STRATA_GLM_METHOD_CD;
+    return method;
 }
 
 ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
@@ -1713,9 +1761,11 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
     }
     model->lambda = param->lambda;
     model->eta    = st_glm_model_eta(loss, param->eta);
-    method        = st_glm_method_choose(loss, prob, param, rank);
+    method        = st_glm_method_choose(loss, prob, param, comm, rank);
     status = (method == STRATA_GLM_METHOD_LBFGS)
                      ? st_glm_train_lbfgs(loss, prob, param, comm, msg, msg_len, model)
+             : (method == STRATA_GLM_METHOD_NEWTON)
+                     ? st_glm_train_newton(loss, prob, param, comm, msg, msg_len, model)
              : (loss->form == ST_GLM_FORM_DUAL)
                      ? st_glm_train_dual(loss, prob, param, comm, msg, msg_len, model)
              : (nranks == 1) ? st_glm_train_serial(loss, prob, param, comm, msg, msg_len, model)

@@ -33,8 +33,9 @@ kill_resume() {
     shift 2
     full="$dir/full.model" part="$dir/part.model" ck="$dir/part.model.ckpt"
     rm -f "$full" "$part" "$ck"
-    expect 0 "$name: uninterrupted" $pre $run -np "$np" tools/strata-train -q "$@" "$dir/c1.svm" \
-        "$full"
+    # (--method cd: what auto picks with checkpoints, Newton perhaps without)
+    expect 0 "$name: uninterrupted" $pre $run -np "$np" tools/strata-train -q --method cd "$@" \
+        "$dir/c1.svm" "$full"
     setsid $pre $ST_MPIRUN -np "$np" tools/strata-train -q --checkpoint-every 5 "$@" \
         "$dir/c1.svm" "$part" >"$out" 2>&1 &
     job=$!   # mpirun, leader of a session of its own (setsid forks not from a job)

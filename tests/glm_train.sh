@@ -83,14 +83,14 @@ cmp -s "$dir/m1" "$dir/m1c" || { echo "FAIL: -c 1/3 and -l 1e-3 give different m
 # before) had not reached 5e-3 after 300 rounds
 tools/strata-gen criteo --rows 20000 --cols 65536 --seed 1 -q "$dir/c20k.svm" ||
     { echo "FAIL: strata-gen 20k"; exit 1; }
-expect 0 "convergence rate" tools/strata-train -l 1e-4 -e 1e-3 -r 80 -t 1 "$dir/c20k.svm" "$dir/mc"
+expect 0 "convergence rate" tools/strata-train --method cd -l 1e-4 -e 1e-3 -r 80 -t 1 "$dir/c20k.svm" "$dir/mc"
 contains "convergence rate" "^converged after"
 every_stop=$(awk '/^converged after/ { print $3 }' "$out")
 
 # the certificate when the gap may have reached -e (auto): after rounds 1 and 2,
 # then thinning out; fewer progress lines than rounds, and (replicas: the same steps)
 # never a stop before the round where the per-round test stopped
-expect 0 "gap auto" tools/strata-train --gap-every auto -l 1e-4 -e 1e-3 -r 80 -t 1 \
+expect 0 "gap auto" tools/strata-train --method cd --gap-every auto -l 1e-4 -e 1e-3 -r 80 -t 1 \
     "$dir/c20k.svm" "$dir/ma"
 contains "gap auto converged" "^converged after [0-9]* rounds"
 awk -v every="$every_stop" '/^round/ { n++; if (n <= 2 && $2 != n) bad = 1 }
@@ -118,8 +118,25 @@ awk -v a="$p_lbfgs" -v b="$p_cd" -v n="$n_lbfgs" \
     { echo "FAIL: lbfgs primal $p_lbfgs ($n_lbfgs iterations), cd $p_cd"; fail=1; }
 expect 2 "lbfgs on the hinge" tools/strata-train --method lbfgs -s svm "$dir/train.svm"
 contains "lbfgs on the hinge named" "lbfgs needs a smooth L2 model"
-expect 2 "bad method" tools/strata-train --method newton "$dir/train.svm"
-contains "bad method named" "--method must be cd, lbfgs or auto, not 'newton'"
+expect 2 "bad method" tools/strata-train --method bfgs "$dir/train.svm"
+contains "bad method named" "--method must be cd, lbfgs, newton or auto, not 'bfgs'"
+
+# Newton on the primal: the optimum coordinate descent reaches, on the sparse rows at a
+# small lambda (2 ranks, 2 threads each), in a few steps; refused for the hinge
+expect 0 "cd, small lambda" tools/strata-train --method cd -l 1e-5 -e 1e-9 -r 20000 \
+    "$dir/train.svm" "$dir/md"
+p_cd=$(awk '/^converged after/ { sub(",", "", $6); print $6 }' "$out")
+expect 0 "newton" $ST_MPIRUN -np 2 tools/strata-train --method newton -l 1e-5 -e 1e-9 -t 2 \
+    "$dir/train.svm" "$dir/mn"
+contains "newton ran" "^Newton on the primal (preconditioned CG, line search), 2 thread"
+contains "newton counted its steps" "^Newton: [0-9]* step(s), [0-9]* conjugate gradient"
+p_nt=$(awk '/^converged after/ { sub(",", "", $6); print $6 }' "$out")
+n_nt=$(awk '/^converged after/ { print $3 }' "$out")
+awk -v a="$p_nt" -v b="$p_cd" -v n="$n_nt" \
+    'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 2e-9 * b && n <= 60) }' ||
+    { echo "FAIL: newton primal $p_nt ($n_nt steps), cd $p_cd"; fail=1; }
+expect 2 "newton on the hinge" tools/strata-train --method newton -s svm "$dir/train.svm"
+contains "newton on the hinge named" "newton needs a smooth L2 model"
 
 # auto (the default): L-BFGS on the dense rows, its model; CD on the sparse rows (more
 # columns than rows), for the hinge, and with checkpoints
@@ -127,8 +144,11 @@ expect 0 "auto on dense" tools/strata-train -l 1e-3 -e 1e-9 -t 2 "$dir/dense.svm
 contains "auto on dense: lbfgs" "^method auto: lbfgs (4000 rows, 30 columns, 100% "
 contains "auto on dense: L-BFGS ran" "^L-BFGS on the primal"
 cmp -s "$dir/ma" "$dir/ml" || { echo "FAIL: auto on dense: not the lbfgs model"; fail=1; }
-expect 0 "auto on sparse" tools/strata-train -r 2 "$dir/train.svm" "$dir/ma"
+expect 0 "auto on sparse" tools/strata-train -l 1e-2 -r 2 "$dir/train.svm" "$dir/ma"
 contains "auto on sparse: cd" "^method auto: cd (3000 rows, 4096 columns"
+expect 0 "auto on sparse, small lambda" tools/strata-train -l 1e-5 -e 1e-9 -t 2 \
+    "$dir/train.svm" "$dir/ma"
+contains "auto on sparse, small lambda: newton" "^method auto: newton (3000 rows, 4096 columns"
 expect 0 "auto, hinge" tools/strata-train -s svm -r 2 "$dir/dense.svm" "$dir/ma"
 contains "auto, hinge: cd" "^method auto: cd (4000 rows"
 expect 0 "auto, checkpoints" tools/strata-train -r 2 --checkpoint "$dir/ck" \
@@ -139,13 +159,28 @@ for edge in 0.04:cd:4 0.06:lbfgs:6; do
     dens=${edge%%:*} pick=${edge#*:}
     tools/strata-gen regression --rows 2000 --cols 200 --density $dens --seed 6 -q \
         "$dir/edge.svm" || { echo "FAIL: strata-gen regression"; exit 1; }
-    expect 0 "auto, density $dens" tools/strata-train -s ridge -r 2 "$dir/edge.svm" "$dir/ma"
+    expect 0 "auto, density $dens" tools/strata-train -s ridge -l 0.1 -r 2 "$dir/edge.svm" \
+        "$dir/ma"
     contains "auto, density $dens: ${pick%:*}" \
         "^method auto: ${pick%:*} (2000 rows, 200 columns, ${pick#*:}\."
 done
 
+# the Newton rule's edge: the dual's condition number 10 (logistic: curvature 1/4;
+# 1000 rows of 4 ones: kappa = 1 / (1000 lambda))
+awk 'BEGIN { srand(7); for (i = 0; i < 1000; i++) { n = 0; delete u
+             while (n < 4) { c = 1 + int(rand() * 1000); if (!(c in u)) { u[c] = 1; n++ } }
+             printf "%s", (rand() < 0.5) ? "-1" : "+1"
+             for (c = 1; c <= 1000; c++) if (c in u) printf " %d:1", c
+             printf "\n" } }' > "$dir/kappa.svm"
+for edge in 1.1e-4:cd:9.09 0.9e-4:newton:11.1; do
+    lam=${edge%%:*} pick=${edge#*:}
+    expect 0 "auto, lambda $lam" tools/strata-train -l "$lam" -r 1 "$dir/kappa.svm" "$dir/ma"
+    contains "auto, lambda $lam: ${pick%:*}" \
+        "^method auto: ${pick%:*} (1000 rows, 1000 columns, 0.4% of the entries stored, dual condition number ${pick#*:})"
+done
+
 # the certificate every 4th round only: progress lines and the stop on those rounds
-expect 0 "gap every 4" tools/strata-train --gap-every 4 -l 1e-4 -e 1e-3 -r 80 -t 1 \
+expect 0 "gap every 4" tools/strata-train --method cd --gap-every 4 -l 1e-4 -e 1e-3 -r 80 -t 1 \
     "$dir/c20k.svm" "$dir/mg"
 contains "gap every 4 converged" "^converged after [0-9]* rounds"
 awk '/^round/ { if ($2 % 4 != 0) bad = 1; n++ } /^converged after/ { if ($3 % 4 != 0) bad = 1 }
@@ -158,13 +193,13 @@ awk '/^round/ { if ($2 % 4 != 0) bad = 1; n++ } /^converged after/ { if ($3 % 4 
 # the halves then came one after the other, and the gap was still 5e-4 after 600
 # rounds, one thread's 1e-5 after 74), they certify 1e-5 within 200 rounds
 primal() { sed -n 's/^converged after .* primal \([^,]*\),.*/\1/p' "$out"; }
-expect 0 "one thread" tools/strata-train -t 1 -l 1e-4 -e 1e-5 -r 500 "$dir/c20k.svm" "$dir/mt1"
+expect 0 "one thread" tools/strata-train --method cd -t 1 -l 1e-4 -e 1e-5 -r 500 "$dir/c20k.svm" "$dir/mt1"
 p1=$(primal)
 pin=""
 if command -v taskset >/dev/null 2>&1; then
     pin="taskset -c $(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')"
 fi
-expect 0 "shared threads" $pin tools/strata-train -t 2 --thread-mode shared -l 1e-4 -e 1e-5 \
+expect 0 "shared threads" $pin tools/strata-train --method cd -t 2 --thread-mode shared -l 1e-4 -e 1e-5 \
     -r 200 "$dir/c20k.svm" "$dir/mt2"
 contains "shared threads converged" "^converged after"
 p2=$(primal)

@@ -450,6 +450,33 @@ int main(int argc, char **argv)
         }
     }
 
+    /* the Newton method on the primal of the smooth L2 models: their optimum, on 1 and
+       2 threads, with an intercept, class weights and the columns relabelled by
+       frequency (the ranks split the rows) */
+    for (m = 0; m < sizeof(smooth) / sizeof(smooth[0]); m++) {
+        for (threads = 1; threads <= 2; threads++) {
+            strata_glm_param_default(&p);
+            p.solver     = smooth[m];
+            p.method     = STRATA_GLM_METHOD_NEWTON;
+            p.lambda     = threads == 1 ? 0.01 : 0.003;
+            p.tol        = 1e-11;
+            p.max_rounds = 200;
+            p.threads    = threads;
+            if (threads == 2) {
+                p.bias          = 1;
+                p.weight_pos    = 2;
+                p.weight_neg    = 0.5;
+                p.feature_order = STRATA_GLM_ORDER_FREQUENCY;
+            }
+            snprintf(what, sizeof(what), "%s, Newton, %d thread(s)%s", smooth[m], threads,
+                     threads == 2 ? ", bias, weights, frequency order" : "");
+            check_model(&ds, &p, what);
+            CHECKF(last_info.method == STRATA_GLM_METHOD_NEWTON && last_info.rounds <= 40,
+                   "%s: method %d, %d Newton steps", what, last_info.method,
+                   last_info.rounds);
+        }
+    }
+
     /* auto (the default): L-BFGS for the smooth models on these rows (240 x 30, over
        a third of the entries stored), their optimum; CD for the hinge and the L1
        models, and for a hierarchical run */
@@ -496,8 +523,22 @@ int main(int argc, char **argv)
     CHECKF(strata_glm_check_param(&p) != NULL, "lbfgs with hierarchical accepted");
     strata_glm_param_default(&p);
     CHECKF(p.method == STRATA_GLM_METHOD_AUTO, "the default method is %d, not auto", p.method);
-    p.method = 3;
-    CHECKF(strata_glm_check_param(&p) != NULL, "method 3 accepted");
+    p.method = STRATA_GLM_METHOD_NEWTON;
+    CHECKF(strata_glm_check_param(&p) == NULL, "newton on logistic refused");
+    p.solver = "svm";
+    CHECKF(strata_glm_check_param(&p) != NULL &&
+                   strstr(strata_glm_check_param(&p), "method newton needs") != NULL,
+           "newton on the hinge accepted: '%s'", strata_glm_check_param(&p));
+    p.solver = "l1-logistic";
+    CHECKF(strata_glm_check_param(&p) != NULL, "newton on l1-logistic accepted");
+    p.solver       = "ridge";
+    p.hierarchical = 1;
+    CHECKF(strata_glm_check_param(&p) != NULL &&
+                   strstr(strata_glm_check_param(&p), "method newton has no") != NULL,
+           "newton with hierarchical accepted: '%s'", strata_glm_check_param(&p));
+    strata_glm_param_default(&p);
+    p.method = 4;
+    CHECKF(strata_glm_check_param(&p) != NULL, "method 4 accepted");
     strata_glm_param_default(&p);
     p.gap_every = -2;
     CHECKF(strata_glm_check_param(&p) != NULL, "gap_every -2 accepted");

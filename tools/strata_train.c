@@ -57,9 +57,12 @@ static void usage(FILE *f)
             "      --method M        cd: coordinate descent (SDCA and CoCoA+ for L2\n"
             "                        models); lbfgs: L-BFGS on the primal, for logistic,\n"
             "                        sqsvm, ridge (best where rows >> columns and the\n"
-            "                        features are dense; -r counts iterations); auto\n"
+            "                        features are dense; -r counts iterations);\n"
+            "                        newton: Newton-CG on the primal, for the same\n"
+            "                        models (best where lambda x rows is small); auto\n"
             "                        (default): lbfgs where it applies, rows >= columns\n"
-            "                        and >= 5%% of the entries are stored, else cd\n"
+            "                        and >= 5%% of the entries are stored; else newton\n"
+            "                        where the dual's condition number is >= 10; else cd\n"
             "      --hierarchical    hierarchical CoCoA+ (dual models): each round sums\n"
             "                        the ranks' updates over each node several times\n"
             "                        (inner rounds), then once over all ranks\n"
@@ -297,10 +300,11 @@ int main(int argc, char **argv)
                 parse_choice(optarg, (const char *const[]){"auto", "frequency", "given", NULL},
                              "--feature-order must be auto, frequency or given, not '%s'");
             break;
-        case OPT_METHOD:  /* STRATA_GLM_METHOD_CD, _LBFGS, _AUTO */
+        case OPT_METHOD:  /* STRATA_GLM_METHOD_CD, _LBFGS, _AUTO, _NEWTON */
             param.method = parse_choice(optarg,
-                                        (const char *const[]){"cd", "lbfgs", "auto", NULL},
-                                        "--method must be cd, lbfgs or auto, not '%s'");
+                                        (const char *const[]){"cd", "lbfgs", "auto", "newton",
+                                                              NULL},
+                                        "--method must be cd, lbfgs, newton or auto, not '%s'");
             break;
         case 'B': param.bias = parse_double("--bias", optarg); break;
         case OPT_WPOS: param.weight_pos = parse_double("--weight-pos", optarg); break;

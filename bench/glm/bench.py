@@ -101,8 +101,8 @@ def strata_cmd(a, rounds, model, gap="1"):
             model]
     if a.thread_mode != "replicas":
         base[-1:-1] = ["--thread-mode", a.thread_mode]
-    if a.method != "cd":
-        base[-1:-1] = ["--method", a.method]
+    # always named: strata-train's default (auto) may pick another method
+    base[-1:-1] = ["--method", a.method]
     base.insert(-1, a.data)
     if a.ranks == 1:
         return base
@@ -579,7 +579,7 @@ def main():
         p.add_argument("--ranks", type=int, default=1)
         p.add_argument("--threads", type=int, default=1)
         p.add_argument("--thread-mode", default="replicas", choices=["replicas", "shared"])
-        p.add_argument("--method", default="cd", choices=["cd", "lbfgs"])
+        p.add_argument("--method", default="cd", choices=["cd", "lbfgs", "newton"])
         p.add_argument("--epochs", type=int, default=1)
         p.add_argument("--max-rounds", type=int, default=1000)
         p.add_argument("--rounds", type=int, default=6)

@@ -125,7 +125,8 @@ run_set() {  # TAG TRAIN LAMBDA COLS TEST
         $B reference $c --ll-bench "$WORK/bin/ll_bench" --eps 1e-7
     fi
     local cfgs=("1 1 1 replicas cd" "1 1 3 replicas cd" "1 2 1 replicas cd" "1 2 1 shared cd"
-                "2 1 1 replicas cd" "2 1 3 replicas cd")
+                "2 1 1 replicas cd" "2 1 3 replicas cd" "1 2 1 replicas newton"
+                "2 1 1 replicas newton")
     # L-BFGS where --method auto picks it (the dense set); on the Criteo-like rows it
     # needs hundreds of iterations (minutes): there with LBFGS_CRITEO=1 only
     if [[ $tag != criteo* ]] || [ "${LBFGS_CRITEO:-0}" = 1 ]; then
