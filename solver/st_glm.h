@@ -210,6 +210,22 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
  * cannot start runs on the caller too (solver/st_glm_lbfgs.c). */
 void st_glm_run_parts(void *(*fn)(void *), void *parts, size_t size, int n);
 
+/* Sum the @a nparts threads' first @a count outputs, at sum + stride (k + 1) for part
+ * k, into @a sum, then over the ranks of ctx->comm (timed into ctx->info). */
+void st_glm_sum_parts(st_glm_round_ctx_t *ctx, double *sum, int64_t count, int nparts,
+                      int64_t stride);
+
+static inline double st_glm_vdot(const double *a, const double *b, int64_t n)
+{
+    double s = 0;
+    int64_t j;
+
+    for (j = 0; j < n; j++) {
+        s += a[j] * b[j];
+    }
+    return s;
+}
+
 /* Row @a i of @a data dotted with @a v (d features, then the bias weight v[d] when
  * @a bias > 0). */
 static inline double st_glm_row_dot(const st_glm_data_t *data, int64_t i, const double *v,

@@ -113,6 +113,24 @@ void st_glm_primal_finish(const double *sum, const double *w, int64_t d_all, dou
     obj->radius = 0.0;
 }
 
+void st_glm_sum_parts(st_glm_round_ctx_t *ctx, double *sum, int64_t count, int nparts,
+                      int64_t stride)
+{
+    double t;
+    int64_t j;
+    int k;
+
+    memcpy(sum, sum + stride, (size_t)count * sizeof(double));
+    for (k = 1; k < nparts; k++) {
+        for (j = 0; j < count; j++) {
+            sum[j] += sum[stride * (k + 1) + j];
+        }
+    }
+    t = st_glm_now();
+    st_glm_allreduce(ctx->comm, sum, count, MPI_DOUBLE, MPI_SUM);
+    ctx->info.comm_seconds += st_glm_now() - t;
+}
+
 typedef struct {
     const st_glm_data_t  *data;
     double                lambda;
@@ -127,36 +145,15 @@ typedef struct {
 static void st_glm_lbfgs_eval(st_glm_lbfgs_t *lb, const double *w, double *f_p, double *g,
                               st_glm_objectives_t *obj)
 {
-    double t;
-    int64_t j;
     int k;
 
     for (k = 0; k < lb->nparts; k++) {
         lb->parts[k].w = w;
     }
     st_glm_run_parts(st_glm_lbfgs_pass, lb->parts, sizeof(*lb->parts), lb->nparts);
-    memcpy(lb->sum, lb->parts[0].g, (size_t)(lb->d_all + 2) * sizeof(double));
-    for (k = 1; k < lb->nparts; k++) {
-        for (j = 0; j < lb->d_all + 2; j++) {
-            lb->sum[j] += lb->parts[k].g[j];
-        }
-    }
-    t = st_glm_now();
-    st_glm_allreduce(lb->ctx->comm, lb->sum, lb->d_all + 2, MPI_DOUBLE, MPI_SUM);
-    lb->ctx->info.comm_seconds += st_glm_now() - t;
+    st_glm_sum_parts(lb->ctx, lb->sum, lb->d_all + 2, lb->nparts, lb->d_all + 2);
     st_glm_primal_finish(lb->sum, w, lb->d_all, (double)lb->data->n_rows_global, lb->lambda, g,
                          f_p, obj);
-}
-
-static double st_glm_vdot(const double *a, const double *b, int64_t n)
-{
-    double s = 0;
-    int64_t j;
-
-    for (j = 0; j < n; j++) {
-        s += a[j] * b[j];
-    }
-    return s;
 }
 
 /* p = -H g by the two-loop recursion over the pairs (s, y) kept, oldest first at

@@ -159,28 +159,15 @@ static void *st_glm_newton_pass(void *arg)
     return NULL;
 }
 
-/* Run a pass on every thread and sum the parts' first @a count outputs into nt->sum,
- * then over the ranks (collective when count > 0). */
+/* Run a pass on every thread; with @a count > 0, sum the parts' first @a count outputs
+ * into nt->sum, then over the ranks (collective). */
 static void st_glm_newton_run(st_glm_newton_t *nt, st_glm_newton_op_t op, int64_t count)
 {
-    double t;
-    int64_t j;
-    int k;
-
     nt->op = op;
     st_glm_run_parts(st_glm_newton_pass, nt->parts, sizeof(*nt->parts), nt->nparts);
-    if (count == 0) {
-        return;
+    if (count > 0) {
+        st_glm_sum_parts(nt->ctx, nt->sum, count, nt->nparts, 2 * nt->d_all + 2);
     }
-    memcpy(nt->sum, nt->parts[0].out, (size_t)count * sizeof(double));
-    for (k = 1; k < nt->nparts; k++) {
-        for (j = 0; j < count; j++) {
-            nt->sum[j] += nt->parts[k].out[j];
-        }
-    }
-    t = st_glm_now();
-    st_glm_allreduce(nt->ctx->comm, nt->sum, count, MPI_DOUBLE, MPI_SUM);
-    nt->ctx->info.comm_seconds += st_glm_now() - t;
 }
 
 /* At w + t s (t 0 at the start): the margins, gradient @a g, P into *f_p, the
@@ -201,17 +188,6 @@ static void st_glm_newton_point(st_glm_newton_t *nt, const double *w, double t, 
     nt->sum[d_all]     = nt->sum[2 * d_all];
     nt->sum[d_all + 1] = nt->sum[2 * d_all + 1];
     st_glm_primal_finish(nt->sum, w, d_all, n, nt->lambda, g, f_p, obj);
-}
-
-static double st_glm_newton_dot(const double *a, const double *b, int64_t n)
-{
-    double s = 0;
-    int64_t j;
-
-    for (j = 0; j < n; j++) {
-        s += a[j] * b[j];
-    }
-    return s;
 }
 
 /* H v into @a hv (collective). */
@@ -245,7 +221,7 @@ static int st_glm_newton_cg(st_glm_newton_t *nt, const double *g, const double *
     }
     for (steps = 1; steps <= ST_GLM_NEWTON_CG_MAX; steps++) {
         st_glm_newton_hv(nt, q, hq);
-        qhq = st_glm_newton_dot(q, hq, n);
+        qhq = st_glm_vdot(q, hq, n);
         if (!(qhq > 0)) {
             break;   /* no curvature left along q (rounding): s stays */
         }
@@ -255,7 +231,7 @@ static int st_glm_newton_cg(st_glm_newton_t *nt, const double *g, const double *
             r[j] -= alpha * hq[j];
         }
         /* Q(s) = g.s + s.Hs / 2 = (g.s - r.s) / 2, as r = -g - H s */
-        next = 0.5 * (st_glm_newton_dot(g, s, n) - st_glm_newton_dot(r, s, n));
+        next = 0.5 * (st_glm_vdot(g, s, n) - st_glm_vdot(r, s, n));
         if (!(next <= 0 && next - cur <= 0) ||
             steps * (next - cur) >= ST_GLM_NEWTON_CG_ETA * next) {
             break;
@@ -358,14 +334,14 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     ctx.info.converged = (obj.gap <= param->tol * fabs(obj.primal));
     while (!ctx.info.converged && ctx.info.rounds < param->max_rounds) {
         cg += st_glm_newton_cg(&nt, g, pre, s, r, q, hq);
-        gs = st_glm_newton_dot(g, s, d_all);
+        gs = st_glm_vdot(g, s, d_all);
         if (!(gs < 0)) {
             break;   /* no descent left in double precision: w stays */
         }
         nt.v = s;
         st_glm_newton_run(&nt, ST_GLM_NEWTON_XV, 0);
-        ws = st_glm_newton_dot(w, s, d_all);
-        ss = st_glm_newton_dot(s, s, d_all);
+        ws = st_glm_vdot(w, s, d_all);
+        ss = st_glm_vdot(s, s, d_all);
         t  = 1.0;
         for (halvings = 0; halvings <= ST_GLM_NEWTON_BACKTRACK; halvings++) {
             nt.t = t;

@@ -101,6 +101,14 @@ awk -v every="$every_stop" '/^round/ { n++; if (n <= 2 && $2 != n) bad = 1 }
 expect 2 "bad gap-every" tools/strata-train --gap-every often "$dir/train.svm"
 contains "bad gap-every named" "gap-every must be 'auto' or between 1 and"
 
+# same_optimum METHOD PRIMAL STEPS MAX_STEPS CD_PRIMAL: METHOD's primal within 2e-9 of
+# coordinate descent's, in at most MAX_STEPS steps
+same_optimum() {
+    awk -v a="$2" -v b="$5" -v n="$3" -v max="$4" \
+        'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 2e-9 * b && n <= max) }' ||
+        { echo "FAIL: $1 primal $2 ($3 steps), cd $5"; fail=1; }
+}
+
 # L-BFGS on the primal: the optimum coordinate descent reaches, in a few iterations
 # on dense data; refused for the hinge, named when unknown
 tools/strata-gen dense --rows 4000 --cols 30 --seed 5 -q "$dir/dense.svm" ||
@@ -113,9 +121,7 @@ n_lbfgs=$(awk '/^converged after/ { print $3 }' "$out")
 expect 0 "cd on dense" tools/strata-train --method cd -l 1e-3 -e 1e-9 -r 2000 "$dir/dense.svm" \
     "$dir/md"
 p_cd=$(awk '/^converged after/ { sub(",", "", $6); print $6 }' "$out")
-awk -v a="$p_lbfgs" -v b="$p_cd" -v n="$n_lbfgs" \
-    'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 2e-9 * b && n <= 50) }' ||
-    { echo "FAIL: lbfgs primal $p_lbfgs ($n_lbfgs iterations), cd $p_cd"; fail=1; }
+same_optimum lbfgs "$p_lbfgs" "$n_lbfgs" 50 "$p_cd"
 expect 2 "lbfgs on the hinge" tools/strata-train --method lbfgs -s svm "$dir/train.svm"
 contains "lbfgs on the hinge named" "lbfgs needs a smooth L2 model"
 expect 2 "bad method" tools/strata-train --method bfgs "$dir/train.svm"
@@ -132,9 +138,7 @@ contains "newton ran" "^Newton on the primal (preconditioned CG, line search), 2
 contains "newton counted its steps" "^Newton: [0-9]* step(s), [0-9]* conjugate gradient"
 p_nt=$(awk '/^converged after/ { sub(",", "", $6); print $6 }' "$out")
 n_nt=$(awk '/^converged after/ { print $3 }' "$out")
-awk -v a="$p_nt" -v b="$p_cd" -v n="$n_nt" \
-    'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 2e-9 * b && n <= 60) }' ||
-    { echo "FAIL: newton primal $p_nt ($n_nt steps), cd $p_cd"; fail=1; }
+same_optimum newton "$p_nt" "$n_nt" 60 "$p_cd"
 expect 2 "newton on the hinge" tools/strata-train --method newton -s svm "$dir/train.svm"
 contains "newton on the hinge named" "newton needs a smooth L2 model"
 
