@@ -1,12 +1,14 @@
 #!/bin/bash
-# The data behind strata-train's --method auto rule: cd and lbfgs, one after the other,
-# on sets on both sides of it (dense and sparse, rows vs columns), and what auto picks.
+# The data behind strata-train's --method auto rule: cd, lbfgs and newton, one after
+# the other, on sets on both sides of it (dense and sparse, rows vs columns, the
+# dual's condition number), and what auto picks.
 #
 #   bench/glm/method.sh [CAP]
 #
 # CAP (default 120): seconds a run may take (a slower one is reported as "> CAP").
-# Each set: strata-train -l 1e-5 -e 1e-4 -r 5000 -q, one rank, one thread; the times
-# are strata-train's own training time (reading the file excluded), one run each.
+# Each set: strata-train -l LAMBDA (1e-5 unless the set says) -e 1e-4 -r 5000 -q, one
+# rank, one thread; the times are strata-train's own training time (reading the file
+# excluded) to a certified relative gap of 1e-4, one run each.
 # WORK (default bench/glm/work) holds the data (bench/glm/work/method).
 set -euo pipefail
 
@@ -43,10 +45,10 @@ with open(sys.argv[1]) as src, open(sys.argv[2], "w") as out:
 PY
 fi
 
-# seconds NAME SOLVER METHOD: the training time of one run, or "> CAP"
+# seconds NAME SOLVER METHOD LAMBDA: the training time of one run, or "> CAP"
 seconds() {
-    local log=$W/$1.$3.log t
-    if timeout "$CAP" "$TRAIN" -s "$2" -l 1e-5 -e 1e-4 -r 5000 --method "$3" \
+    local log=$W/$1.$3.l$4.log t
+    if timeout "$CAP" "$TRAIN" -s "$2" -l "$4" -e 1e-4 -r 5000 --method "$3" \
             "$W/$1.svm" "$W/$1.$3.model" >"$log" 2>&1; then
         t=$(awk '/^converged after|^stopped after/ { for (i = 1; i < NF; i++)
                    if ($(i + 1) == "s") { print $i; exit } }' "$log")
@@ -56,20 +58,30 @@ seconds() {
     fi
 }
 
-printf '| data | rows x columns, stored | cd (s) | lbfgs (s) | cd / lbfgs | auto picks |\n'
-printf '|---|---|---|---|---|---|\n'
+# the fastest of the times given (numbers), for the "fastest" column
+fastest() {
+    awk 'BEGIN { best = -1 }
+         { for (i = 1; i <= NF; i += 2) if ($(i + 1) ~ /^[0-9.]+$/ &&
+               (best < 0 || $(i + 1) + 0 < best)) { best = $(i + 1) + 0; name = $i } }
+         END { print (best < 0) ? "-" : name }' <<<"$*"
+}
+
+printf '| data | lambda | rows x columns, stored, kappa | cd (s) | lbfgs (s) | newton (s) | fastest | auto picks |\n'
+printf '|---|---|---|---|---|---|---|---|\n'
 for set in dense-20k-100:logistic dense-20k-1000:logistic dense-2k-100:logistic \
            dense-20k-50x2:logistic reg-20k-1000-d0.1:ridge criteo-100k-1k:logistic \
-           criteo-100k-16k:logistic; do
-    name=${set%%:*} solver=${set#*:}
-    cd_s=$(seconds "$name" "$solver" cd)
-    lb_s=$(seconds "$name" "$solver" lbfgs)
-    pick=$("$TRAIN" -s "$solver" -l 1e-5 -r 1 "$W/$name.svm" /dev/null 2>&1 |
+           criteo-100k-16k:logistic criteo-100k-16k:logistic:1e-4 \
+           criteo-100k-16k:logistic:3e-5; do
+    IFS=: read -r name solver lam <<<"$set"
+    lam=${lam:-1e-5}
+    cd_s=$(seconds "$name" "$solver" cd "$lam")
+    lb_s=$(seconds "$name" "$solver" lbfgs "$lam")
+    nt_s=$(seconds "$name" "$solver" newton "$lam")
+    pick=$("$TRAIN" -s "$solver" -l "$lam" -r 1 "$W/$name.svm" /dev/null 2>&1 |
            awk '/^method auto:/ { print $3; sub(/^[^(]*\(/, ""); sub(/\)$/, "");
                                   print; exit }')
     shape=$(echo "$pick" | sed -n 2p)
-    ratio=$(awk -v a="$cd_s" -v b="$lb_s" 'BEGIN { if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > 0)
-                                                  printf "%.2f", a / b; else print "-" }')
-    printf '| %s (%s) | %s | %s | %s | %s | %s |\n' "$name" "$solver" "$shape" "$cd_s" \
-        "$lb_s" "$ratio" "$(echo "$pick" | sed -n 1p)"
+    printf '| %s (%s) | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$solver" "$lam" \
+        "$shape" "$cd_s" "$lb_s" "$nt_s" "$(fastest cd "${cd_s// /}" lbfgs "${lb_s// /}" newton "${nt_s// /}")" \
+        "$(echo "$pick" | sed -n 1p)"
 done
