@@ -14,7 +14,8 @@
  * model Q(s) = g.s + s.Hs / 2 (Nash and Sofer): when its last step gained less than
  * ST_GLM_NEWTON_CG_ETA / j of Q after j steps. Then a backtracking line search to the
  * Armijo condition from the unit step (Galli and Lin, "A study on truncated Newton
- * methods for linear classification", 2021: as fast as a trust region and simpler).
+ * methods for linear classification", 2021: a line search does as well as a trust
+ * region there, and is simpler).
  *
  * Passes over the rows, every rank over its own and its threads over slices of them:
  * a Hessian-vector product is one pass and one MPI_Allreduce of d doubles (so
@@ -190,29 +191,32 @@ static void st_glm_newton_point(st_glm_newton_t *nt, const double *w, double t, 
     st_glm_primal_finish(nt->sum, w, d_all, n, nt->lambda, g, f_p, obj);
 }
 
-/* H v into @a hv (collective). */
-static void st_glm_newton_hv(st_glm_newton_t *nt, const double *v, double *hv)
+/* H v into @a hv (collective). @return v.Hv */
+static double st_glm_newton_hv(st_glm_newton_t *nt, const double *v, double *hv)
 {
-    double n = (double)nt->data->n_rows_global;
+    double n = (double)nt->data->n_rows_global, vhv = 0;
     int64_t j;
 
     nt->v = v;
     st_glm_newton_run(nt, ST_GLM_NEWTON_HV, nt->d_all);
     for (j = 0; j < nt->d_all; j++) {
         hv[j] = nt->sum[j] / n + nt->lambda * v[j];
+        vhv  += v[j] * hv[j];
     }
+    return vhv;
 }
 
 /* The Newton step @a s from H s = -g by preconditioned CG, with scratch r, q, hq
- * (collective; every rank takes the same steps). @return the CG steps taken. */
+ * (collective; every rank takes the same steps). Each step's vector work is two
+ * sweeps over the d-vectors (they are large: 2^20 columns and more). @return the CG
+ * steps taken. */
 static int st_glm_newton_cg(st_glm_newton_t *nt, const double *g, const double *m, double *s,
                             double *r, double *q, double *hq)
 {
     int64_t j, n = nt->d_all;
-    double zr, zr_new, qhq, alpha, beta, cur = 0, next;
+    double zr = 0, zr_new, qhq, alpha, beta, cur = 0, next, gs, rs;
     int steps;
 
-    zr = 0;
     for (j = 0; j < n; j++) {
         s[j] = 0;
         r[j] = -g[j];
@@ -220,27 +224,26 @@ static int st_glm_newton_cg(st_glm_newton_t *nt, const double *g, const double *
         zr  += q[j] * r[j];
     }
     for (steps = 1; steps <= ST_GLM_NEWTON_CG_MAX; steps++) {
-        st_glm_newton_hv(nt, q, hq);
-        qhq = st_glm_vdot(q, hq, n);
+        qhq = st_glm_newton_hv(nt, q, hq);
         if (!(qhq > 0)) {
             break;   /* no curvature left along q (rounding): s stays */
         }
         alpha = zr / qhq;
+        gs = rs = zr_new = 0;
         for (j = 0; j < n; j++) {
-            s[j] += alpha * q[j];
-            r[j] -= alpha * hq[j];
+            s[j]   += alpha * q[j];
+            r[j]   -= alpha * hq[j];
+            gs     += g[j] * s[j];
+            rs     += r[j] * s[j];
+            zr_new += r[j] * r[j] / m[j];
         }
         /* Q(s) = g.s + s.Hs / 2 = (g.s - r.s) / 2, as r = -g - H s */
-        next = 0.5 * (st_glm_vdot(g, s, n) - st_glm_vdot(r, s, n));
+        next = 0.5 * (gs - rs);
         if (!(next <= 0 && next - cur <= 0) ||
             steps * (next - cur) >= ST_GLM_NEWTON_CG_ETA * next) {
             break;
         }
-        cur    = next;
-        zr_new = 0;
-        for (j = 0; j < n; j++) {
-            zr_new += r[j] * r[j] / m[j];
-        }
+        cur  = next;
         beta = zr_new / zr;
         zr   = zr_new;
         for (j = 0; j < n; j++) {
@@ -248,6 +251,20 @@ static int st_glm_newton_cg(st_glm_newton_t *nt, const double *g, const double *
         }
     }
     return ST_MIN(steps, ST_GLM_NEWTON_CG_MAX);
+}
+
+/* 1 + the largest column index any rank's rows hold (0: none; collective). */
+static int64_t st_glm_newton_cols(const st_glm_data_t *data, MPI_Comm comm)
+{
+    int64_t i, cols = 0;
+
+    for (i = 0; i < data->n_rows; i++) {
+        if (data->indptr[i + 1] > data->indptr[i]) {
+            cols = ST_MAX(cols, (int64_t)data->indices[data->indptr[i + 1] - 1] + 1);
+        }
+    }
+    st_glm_allreduce(comm, &cols, 1, MPI_INT64_T, MPI_MAX);
+    return cols;
 }
 
 strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm_problem_t *prob,
@@ -259,8 +276,8 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     st_glm_newton_t nt;
     st_glm_round_ctx_t ctx;
     st_glm_objectives_t obj;
-    int64_t d = data->n_cols, d_all = d + (param->bias > 0), m = data->n_rows, i, j;
-    double *c = NULL, *rows = NULL, *mem = NULL, *w, *g, *pre, *s, *r, *q, *hq;
+    int64_t full_all = data->n_cols + (param->bias > 0), m = data->n_rows, d, d_all, i, j;
+    double *c = NULL, *rows = NULL, *mem = NULL, *w, *g, *pre, *s, *r, *q, *hq, *wfull;
     double n = (double)data->n_rows_global, f, gs, ws, ss, t, change;
     int k, ok, halvings, cg = 0;
 
@@ -269,6 +286,12 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     if (st_glm_order_init(&order, data, param->feature_order, 0, comm)) {
         data = &order.data;   /* the most frequent columns first, as for SDCA: 1.4x */
     }
+    /* a column no row holds keeps w_j = 0 (its gradient is lambda w_j, its Newton step
+       -w_j): the method works on the columns [0, d) up to the last one held (in the
+       frequency order, all the held ones come first), then the bias, which
+       st_glm_row_dot finds at index d */
+    d = st_glm_newton_cols(data, comm);
+    d_all = d + (param->bias > 0);
     ctx.comm    = comm;
     ctx.param   = param;
     MPI_Comm_rank(comm, &ctx.rank);
@@ -283,8 +306,9 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     nt.parts    = calloc((size_t)nt.nparts, sizeof(*nt.parts));
     /* c, z, D, X s */
     rows = malloc((size_t)ST_MAX(m, 1) * 4 * sizeof(double));
-    /* w g M s r q Hq, the sum, a part's sums per thread */
-    mem  = malloc((size_t)(d_all * 7 + (2 * d_all + 2) * (1 + nt.nparts)) * sizeof(double));
+    /* w g M s r q Hq, the sum, a part's sums per thread, w in all the columns */
+    mem  = malloc((size_t)(d_all * 7 + (2 * d_all + 2) * (1 + nt.nparts) + full_all) *
+                  sizeof(double));
     ok   = (nt.parts != NULL && rows != NULL && mem != NULL);
     if (!st_glm_agree(comm, ok)) {
         st_glm_msg(msg, msg_len, "out of memory for the Newton method (%lld features)",
@@ -324,7 +348,8 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
 
     if (param->verbose && ctx.rank == 0) {
         st_glm_print("Newton on the primal (preconditioned CG, line search), %d thread(s) "
-                     "per rank\n", nt.nparts);
+                     "per rank, %lld of the %lld columns held\n", nt.nparts, (long long)d,
+                     (long long)data->n_cols);
     }
     ctx.t_start = st_glm_now();
     st_glm_newton_point(&nt, w, 0.0, g, pre, &f, &obj);
@@ -365,7 +390,13 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
         st_glm_print("Newton: %d step(s), %d conjugate gradient step(s)\n", ctx.info.rounds,
                      cg);
     }
-    st_glm_order_gather(&order, w, model->w, d_all);
+    wfull = nt.sum + (2 * d_all + 2) * (1 + nt.nparts);
+    memset(wfull, 0, (size_t)full_all * sizeof(double));
+    memcpy(wfull, w, (size_t)d * sizeof(double));
+    if (param->bias > 0) {
+        wfull[full_all - 1] = w[d];
+    }
+    st_glm_order_gather(&order, wfull, model->w, full_all);
     model->info = ctx.info;
     free(nt.parts);
     free(rows);

@@ -1658,7 +1658,7 @@ out:
 }
 
 /* STRATA_GLM_METHOD_AUTO picks Newton over SDCA from this condition number of the
-   dual on (bench/RESULTS.md, "method auto") */
+   dual on (bench/RESULTS.md, "The three methods on the rule's sets") */
 #define ST_GLM_AUTO_NEWTON_KAPPA 10.0
 
 /* The dual's condition number, as SDCA's rate sees it: its epochs to a gap grow like

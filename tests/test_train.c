@@ -164,6 +164,26 @@ static void check_model(const dataset_t *ds, const strata_glm_param_t *p, const 
     strata_glm_problem_free(prob);
 }
 
+/* @a dst: the rows of @a src without their entries in columns 10 and 26.. (columns no
+ * row holds, the last ones among them) */
+static void drop_columns(dataset_t *dst, const dataset_t *src)
+{
+    int64_t i, k, o = 0;
+
+    for (i = 0; i < N_ROWS; i++) {
+        dst->indptr[i] = o;
+        for (k = src->indptr[i]; k < src->indptr[i + 1]; k++) {
+            if (src->indices[k] != 10 && src->indices[k] < 26) {
+                dst->indices[o]  = src->indices[k];
+                dst->values[o++] = src->values[k];
+            }
+        }
+        dst->y_class[i] = src->y_class[i];
+        dst->y_real[i]  = src->y_real[i];
+    }
+    dst->indptr[N_ROWS] = o;
+}
+
 /*
  * The model vector's layout (feature_order). The relabelling itself: a permutation
  * of the columns, the same on every rank, in which no column comes after one of
@@ -473,6 +493,31 @@ int main(int argc, char **argv)
         CHECKF(last_info.method == (dual && strcmp(p.solver, "svm") != 0
                                             ? STRATA_GLM_METHOD_LBFGS : STRATA_GLM_METHOD_CD),
                "%s: ran method %d", what, last_info.method);
+    }
+
+    /* Newton works on the columns up to the last one held, the bias after them: the
+       model keeps zeros for the others and its bias weight in its place (its primal,
+       recomputed from the weights, matches; given and frequency order, bias or not) */
+    {
+        static dataset_t holes;
+
+        drop_columns(&holes, &ds);
+        for (k = 0; k < 4; k++) {
+            strata_glm_param_default(&p);
+            p.solver        = k == 3 ? "ridge" : "logistic";
+            p.method        = STRATA_GLM_METHOD_NEWTON;
+            p.lambda        = 0.003;
+            p.tol           = 1e-11;
+            p.threads       = 2;
+            p.bias          = (k & 1) ? 1 : -1;
+            p.feature_order = (k & 2) ? STRATA_GLM_ORDER_FREQUENCY : STRATA_GLM_ORDER_GIVEN;
+            snprintf(what, sizeof(what), "%s, Newton, columns 10 and 26-29 empty%s, %s order",
+                     p.solver, p.bias > 0 ? ", bias" : "", (k & 2) ? "frequency" : "given");
+            check_model(&holes, &p, what);
+            CHECKF(last_w[10] == 0 && last_w[26] == 0 && last_w[29] == 0,
+                   "%s: weights of empty columns %g %g %g", what, last_w[10], last_w[26],
+                   last_w[29]);
+        }
     }
 
     check_order(&ds);
