@@ -172,6 +172,7 @@ done
 # the Newton rule's edge: the dual's condition number 10 (logistic: curvature 1/4;
 # 1000 rows of 4 ones: kappa = 1 / (1000 lambda))
 awk 'BEGIN { srand(7); for (i = 0; i < 1000; i++) { n = 0; delete u
+             if (i == 0) { u[1000] = 1; n = 1 }   # so the file has 1000 columns
              while (n < 4) { c = 1 + int(rand() * 1000); if (!(c in u)) { u[c] = 1; n++ } }
              printf "%s", (rand() < 0.5) ? "-1" : "+1"
              for (c = 1; c <= 1000; c++) if (c in u) printf " %d:1", c
