@@ -312,23 +312,29 @@ st_status_t st_glm_data_check(const st_glm_data_t *d, char *msg, size_t msg_len)
 
 /* ---- statistics ---- */
 
+double st_glm_data_row_sqnorm(const st_glm_data_t *d, int64_t i)
+{
+    double s = 0.0;
+    int64_t k;
+
+    if (d->prec == 32) {
+        for (k = d->indptr[i]; k < d->indptr[i + 1]; k++) {
+            s += (double)d->val32[k] * (double)d->val32[k];
+        }
+    } else {
+        for (k = d->indptr[i]; k < d->indptr[i + 1]; k++) {
+            s += d->val64[k] * d->val64[k];
+        }
+    }
+    return s;
+}
+
 void st_glm_data_row_sqnorms(const st_glm_data_t *d, double *sqnorm)
 {
-    int64_t i, k;
+    int64_t i;
 
     for (i = 0; i < d->n_rows; i++) {
-        double s = 0.0;
-
-        if (d->prec == 32) {
-            for (k = d->indptr[i]; k < d->indptr[i + 1]; k++) {
-                s += (double)d->val32[k] * (double)d->val32[k];
-            }
-        } else {
-            for (k = d->indptr[i]; k < d->indptr[i + 1]; k++) {
-                s += d->val64[k] * d->val64[k];
-            }
-        }
-        sqnorm[i] = s;
+        sqnorm[i] = st_glm_data_row_sqnorm(d, i);
     }
 }
 

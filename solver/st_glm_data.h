@@ -158,7 +158,10 @@ void st_glm_data_free(st_glm_data_t *data);
  */
 st_status_t st_glm_data_check(const st_glm_data_t *data, char *msg, size_t msg_len);
 
-/** sqnorm[i] = sum of the squared values of local row i, in double; n_rows entries. */
+/** The sum of the squared values of local row @a i, in double. */
+double st_glm_data_row_sqnorm(const st_glm_data_t *data, int64_t i);
+
+/** sqnorm[i] = st_glm_data_row_sqnorm(data, i) for the n_rows local rows. */
 void st_glm_data_row_sqnorms(const st_glm_data_t *data, double *sqnorm);
 
 /**

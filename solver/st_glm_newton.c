@@ -45,7 +45,7 @@
 #define ST_GLM_NEWTON_BACKTRACK 20    /* halvings of t before giving up */
 
 typedef enum {
-    ST_GLM_NEWTON_GRAD,   /* z += t xs; loss, dual terms, gradient and diagonal sums; D */
+    ST_GLM_NEWTON_GRAD,   /* z += t xs; gradient, loss and dual sums, diag(H)'s; D */
     ST_GLM_NEWTON_HV,     /* sum_i D_ii (x_i.v) x_i */
     ST_GLM_NEWTON_XV,     /* xs = X v */
     ST_GLM_NEWTON_LOSS    /* sum_i c_i (phi(z_i + t xs_i) - phi(z_i)) */
@@ -57,7 +57,7 @@ typedef struct st_glm_newton st_glm_newton_t;
 typedef struct {
     st_glm_newton_t *nt;
     int64_t          lo, hi;
-    double          *out;   /* GRAD: 2 d_all + 2; HV: d_all; LOSS: 1 */
+    double          *out;   /* GRAD: gradient, loss, dual, diag(H); HV: d_all; LOSS: 1 */
 } st_glm_newton_part_t;
 
 struct st_glm_newton {
@@ -83,7 +83,7 @@ static void st_glm_newton_grad(st_glm_newton_part_t *p)
     st_glm_newton_t *nt       = p->nt;
     const st_glm_data_t *data = nt->data;
     const uint32_t *idx       = data->indices;
-    double *g = p->out, *diag = p->out + nt->d_all, loss = 0, conj = 0, z, y, ci, a, h, x;
+    double *g = p->out, *diag = p->out + nt->d_all + 2, loss = 0, conj = 0, z, y, ci, a, h, x;
     int64_t i, k, end;
 
     memset(p->out, 0, (size_t)(2 * nt->d_all + 2) * sizeof(double));
@@ -119,8 +119,8 @@ static void st_glm_newton_grad(st_glm_newton_part_t *p)
             diag[nt->d] += h * nt->bias * nt->bias;
         }
     }
-    p->out[2 * nt->d_all]     = loss;
-    p->out[2 * nt->d_all + 1] = conj;
+    p->out[nt->d_all]     = loss;   /* where st_glm_primal_finish wants them */
+    p->out[nt->d_all + 1] = conj;
 }
 
 static void *st_glm_newton_pass(void *arg)
@@ -182,12 +182,9 @@ static void st_glm_newton_point(st_glm_newton_t *nt, const double *w, double t, 
     nt->t = t;
     st_glm_newton_run(nt, ST_GLM_NEWTON_GRAD, 2 * d_all + 2);
     for (j = 0; j < d_all; j++) {
-        h    = nt->lambda + nt->sum[d_all + j] / n;
+        h    = nt->lambda + nt->sum[d_all + 2 + j] / n;
         m[j] = (1 - ST_GLM_NEWTON_PRECOND) * nt->lambda + ST_GLM_NEWTON_PRECOND * h;
     }
-    /* st_glm_primal_finish wants the loss and dual sums right after the gradient's */
-    nt->sum[d_all]     = nt->sum[2 * d_all];
-    nt->sum[d_all + 1] = nt->sum[2 * d_all + 1];
     st_glm_primal_finish(nt->sum, w, d_all, n, nt->lambda, g, f_p, obj);
 }
 

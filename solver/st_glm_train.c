@@ -1668,16 +1668,13 @@ static double st_glm_dual_kappa(const st_glm_model_t *loss, const strata_glm_pro
                                 const strata_glm_param_t *param, MPI_Comm comm)
 {
     const st_glm_data_t *data = prob->data;
-    double sum = 0, sq, x, n = (double)data->n_rows_global;
-    int64_t i, k;
+    double sum = 0, bias_sq = (param->bias > 0) ? param->bias * param->bias : 0;
+    double n = (double)data->n_rows_global;
+    int64_t i;
 
     for (i = 0; i < data->n_rows; i++) {
-        sq = (param->bias > 0) ? param->bias * param->bias : 0;
-        for (k = data->indptr[i]; k < data->indptr[i + 1]; k++) {
-            x   = (data->prec == 32) ? (double)data->val32[k] : data->val64[k];
-            sq += x * x;
-        }
-        sum += st_glm_example_weight(loss, param, data->y[i]) * sq;
+        sum += st_glm_example_weight(loss, param, data->y[i]) *
+               (st_glm_data_row_sqnorm(data, i) + bias_sq);
     }
     st_glm_allreduce(comm, &sum, 1, MPI_DOUBLE, MPI_SUM);
     return loss->smoothness * sum / n / (param->lambda * n);
