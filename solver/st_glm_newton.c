@@ -123,6 +123,54 @@ static void st_glm_newton_grad(st_glm_newton_part_t *p)
     p->out[nt->d_all + 1] = conj;
 }
 
+/* A thread's share of H v: sum_i D_ii (x_i.v) x_i over its rows. v and the sum are
+ * interleaved in the part's buffer (v_j at 2j, the sum at 2j + 1), so the row's
+ * gather of v_j and its scatter into the sum touch one cache line, not two: the
+ * vectors are larger than the core's cache (2^20 columns). */
+static void st_glm_newton_hv_part(st_glm_newton_part_t *p)
+{
+    st_glm_newton_t *nt       = p->nt;
+    const st_glm_data_t *data = nt->data;
+    const uint32_t *idx       = data->indices;
+    double *vs = p->out, dot, a;
+    int64_t i, j, k, end, d = nt->d;
+
+    for (j = 0; j < nt->d_all; j++) {
+        vs[2 * j]     = nt->v[j];
+        vs[2 * j + 1] = 0;
+    }
+    for (i = p->lo; i < p->hi; i++) {
+        if (nt->dd[i] == 0) {
+            continue;
+        }
+        end = data->indptr[i + 1];
+        dot = (nt->bias > 0) ? nt->bias * vs[2 * d] : 0;
+        if (data->prec == 32) {
+            for (k = data->indptr[i]; k < end; k++) {
+                dot += (double)data->val32[k] * vs[2 * (int64_t)idx[k]];
+            }
+            a = nt->dd[i] * dot;
+            for (k = data->indptr[i]; k < end; k++) {
+                vs[2 * (int64_t)idx[k] + 1] += a * (double)data->val32[k];
+            }
+        } else {
+            for (k = data->indptr[i]; k < end; k++) {
+                dot += data->val64[k] * vs[2 * (int64_t)idx[k]];
+            }
+            a = nt->dd[i] * dot;
+            for (k = data->indptr[i]; k < end; k++) {
+                vs[2 * (int64_t)idx[k] + 1] += a * data->val64[k];
+            }
+        }
+        if (nt->bias > 0) {
+            vs[2 * d + 1] += a * nt->bias;
+        }
+    }
+    for (j = 0; j < nt->d_all; j++) {
+        vs[j] = vs[2 * j + 1];   /* the sum where st_glm_sum_parts reads it */
+    }
+}
+
 static void *st_glm_newton_pass(void *arg)
 {
     st_glm_newton_part_t *p   = arg;
@@ -136,14 +184,7 @@ static void *st_glm_newton_pass(void *arg)
         st_glm_newton_grad(p);
         break;
     case ST_GLM_NEWTON_HV:
-        memset(p->out, 0, (size_t)nt->d_all * sizeof(double));
-        for (i = p->lo; i < p->hi; i++) {
-            if (nt->dd[i] != 0) {
-                st_glm_row_axpy(data, i, nt->dd[i] * st_glm_row_dot(data, i, nt->v, nt->d,
-                                                                    nt->bias),
-                                p->out, nt->d, nt->bias);
-            }
-        }
+        st_glm_newton_hv_part(p);
         break;
     case ST_GLM_NEWTON_XV:
         for (i = p->lo; i < p->hi; i++) {
