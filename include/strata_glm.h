@@ -233,6 +233,17 @@ strata_status_t strata_glm_problem_read(const char *path, int regression, MPI_Co
                                         strata_glm_problem_t **prob_p);
 
 /**
+ * strata_glm_problem_read() holding the feature values in @a prec bits: 32 (each
+ * value rounded to the nearest float, as Snap ML holds its data: half the memory of
+ * the values; a value beyond float's range is an error naming its line), 64 (double),
+ * or 0: strata_glm_problem_read()'s choice, 64 for text and the file's own for binary
+ * files. Labels, the model and every sum are double either way.
+ */
+strata_status_t strata_glm_problem_read_prec(const char *path, int regression, int prec,
+                                             MPI_Comm comm, char *msg, size_t msg_len,
+                                             strata_glm_problem_t **prob_p);
+
+/**
  * Build a problem from this rank's rows in CSR form (copied): @a n_rows rows,
  * row r's entries at [indptr[r], indptr[r+1]) with 0-based, strictly increasing
  * @a indices, @a y the labels (+1/-1 for classification). Collective over
@@ -248,6 +259,8 @@ strata_status_t strata_glm_problem_create(int64_t n_rows, int64_t n_cols,
 int64_t strata_glm_problem_rows(const strata_glm_problem_t *prob);
 int64_t strata_glm_problem_rows_global(const strata_glm_problem_t *prob);
 int64_t strata_glm_problem_cols(const strata_glm_problem_t *prob);
+/** The bits, 32 or 64, in which @a prob holds its feature values. */
+int strata_glm_problem_prec(const strata_glm_problem_t *prob);
 
 void strata_glm_problem_free(strata_glm_problem_t *prob);
 

@@ -296,6 +296,14 @@ ST_EXPORT strata_status_t strata_glm_problem_read(const char *path, int regressi
                                                   MPI_Comm comm, char *msg, size_t msg_len,
                                                   strata_glm_problem_t **prob_p)
 {
+    return strata_glm_problem_read_prec(path, regression, 0, comm, msg, msg_len, prob_p);
+}
+
+ST_EXPORT strata_status_t strata_glm_problem_read_prec(const char *path, int regression,
+                                                       int prec, MPI_Comm comm, char *msg,
+                                                       size_t msg_len,
+                                                       strata_glm_problem_t **prob_p)
+{
     st_glm_data_opts_t opts;
     strata_glm_problem_t *prob;
     st_glm_data_t *data = NULL;
@@ -305,8 +313,13 @@ ST_EXPORT strata_status_t strata_glm_problem_read(const char *path, int regressi
         st_glm_msg(msg, msg_len, "no file name");
         return STRATA_ERR_INVALID_PARAM;
     }
+    if (prec != 0 && prec != 32 && prec != 64) {
+        st_glm_msg(msg, msg_len, "precision %d: the values are held in 32 or 64 bits", prec);
+        return STRATA_ERR_INVALID_PARAM;
+    }
     st_glm_data_opts_init(&opts);
     opts.label_kind = regression ? ST_GLM_LABEL_REAL : ST_GLM_LABEL_CLASS;
+    opts.prec       = prec;
     status = st_glm_data_load(path, &opts, comm, msg, msg_len, &data);
     if (status != ST_OK) {
         return status;
@@ -409,6 +422,11 @@ ST_EXPORT int64_t strata_glm_problem_rows_global(const strata_glm_problem_t *pro
 ST_EXPORT int64_t strata_glm_problem_cols(const strata_glm_problem_t *prob)
 {
     return prob->data->n_cols;
+}
+
+ST_EXPORT int strata_glm_problem_prec(const strata_glm_problem_t *prob)
+{
+    return prob->data->prec;
 }
 
 ST_EXPORT void strata_glm_problem_free(strata_glm_problem_t *prob)

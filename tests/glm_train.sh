@@ -142,6 +142,22 @@ same_optimum newton "$p_nt" "$n_nt" 60 "$p_cd"
 expect 2 "newton on the hinge" tools/strata-train --method newton -s svm "$dir/train.svm"
 contains "newton on the hinge named" "newton needs a smooth L2 model"
 
+# -p 32: the values held as floats (the header says so), the optimum of the rounded
+# values within 1e-6 of the doubles'; a value beyond float's range named with its line
+expect 0 "newton, 32-bit values" tools/strata-train -p 32 --method newton -l 1e-5 -e 1e-9 \
+    -t 2 "$dir/train.svm" "$dir/mn32"
+contains "32-bit values said" "4096 features (32-bit values), 1 rank"
+p_32=$(awk '/^converged after/ { sub(",", "", $6); print $6 }' "$out")
+awk -v a="$p_32" -v b="$p_cd" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 1e-6 * b) }' ||
+    { echo "FAIL: 32-bit values: primal $p_32, 64-bit cd $p_cd"; fail=1; }
+printf '+1 1:1 2:0.5\n-1 1:1e39\n' > "$dir/big.svm"
+expect 1 "1e39 in 32 bits" tools/strata-train -p 32 "$dir/big.svm" "$dir/mb"
+contains "1e39 in 32 bits named" "big.svm:2: value '1e39' for index 1 overflows 32-bit"
+expect 0 "1e39 in 64 bits" tools/strata-train -p 64 -r 1 "$dir/big.svm" "$dir/mb"
+contains "64-bit values said" "2 features (64-bit values)"
+expect 2 "bad prec" tools/strata-train -p 16 "$dir/train.svm"
+contains "bad prec named" "--prec must be 32 or 64, not '16'"
+
 # auto (the default): L-BFGS on the dense rows, its model; CD on the sparse rows (more
 # columns than rows), for the hinge, and with checkpoints
 expect 0 "auto on dense" tools/strata-train -l 1e-3 -e 1e-9 -t 2 "$dir/dense.svm" "$dir/ma"

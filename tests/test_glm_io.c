@@ -1199,6 +1199,53 @@ static int t_resave(const char *in, const char *out)
     return 0;
 }
 
+/* strata_glm_problem_read_prec(): the values in the bits asked for, 0 the format's own;
+ * a value beyond float's range named with its line in 32 bits only; other precisions
+ * refused with a message, *prob_p untouched on every failure */
+static void t_read_prec(void)
+{
+    static const int precs[] = {0, 64, 32};
+    strata_glm_problem_t *prob, *sentinel = (strata_glm_problem_t *)&t_nfail;
+    char msg[T_MSG_LEN], want[T_MSG_LEN];
+    const char *path = t_path("prec");
+    strata_status_t st;
+    size_t k;
+
+    t_write(path, "+1 1:0.1 3:2\n-1 2:1e39\n", 23);
+    for (k = 0; k < ST_ARRAY_SIZE(precs); k++) {
+        prob = sentinel;
+        msg[0] = '\0';
+        st = strata_glm_problem_read_prec(path, 0, precs[k], MPI_COMM_NULL, msg, sizeof(msg),
+                                          &prob);
+        if (precs[k] == 32) {
+            snprintf(want, sizeof(want), "%s:2: ", path);
+            CHECK(st == STRATA_ERR_INVALID_PARAM && prob == sentinel &&
+                  !strncmp(msg, want, strlen(want)) && strstr(msg, "overflows 32-bit"),
+                  "1e39 in 32 bits: status %d, message '%s'", (int)st, msg);
+        } else if (CHECK(st == STRATA_OK, "precision %d: status %d: %s", precs[k], (int)st,
+                         msg)) {
+            CHECK(strata_glm_problem_prec(prob) == 64 && strata_glm_problem_rows(prob) == 2,
+                  "precision %d read: %d bits, %" PRId64 " rows", precs[k],
+                  strata_glm_problem_prec(prob), strata_glm_problem_rows(prob));
+            strata_glm_problem_free(prob);
+        }
+    }
+    t_write(path, "+1 1:0.1 3:2\n-1 2:1e30\n", 23);
+    prob = NULL;
+    st   = strata_glm_problem_read_prec(path, 0, 32, MPI_COMM_NULL, msg, sizeof(msg), &prob);
+    if (CHECK(st == STRATA_OK, "32 bits: status %d: %s", (int)st, msg)) {
+        CHECK(strata_glm_problem_prec(prob) == 32 && strata_glm_problem_cols(prob) == 3,
+              "32 bits read: %d bits, %" PRId64 " columns", strata_glm_problem_prec(prob),
+              strata_glm_problem_cols(prob));
+        strata_glm_problem_free(prob);
+    }
+    prob = sentinel;
+    st   = strata_glm_problem_read_prec(path, 0, 16, MPI_COMM_NULL, msg, sizeof(msg), &prob);
+    CHECK(st == STRATA_ERR_INVALID_PARAM && prob == sentinel &&
+          strstr(msg, "precision 16") != NULL, "precision 16: status %d, message '%s'",
+          (int)st, msg);
+}
+
 int main(int argc, char **argv)
 {
     const char *tmp;
@@ -1243,6 +1290,7 @@ int main(int argc, char **argv)
         t_roundtrip();
         t_malformed();
         t_atomic();
+        t_read_prec();
     }
     t_predict_edges();
     t_metrics();

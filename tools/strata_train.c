@@ -72,6 +72,9 @@ static void usage(FILE *f)
             "                        (TPA-SCD; rows in GPU memory, float values)\n"
             "      --gpu-mem SIZE    with --gpu: GPU memory a rank may use (K, M, G;\n"
             "                        default: what is free); rows beyond it stream\n"
+            "  -p, --prec P          hold the feature values in P = 32 or 64 bits\n"
+            "                        (default: 64 for text, the file's for binary);\n"
+            "                        32 rounds each to a float: half their memory\n"
             "  -B, --bias X          add a constant feature X (an intercept; default none)\n"
             "      --weight-pos X    weight of the +1 examples (default 1)\n"
             "      --weight-neg X    weight of the -1 examples (default 1)\n"
@@ -220,6 +223,7 @@ int main(int argc, char **argv)
         {"tol", required_argument, NULL, 'e'},    {"rounds", required_argument, NULL, 'r'},
         {"local-epochs", required_argument, NULL, 'E'},
         {"threads", required_argument, NULL, 't'}, {"bias", required_argument, NULL, 'B'},
+        {"prec", required_argument, NULL, 'p'},
         {"thread-mode", required_argument, NULL, OPT_TMODE},
         {"gap-every", required_argument, NULL, OPT_GAP},
         {"hierarchical", no_argument, NULL, OPT_HIER},
@@ -244,7 +248,7 @@ int main(int argc, char **argv)
     const char *train_file, *test_file = NULL, *why, *base, *ckpt_opt = NULL;
     char model_file[4096], ckpt_file[4096 + 8], msg[1024];
     double cost = 0;
-    int opt, nranks, regression, cost_set = 0, rc = 0;
+    int opt, nranks, regression, cost_set = 0, prec = 0, rc = 0;
     strata_status_t status;
 
     MPI_Init(&argc, &argv);
@@ -253,7 +257,7 @@ int main(int argc, char **argv)
     strata_glm_param_default(&param);
     param.verbose = 1;
     opterr        = 0;
-    while ((opt = getopt_long(argc, argv, ":s:l:c:e:r:E:t:B:qh", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":s:l:c:e:r:E:t:p:B:qh", longopts, NULL)) != -1) {
         switch (opt) {
         case 's': param.solver = optarg; break;
         case 'l': param.lambda = parse_double("--lambda", optarg); break;
@@ -305,6 +309,12 @@ int main(int argc, char **argv)
                                         (const char *const[]){"cd", "lbfgs", "auto", "newton",
                                                               NULL},
                                         "--method must be cd, lbfgs, newton or auto, not '%s'");
+            break;
+        case 'p':
+            prec = (int)parse_long("--prec", optarg);
+            if (prec != 32 && prec != 64) {
+                die_usage("--prec must be 32 or 64, not '%s'", optarg);
+            }
             break;
         case 'B': param.bias = parse_double("--bias", optarg); break;
         case OPT_WPOS: param.weight_pos = parse_double("--weight-pos", optarg); break;
@@ -387,8 +397,8 @@ int main(int argc, char **argv)
     regression = (param.solver != NULL &&
                   (!strcmp(param.solver, "ridge") || !strcmp(param.solver, "lasso") ||
                    !strcmp(param.solver, "elastic-net")));
-    status = strata_glm_problem_read(train_file, regression, MPI_COMM_WORLD, msg, sizeof(msg),
-                                     &prob);
+    status = strata_glm_problem_read_prec(train_file, regression, prec, MPI_COMM_WORLD, msg,
+                                          sizeof(msg), &prob);
     if (status != STRATA_OK) {
         if (rank == 0) {
             fprintf(stderr, "strata-train: %s\n", msg);
@@ -407,11 +417,11 @@ int main(int argc, char **argv)
         }
     }
     if (rank == 0 && param.verbose) {
-        printf("strata-train: %s, lambda %g, %lld examples x %lld features, %d rank(s) x %d "
-               "thread(s), allreduce: %s\n", param.solver, param.lambda,
+        printf("strata-train: %s, lambda %g, %lld examples x %lld features (%d-bit values), "
+               "%d rank(s) x %d thread(s), allreduce: %s\n", param.solver, param.lambda,
                (long long)strata_glm_problem_rows_global(prob),
-               (long long)strata_glm_problem_cols(prob), nranks, param.threads,
-               allreduce_name());
+               (long long)strata_glm_problem_cols(prob), strata_glm_problem_prec(prob), nranks,
+               param.threads, allreduce_name());
     }
     status = strata_glm_train(prob, &param, MPI_COMM_WORLD, msg, sizeof(msg), &model);
     if (status != STRATA_OK) {
