@@ -226,45 +226,45 @@ static inline double st_glm_vdot(const double *a, const double *b, int64_t n)
     return s;
 }
 
-/* Row @a i of @a data dotted with @a v (d features, then the bias weight v[d] when
- * @a bias > 0). */
+/* Row @a i of @a data dotted with @a v, whose entry j is at v[stride j] (d features,
+ * then the bias weight at v[stride d] when @a bias > 0). */
 static inline double st_glm_row_dot(const st_glm_data_t *data, int64_t i, const double *v,
-                                    int64_t d, double bias)
+                                    int64_t stride, int64_t d, double bias)
 {
     const uint32_t *idx = data->indices;
     int64_t k, end = data->indptr[i + 1];
-    double z = (bias > 0) ? bias * v[d] : 0;
+    double z = (bias > 0) ? bias * v[stride * d] : 0;
 
     if (data->prec == 32) {
         for (k = data->indptr[i]; k < end; k++) {
-            z += (double)data->val32[k] * v[idx[k]];
+            z += (double)data->val32[k] * v[stride * (int64_t)idx[k]];
         }
     } else {
         for (k = data->indptr[i]; k < end; k++) {
-            z += data->val64[k] * v[idx[k]];
+            z += data->val64[k] * v[stride * (int64_t)idx[k]];
         }
     }
     return z;
 }
 
-/* g += a x_i (row @a i of @a data, with the bias feature as st_glm_row_dot). */
+/* g += a x_i (row @a i of @a data; g's entries and the bias as st_glm_row_dot). */
 static inline void st_glm_row_axpy(const st_glm_data_t *data, int64_t i, double a, double *g,
-                                   int64_t d, double bias)
+                                   int64_t stride, int64_t d, double bias)
 {
     const uint32_t *idx = data->indices;
     int64_t k, end = data->indptr[i + 1];
 
     if (data->prec == 32) {
         for (k = data->indptr[i]; k < end; k++) {
-            g[idx[k]] += a * (double)data->val32[k];
+            g[stride * (int64_t)idx[k]] += a * (double)data->val32[k];
         }
     } else {
         for (k = data->indptr[i]; k < end; k++) {
-            g[idx[k]] += a * data->val64[k];
+            g[stride * (int64_t)idx[k]] += a * data->val64[k];
         }
     }
     if (bias > 0) {
-        g[d] += a * bias;
+        g[stride * d] += a * bias;
     }
 }
 

@@ -56,14 +56,14 @@ static void *st_glm_lbfgs_pass(void *arg)
 
     memset(p->g, 0, (size_t)(d_all + 2) * sizeof(double));
     for (i = p->lo; i < p->hi; i++) {
-        z     = st_glm_row_dot(data, i, p->w, p->d, p->bias);
+        z     = st_glm_row_dot(data, i, p->w, 1, p->d, p->bias);
         y     = data->y[i];
         ci    = p->c[i];
         a     = ci * p->loss->dloss(z, y);
         loss += ci * p->loss->loss(z, y);
         conj += p->loss->neg_conj(-a, y, ci);
         if (a != 0) {
-            st_glm_row_axpy(data, i, a, p->g, p->d, p->bias);
+            st_glm_row_axpy(data, i, a, p->g, 1, p->d, p->bias);
         }
     }
     p->g[d_all]     = loss;

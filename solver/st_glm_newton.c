@@ -131,39 +131,17 @@ static void st_glm_newton_hv_part(st_glm_newton_part_t *p)
 {
     st_glm_newton_t *nt       = p->nt;
     const st_glm_data_t *data = nt->data;
-    const uint32_t *idx       = data->indices;
-    double *vs = p->out, dot, a;
-    int64_t i, j, k, end, d = nt->d;
+    double *vs = p->out;
+    int64_t i, j;
 
     for (j = 0; j < nt->d_all; j++) {
         vs[2 * j]     = nt->v[j];
         vs[2 * j + 1] = 0;
     }
     for (i = p->lo; i < p->hi; i++) {
-        if (nt->dd[i] == 0) {
-            continue;
-        }
-        end = data->indptr[i + 1];
-        dot = (nt->bias > 0) ? nt->bias * vs[2 * d] : 0;
-        if (data->prec == 32) {
-            for (k = data->indptr[i]; k < end; k++) {
-                dot += (double)data->val32[k] * vs[2 * (int64_t)idx[k]];
-            }
-            a = nt->dd[i] * dot;
-            for (k = data->indptr[i]; k < end; k++) {
-                vs[2 * (int64_t)idx[k] + 1] += a * (double)data->val32[k];
-            }
-        } else {
-            for (k = data->indptr[i]; k < end; k++) {
-                dot += data->val64[k] * vs[2 * (int64_t)idx[k]];
-            }
-            a = nt->dd[i] * dot;
-            for (k = data->indptr[i]; k < end; k++) {
-                vs[2 * (int64_t)idx[k] + 1] += a * data->val64[k];
-            }
-        }
-        if (nt->bias > 0) {
-            vs[2 * d + 1] += a * nt->bias;
+        if (nt->dd[i] != 0) {
+            st_glm_row_axpy(data, i, nt->dd[i] * st_glm_row_dot(data, i, vs, 2, nt->d, nt->bias),
+                            vs + 1, 2, nt->d, nt->bias);
         }
     }
     for (j = 0; j < nt->d_all; j++) {
@@ -188,7 +166,7 @@ static void *st_glm_newton_pass(void *arg)
         break;
     case ST_GLM_NEWTON_XV:
         for (i = p->lo; i < p->hi; i++) {
-            nt->xs[i] = st_glm_row_dot(data, i, nt->v, nt->d, nt->bias);
+            nt->xs[i] = st_glm_row_dot(data, i, nt->v, 1, nt->d, nt->bias);
         }
         break;
     case ST_GLM_NEWTON_LOSS:
