@@ -40,3 +40,11 @@ contains() { # name pattern
         echo "FAIL: $1: output lacks '$2'"; cat "$out"; fail=1
     fi
 }
+converged_primal() { # the primal of strata-train's "converged after" line in $out
+    sed -n 's/^converged after .* primal \([^,]*\),.*/\1/p' "$out"
+}
+near() { # name value reference rel: |value - reference| <= rel * reference (> 0)
+    awk -v a="$2" -v b="$3" -v r="$4" \
+        'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= r * b) }' ||
+        { echo "FAIL: $1: $2, expected $3 within $4 relative"; fail=1; }
+}

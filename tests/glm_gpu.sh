@@ -78,30 +78,25 @@ cmp -s "$dir/full.model" "$dir/resumed.model" ||
 
 # 64-bit data: float on the GPU; it converges where the CPU run does, to the same
 # objective (7 digits)
-primal() { sed -n 's/^converged after .*primal \([^,]*\),.*/\1/p' "$out"; }
 expect 0 "64-bit data on the CPU" $ST_MPIRUN -np 2 tools/strata-train -q -l 1e-2 -e 1e-3 \
     -r 500 "$dir/c64.svm" "$dir/m64c"
-p_cpu=$(primal)
+p_cpu=$(converged_primal)
 expect 0 "64-bit data on the GPU" gpu_mpirun -np 2 \
     $train -q --gpu -l 1e-2 -e 1e-3 -r 500 "$dir/c64.svm" "$dir/m64g"
-p_gpu=$(primal)
-awk -v a="$p_cpu" -v b="$p_gpu" 'BEGIN { d = a - b; if (d < 0) d = -d;
-    exit !(a != "" && b != "" && d <= 1e-7 * a) }' ||
-    { echo "FAIL: 64-bit data: primal $p_gpu on the GPU, $p_cpu on the CPU"; fail=1; }
+p_gpu=$(converged_primal)
+near "64-bit data: primal on the GPU against the CPU's" "$p_gpu" "$p_cpu" 1e-7
 
 # streaming: rows that do not fit (--gpu-mem, or the GPU's free memory, which the
 # stand-in driver takes from STRATA_FAKE_CUDA_MEM) stream in chunks, to the optimum
 expect 0 "the CPU to 1e-6" $ST_MPIRUN -np 2 tools/strata-train -q -l 1e-2 -e 1e-6 -r 3000 \
     "$dir/c32.bin" "$dir/ms-cpu"
-p_cpu=$(primal)
+p_cpu=$(converged_primal)
 expect 0 "streaming by --gpu-mem" gpu_mpirun -np 2 \
     $train --gpu --gpu-mem 150000 -l 1e-2 -e 1e-6 -r 3000 "$dir/c32.bin" \
     "$dir/ms-gpu"
 contains "streaming by --gpu-mem, said" "its rows streaming in 17 chunks"
-p_gpu=$(primal)
-awk -v a="$p_cpu" -v b="$p_gpu" 'BEGIN { d = a - b; if (d < 0) d = -d;
-    exit !(a != "" && b != "" && d <= 2e-6 * a) }' ||
-    { echo "FAIL: streaming: primal $p_gpu, $p_cpu in memory on the CPU"; fail=1; }
+p_gpu=$(converged_primal)
+near "streaming: primal against the CPU's in memory" "$p_gpu" "$p_cpu" 2e-6
 expect 0 "streaming by free memory" gpu_mpirun -np 2 \
     -x STRATA_FAKE_CUDA_MEM=$((268435456 + 300000)) $train --gpu \
     -l 1e-2 -r 3 "$dir/c32.bin" "$dir/ms-free"

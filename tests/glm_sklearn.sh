@@ -16,12 +16,6 @@ out="$dir/out"
 trap 'rm -rf "$dir"' EXIT
 data="${top_srcdir}/tests/data/sklearn"
 
-# check NAME P_STRATA P_REF
-check_p() {
-    awk -v a="$2" -v b="$3" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(a != "" && d <= 1e-8) }' ||
-        { echo "FAIL: $1: primal '$2', scikit-learn's optimum $3"; fail=1; }
-}
-
 n=0
 while read -r ds kind lam opts pstar <&3; do
     case $ds in "#"*|"") continue ;; esac
@@ -40,8 +34,7 @@ while read -r ds kind lam opts pstar <&3; do
                 -r 200000 "$data/$ds.svm" "$dir/m"
         fi
         contains "$what converged" "^converged after"
-        p=$(awk '/^converged after/ { sub(",", "", $6); print $6 }' "$out")
-        check_p "$what" "$p" "$pstar"
+        near "$what: primal against scikit-learn's optimum" "$(converged_primal)" "$pstar" 1e-8
         n=$((n + 1))
     done
 done 3< "$data/refs.txt"   # not stdin: mpirun reads it

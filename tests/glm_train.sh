@@ -104,9 +104,8 @@ contains "bad gap-every named" "gap-every must be 'auto' or between 1 and"
 # same_optimum METHOD PRIMAL STEPS MAX_STEPS CD_PRIMAL: METHOD's primal within 2e-9 of
 # coordinate descent's, in at most MAX_STEPS steps
 same_optimum() {
-    awk -v a="$2" -v b="$5" -v n="$3" -v max="$4" \
-        'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 2e-9 * b && n <= max) }' ||
-        { echo "FAIL: $1 primal $2 ($3 steps), cd $5"; fail=1; }
+    near "$1 primal against cd's" "$2" "$5" 2e-9
+    [ "$3" -le "$4" ] || { echo "FAIL: $1 took $3 steps, more than $4"; fail=1; }
 }
 
 # L-BFGS on the primal: the optimum coordinate descent reaches, in a few iterations
@@ -116,11 +115,11 @@ tools/strata-gen dense --rows 4000 --cols 30 --seed 5 -q "$dir/dense.svm" ||
 expect 0 "lbfgs" tools/strata-train --method lbfgs -l 1e-3 -e 1e-9 -t 2 "$dir/dense.svm" \
     "$dir/ml"
 contains "lbfgs converged" "^converged after"
-p_lbfgs=$(awk '/^converged after/ { sub(",", "", $6); print $6 }' "$out")
+p_lbfgs=$(converged_primal)
 n_lbfgs=$(awk '/^converged after/ { print $3 }' "$out")
 expect 0 "cd on dense" tools/strata-train --method cd -l 1e-3 -e 1e-9 -r 2000 "$dir/dense.svm" \
     "$dir/md"
-p_cd=$(awk '/^converged after/ { sub(",", "", $6); print $6 }' "$out")
+p_cd=$(converged_primal)
 same_optimum lbfgs "$p_lbfgs" "$n_lbfgs" 50 "$p_cd"
 expect 2 "lbfgs on the hinge" tools/strata-train --method lbfgs -s svm "$dir/train.svm"
 contains "lbfgs on the hinge named" "lbfgs needs a smooth L2 model"
@@ -131,12 +130,12 @@ contains "bad method named" "--method must be cd, lbfgs, newton or auto, not 'bf
 # small lambda (2 ranks, 2 threads each), in a few steps; refused for the hinge
 expect 0 "cd, small lambda" tools/strata-train --method cd -l 1e-5 -e 1e-9 -r 20000 \
     "$dir/train.svm" "$dir/md"
-p_cd=$(awk '/^converged after/ { sub(",", "", $6); print $6 }' "$out")
+p_cd=$(converged_primal)
 expect 0 "newton" $ST_MPIRUN -np 2 tools/strata-train --method newton -l 1e-5 -e 1e-9 -t 2 \
     "$dir/train.svm" "$dir/mn"
 contains "newton ran" "^Newton on the primal (preconditioned CG, line search), 2 thread"
 contains "newton counted its steps" "^Newton: [0-9]* step(s), [0-9]* conjugate gradient"
-p_nt=$(awk '/^converged after/ { sub(",", "", $6); print $6 }' "$out")
+p_nt=$(converged_primal)
 n_nt=$(awk '/^converged after/ { print $3 }' "$out")
 same_optimum newton "$p_nt" "$n_nt" 60 "$p_cd"
 expect 2 "newton on the hinge" tools/strata-train --method newton -s svm "$dir/train.svm"
@@ -147,9 +146,8 @@ contains "newton on the hinge named" "newton needs a smooth L2 model"
 expect 0 "newton, 32-bit values" tools/strata-train -p 32 --method newton -l 1e-5 -e 1e-9 \
     -t 2 "$dir/train.svm" "$dir/mn32"
 contains "32-bit values said" "4096 features (32-bit values), 1 rank"
-p_32=$(awk '/^converged after/ { sub(",", "", $6); print $6 }' "$out")
-awk -v a="$p_32" -v b="$p_cd" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 1e-6 * b) }' ||
-    { echo "FAIL: 32-bit values: primal $p_32, 64-bit cd $p_cd"; fail=1; }
+p_32=$(converged_primal)
+near "32-bit values: primal against 64-bit cd's" "$p_32" "$p_cd" 1e-6
 printf '+1 1:1 2:0.5\n-1 1:1e39\n' > "$dir/big.svm"
 expect 1 "1e39 in 32 bits" tools/strata-train -p 32 "$dir/big.svm" "$dir/mb"
 contains "1e39 in 32 bits named" "big.svm:2: value '1e39' for index 1 overflows 32-bit"
@@ -213,9 +211,8 @@ awk '/^round/ { if ($2 % 4 != 0) bad = 1; n++ } /^converged after/ { if ($3 % 4 
 # Pinned to one core, where they take turns (when each had its own half of the rows,
 # the halves then came one after the other, and the gap was still 5e-4 after 600
 # rounds, one thread's 1e-5 after 74), they certify 1e-5 within 200 rounds
-primal() { sed -n 's/^converged after .* primal \([^,]*\),.*/\1/p' "$out"; }
 expect 0 "one thread" tools/strata-train --method cd -t 1 -l 1e-4 -e 1e-5 -r 500 "$dir/c20k.svm" "$dir/mt1"
-p1=$(primal)
+p1=$(converged_primal)
 pin=""
 if command -v taskset >/dev/null 2>&1; then
     pin="taskset -c $(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')"
@@ -223,7 +220,7 @@ fi
 expect 0 "shared threads" $pin tools/strata-train --method cd -t 2 --thread-mode shared -l 1e-4 -e 1e-5 \
     -r 200 "$dir/c20k.svm" "$dir/mt2"
 contains "shared threads converged" "^converged after"
-p2=$(primal)
+p2=$(converged_primal)
 awk -v a="$p1" -v b="$p2" 'BEGIN { d = (a - b) / a; exit !(a != "" && b != "" && d < 1e-5 && d > -1e-5) }' ||
     { echo "FAIL: shared threads' primal $p2 differs from one thread's $p1"; fail=1; }
 
