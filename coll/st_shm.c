@@ -342,19 +342,25 @@ static void st_shm_copy_in(st_shm_t *shm, uint64_t s, const char *in, size_t n, 
 }
 
 /*
- * The fold of my sub-range into the result area. In non-temporal mode the
- * result, which the other ranks read next, is streamed to memory too: each block
- * is folded in a private L1-sized buffer, then copied out with streaming stores.
+ * The fold of my sub-range into the result area, and (@a mine not NULL) into my
+ * own output too, block by block while the block is in L1: my share of the
+ * copy-out then costs no second read of the result area. In non-temporal mode the
+ * result, which the other ranks read next, is streamed to memory: each block is
+ * folded in a private L1-sized buffer, then copied out with streaming stores. The
+ * fold never writes into a source (in place, @a mine is my input's sub-range: a
+ * block is read whole before it is written).
  */
 static void st_shm_fold(st_shm_t *shm, const st_reduce_kernel_t *kernel, size_t esize,
-                        char *dst, const void **src, int nsrc, size_t count, int nt)
+                        char *dst, char *mine, const void **src, int nsrc, size_t count,
+                        int nt)
 {
     const void *blk[nsrc];
     size_t block = ST_SHM_NT_BLOCK / esize;
     size_t off, n;
+    char *folded;
     int j;
 
-    if (!nt) {
+    if (!nt && mine == NULL) {
         st_reduce_fold(kernel, esize, dst, src, nsrc, count);
         return;
     }
@@ -363,8 +369,14 @@ static void st_shm_fold(st_shm_t *shm, const st_reduce_kernel_t *kernel, size_t 
         for (j = 0; j < nsrc; j++) {
             blk[j] = (const char*)src[j] + off * esize;
         }
-        st_reduce_fold(kernel, esize, shm->scratch, blk, nsrc, n);
-        st_shm_copy(dst + off * esize, shm->scratch, n * esize, 1);
+        folded = nt ? shm->scratch : dst + off * esize;
+        st_reduce_fold(kernel, esize, folded, blk, nsrc, n);
+        if (nt) {
+            st_shm_copy(dst + off * esize, folded, n * esize, 1);
+        }
+        if (mine != NULL) {
+            memcpy(mine + off * esize, folded, n * esize);
+        }
     }
 }
 
@@ -410,8 +422,8 @@ static void st_shm_large(st_shm_t *shm, const char *in, char *out, size_t count,
                                           : st_shm_slot(shm, buf, j) + lo * esize;
                 shm->cross_bytes += st_shm_cross(shm, j) ? (hi - lo) * esize : 0;
             }
-            st_shm_fold(shm, kernel, esize, st_shm_result(shm, buf) + lo * esize, src,
-                        shm->size, hi - lo, nt);
+            st_shm_fold(shm, kernel, esize, st_shm_result(shm, buf) + lo * esize,
+                        out + (off + lo) * esize, src, shm->size, hi - lo, nt);
         }
         st_shm_post(&shm->ctrl[shm->rank].reduced, s);
 
@@ -420,9 +432,12 @@ static void st_shm_large(st_shm_t *shm, const char *in, char *out, size_t count,
                            ST_MIN(step_elems, count - off - n), esize, nt);
         }
 
-        /* in place, this overwrites only this step's input, already folded */
+        /* the other ranks' sub-ranges (mine is in place already); in place, this
+         * overwrites only this step's input, already copied in */
         ST_SHM_WAIT(shm, reduced, s, pcomm);
-        memcpy(out + off * esize, st_shm_result(shm, buf), n * esize);
+        memcpy(out + off * esize, st_shm_result(shm, buf), lo * esize);
+        memcpy(out + (off + hi) * esize, st_shm_result(shm, buf) + hi * esize,
+               (n - hi) * esize);
         shm->cross_bytes += st_shm_cross_result(shm, n, esize);
     }
 }
@@ -448,8 +463,8 @@ static void st_shm_stage1(st_shm_t *shm, const char *in, size_t n, size_t esize,
             m      = shm->gmembers[j];
             src[j] = (m == shm->rank) ? in + lo * esize : st_shm_slot(shm, buf, m) + lo * esize;
         }
-        st_shm_fold(shm, kernel, esize, st_shm_partial(shm, buf, shm->group) + lo * esize, src,
-                    shm->gsize, hi - lo, nt);
+        st_shm_fold(shm, kernel, esize, st_shm_partial(shm, buf, shm->group) + lo * esize, NULL,
+                    src, shm->gsize, hi - lo, nt);
     }
     st_shm_post(&shm->ctrl[shm->rank].partial, s);
 }
@@ -513,8 +528,8 @@ static void st_shm_large_socket(st_shm_t *shm, const char *in, char *out, size_t
                 src[t] = st_shm_partial(shm, buf, t) + (slo + a) * esize;
             }
             shm->cross_bytes += (uint64_t)(shm->ngroups - 1) * (b - a) * esize;
-            st_shm_fold(shm, kernel, esize, mine + (slo + a) * esize, src, shm->ngroups, b - a,
-                        nt);
+            st_shm_fold(shm, kernel, esize, mine + (slo + a) * esize, NULL, src,
+                        shm->ngroups, b - a, nt);
         }
         st_shm_post(&shm->ctrl[shm->rank].reduced, s);
 
