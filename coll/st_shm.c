@@ -790,9 +790,12 @@ void st_shm_allgather_parts(st_shm_t *shm, const void *parts, size_t count, size
         area = st_shm_result_of(shm, (unsigned)(s & 1), 0);
         st_shm_range(n, esize, nparts, shm->rank, &lo, &hi);
         memcpy(area + lo * esize, mine + used * esize, (hi - lo) * esize);
+        memcpy((char*)out + (off + lo) * esize, mine + used * esize, (hi - lo) * esize);
         used += hi - lo;
         st_shm_arrive(shm, s, progress_comm);
-        memcpy((char*)out + off * esize, area, n * esize);
+        /* the other lanes' parts (mine is out already) */
+        memcpy((char*)out + off * esize, area, lo * esize);
+        memcpy((char*)out + (off + hi) * esize, area + hi * esize, (n - hi) * esize);
         for (j = 0; j < nparts && j < shm->size; j++) {
             if (st_shm_cross(shm, j)) {
                 st_shm_range(n, esize, nparts, j, &lo, &hi);
