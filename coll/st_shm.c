@@ -481,12 +481,14 @@ static void st_shm_stage1(st_shm_t *shm, const char *in, size_t n, size_t esize,
  *             whole step over my group's slots, in group order, into the group's
  *             partial area; partial = s
  *   stage 2   wait partial[all]; fold my sub-range of slice g over every group's
- *             partial area, in group order, into my group's result area;
+ *             partial area, in group order, into my group's result area and my
+ *             output (my input of the step is consumed: stage 1 read it);
  *             reduced = s
  *   stage 3   wait reduced[all]; copy my sub-range of every other slice t from
- *             group t's result area into mine; gathered = s
+ *             group t's result area into mine and into my output; gathered = s
  *   copy-in of the next step, ready = s + 1
- *   copy-out  wait gathered[my group]; copy my group's result area out
+ *   copy-out  wait gathered[my group]; copy the other sub-ranges of my group's
+ *             result area out
  *
  * Each element is computed once, by the group that owns its slice, and copied:
  * every rank gets the same bits. Reusing a buffer two steps later is safe for
@@ -528,8 +530,8 @@ static void st_shm_large_socket(st_shm_t *shm, const char *in, char *out, size_t
                 src[t] = st_shm_partial(shm, buf, t) + (slo + a) * esize;
             }
             shm->cross_bytes += (uint64_t)(shm->ngroups - 1) * (b - a) * esize;
-            st_shm_fold(shm, kernel, esize, mine + (slo + a) * esize, NULL, src,
-                        shm->ngroups, b - a, nt);
+            st_shm_fold(shm, kernel, esize, mine + (slo + a) * esize,
+                        out + (off + slo + a) * esize, src, shm->ngroups, b - a, nt);
         }
         st_shm_post(&shm->ctrl[shm->rank].reduced, s);
 
@@ -544,6 +546,8 @@ static void st_shm_large_socket(st_shm_t *shm, const char *in, char *out, size_t
             if (b > a) {
                 memcpy(mine + (slo + a) * esize,
                        st_shm_result_of(shm, buf, t) + (slo + a) * esize, (b - a) * esize);
+                memcpy(out + (off + slo + a) * esize, mine + (slo + a) * esize,
+                       (b - a) * esize);
                 shm->cross_bytes += (b - a) * esize;
             }
         }
@@ -554,8 +558,15 @@ static void st_shm_large_socket(st_shm_t *shm, const char *in, char *out, size_t
                            ST_MIN(step_elems, count - off - n), esize, nt);
         }
 
+        /* the parts of my group's other ranks (mine are out already) */
         ST_SHM_WAIT_GROUP(shm, gathered, s, pcomm);
-        memcpy(out + off * esize, mine, n * esize);
+        for (t = 0; t < shm->ngroups; t++) {
+            st_shm_range(n, esize, shm->ngroups, t, &slo, &shi);
+            st_shm_range(shi - slo, esize, shm->gsize, shm->gindex, &a, &b);
+            memcpy(out + (off + slo) * esize, mine + slo * esize, a * esize);
+            memcpy(out + (off + slo + b) * esize, mine + (slo + b) * esize,
+                   (shi - slo - b) * esize);
+        }
     }
 }
 
