@@ -23,7 +23,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define FAKE_REGIONS 64
+#define FAKE_REGIONS 256   /* own allocations and imported ones: Strata keeps up to 64 of these */
 #define FAKE_CTX     ((void*)0x5eed)
 #define FAKE_STREAM  ((void*)0x57ea)
 

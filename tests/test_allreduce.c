@@ -21,7 +21,15 @@
  * over UCX; built without UCX, or with STRATA_UCX=n, they must fall back
  * ("multinode") on every call.
  *
- * Usage: test_allreduce [--big] [--layout NAME]
+ * With --device LIB, every buffer is device memory of the CUDA driver LIB
+ * (libcuda.so.1 on a GPU machine; tests/fake/libcuda.so.1, the stand-in, in the
+ * suite): the inputs and the guard bytes are copied in before the call and back
+ * after it, and the same checks run on the host copies. Every call with a buffer
+ * counts as a device call, and on one node the calls of at least
+ * STRATA_CUDA_IPC_MIN bytes on types the GPU kernels serve (all but long double)
+ * must go GPU to GPU through CUDA IPC (in a build with the GPU kernels).
+ *
+ * Usage: test_allreduce [--big] [--layout NAME] [--device LIB]
  *   default  the sweep (all pairs on MPI_COMM_WORLD, a subset elsewhere)
  *   --big    messages of 64 MB and more on MPI_COMM_WORLD and a reversed world
  */
@@ -31,6 +39,7 @@
 #include "st_test.h"
 
 #include <complex.h>
+#include <dlfcn.h>
 #include <float.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -455,6 +464,69 @@ static const type_t *type_by_name(const char *name)
 
 static const st_layout_t *layout;  /* --layout, or NULL */
 
+/* ---- --device LIB: the buffers in device memory, through the CUDA driver API ---- */
+
+typedef unsigned long long devptr_t;
+static struct {
+    const char *lib;                             /* NULL: host buffers */
+    int (*alloc)(devptr_t *dptr, size_t bytes);  /* cuMemAlloc_v2 */
+    int (*free)(devptr_t dptr);                  /* cuMemFree_v2 */
+    int (*copy)(devptr_t dst, devptr_t src, size_t bytes);   /* cuMemcpy (unified) */
+    unsigned long long ipc_min;                  /* STRATA_CUDA_IPC_MIN, in bytes */
+} dev;
+
+#define DEV_SYM(_h, _name, _fp) (*(void**)&(_fp) = dlsym((_h), (_name)), (_fp) != NULL)
+
+/* Open the driver, make the primary context of GPU (local rank mod GPUs) current.
+ * 1: ready; 0: the driver sees no GPU; -1: failed (said on stdout). */
+static int dev_open(void)
+{
+    int (*init)(unsigned), (*ndev)(int *), (*get)(int *, int), (*retain)(void **, int);
+    int (*set)(void *);
+    void *h = dlopen(dev.lib, RTLD_NOW | RTLD_GLOBAL), *ctx = NULL;
+    int n = 0, d = 0, local = 0, i;
+    MPI_Comm node;
+    strata_config_entry_t e;
+    char *end;
+
+    if (h == NULL || !DEV_SYM(h, "cuInit", init) || !DEV_SYM(h, "cuDeviceGetCount", ndev) ||
+        !DEV_SYM(h, "cuDeviceGet", get) || !DEV_SYM(h, "cuDevicePrimaryCtxRetain", retain) ||
+        !DEV_SYM(h, "cuCtxSetCurrent", set) || !DEV_SYM(h, "cuMemAlloc_v2", dev.alloc) ||
+        !DEV_SYM(h, "cuMemFree_v2", dev.free) || !DEV_SYM(h, "cuMemcpy", dev.copy)) {
+        printf("test_allreduce: --device %s: %s\n", dev.lib, h ? "a driver call is missing"
+                                                              : dlerror());
+        return -1;
+    }
+    if (init(0) != 0 || ndev(&n) != 0 || n == 0) {
+        return 0;
+    }
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_free(&node);
+    if (get(&d, local % n) != 0 || retain(&ctx, d) != 0 || set(ctx) != 0) {
+        printf("test_allreduce: no context on GPU %d\n", local % n);
+        return -1;
+    }
+    dev.ipc_min = ~0ULL;
+    for (i = 0; i < strata_config_count(); i++) {
+        if (strata_config_get(i, &e) == STRATA_OK && strcmp(e.name, "STRATA_CUDA_IPC_MIN") == 0) {
+            dev.ipc_min = strtoull(e.value, &end, 10);
+            dev.ipc_min <<= (*end == 'K') ? 10 : (*end == 'M') ? 20 : (*end == 'G') ? 30 : 0;
+        }
+    }
+    return 1;
+}
+
+static void *dev_ptr(devptr_t p, size_t offset)
+{
+    return (void*)(uintptr_t)(p + offset);
+}
+
+static devptr_t dev_addr(const void *p)
+{
+    return (devptr_t)(uintptr_t)p;
+}
+
 /* ---- one communicator under test ---- */
 
 typedef struct {
@@ -466,6 +538,7 @@ typedef struct {
     uint64_t    hash;   /* of every result so far */
     uint64_t    fast0;  /* fast_calls when the sweep started */
     int         expect; /* the fallback reason every call must have, or -1: fast path */
+    int         multi;  /* the comm spans (virtual) nodes or hosts */
     uint64_t    expect0;
     size_t      small;  /* latency threshold and pipeline chunk (bytes) */
     size_t      chunk;
@@ -494,16 +567,18 @@ static int spans_hosts(MPI_Comm comm, int size)
 }
 
 /* Which path calls on @a comm must take: one rank, spanning hosts or (virtual)
- * nodes, or fast. */
-static int expected_path(MPI_Comm comm)
+ * nodes, or fast; *multi_p: whether it spans nodes. */
+static int expected_path(MPI_Comm comm, int *multi_p)
 {
     int size, world_size, wrank, node, i, *nodes, multi = 0;
 
+    *multi_p = 0;
     MPI_Comm_size(comm, &size);
     if (size == 1) {
         return STRATA_FALLBACK_COMM_SIZE;
     }
     if (spans_hosts(comm, size)) {
+        *multi_p = 1;
         return st_test_multinode_fast() ? -1 : STRATA_FALLBACK_MULTINODE;
     }
     if (layout == NULL) {
@@ -518,6 +593,7 @@ static int expected_path(MPI_Comm comm)
         multi |= (nodes[i] != nodes[0]);
     }
     free(nodes);
+    *multi_p = multi;
     return (multi && !st_test_multinode_fast()) ? STRATA_FALLBACK_MULTINODE : -1;
 }
 
@@ -535,7 +611,7 @@ static void ctx_init(ctx_t *c, MPI_Comm comm, const char *name, uint64_t tag)
     c->ncalls  = 0;
     c->hash    = ST_TEST_HASH_INIT;
     c->fast0   = s.fast_calls;
-    c->expect  = expected_path(comm);
+    c->expect  = expected_path(comm, &c->multi);
     c->expect0 = (c->expect >= 0) ? s.fallback_calls[c->expect] : 0;
     /* without a fast path, sizes that would be the boundaries on one node */
     c->small = 16 * 1024;
@@ -604,11 +680,14 @@ static void run_case(ctx_t *c, const type_t *t, op_t op, size_t count, int inpla
     size_t bytes = count * t->size;
     size_t shift = (size_t)(c->ncalls % 4) * t->align;
     uint64_t seed = st_test_mix(c->tag * 0x100000001b3ULL + c->ncalls);
+    size_t region_bytes = bytes + shift + 2 * GUARD_BYTES;
     unsigned char *send_mem = NULL, *send, *copy, *region = NULL, *recv, *expect, *canon;
+    void *call_send, *call_recv;
+    devptr_t d_send = 0, d_region = 0;
     strata_comm_stats_t before, after;
     size_t ndiff, first = 0;
     char got_s[80] = "", exp_s[80] = "", where[160];
-    int rc;
+    int rc, ipc;
 
     copy   = malloc(bytes + 1);
     expect = malloc(bytes + 1);
@@ -616,7 +695,11 @@ static void run_case(ctx_t *c, const type_t *t, op_t op, size_t count, int inpla
     if (posix_memalign((void**)&send_mem, 64, bytes + shift + 1) != 0) {
         send_mem = NULL;
     }
-    if (posix_memalign((void**)&region, 64, bytes + shift + 2 * GUARD_BYTES) != 0) {
+    if (posix_memalign((void**)&region, 64, region_bytes) != 0) {
+        region = NULL;
+    }
+    if (dev.lib != NULL && (dev.alloc(&d_send, bytes + shift + 1) != 0 ||
+                            dev.alloc(&d_region, region_bytes) != 0)) {
         region = NULL;
     }
     if (send_mem == NULL || copy == NULL || expect == NULL || canon == NULL || region == NULL) {
@@ -637,11 +720,24 @@ static void run_case(ctx_t *c, const type_t *t, op_t op, size_t count, int inpla
     }
     t->ref(op, seed, c->size, count, expect);
 
+    call_send = send;
+    call_recv = recv;
+    if (dev.lib != NULL) {   /* the same bytes, guards included, in device memory */
+        CHECK(dev.copy(d_send + shift, dev_addr(send), bytes + 1) == 0);
+        CHECK(dev.copy(d_region, dev_addr(region), region_bytes) == 0);
+        call_send = dev_ptr(d_send, shift);
+        call_recv = dev_ptr(d_region, GUARD_BYTES + shift);
+    }
+
     before = st_test_stats(c->comm);
-    rc = MPI_Allreduce(inplace ? MPI_IN_PLACE : send, recv, (int)count, t->mpi, op_handle(op),
-                       c->comm);
+    rc = MPI_Allreduce(inplace ? MPI_IN_PLACE : call_send, call_recv, (int)count, t->mpi,
+                       op_handle(op), c->comm);
     after = st_test_stats(c->comm);
     c->ncalls++;
+    if (dev.lib != NULL) {
+        CHECK(dev.copy(dev_addr(region), d_region, region_bytes) == 0);
+        CHECK(dev.copy(dev_addr(send), d_send + shift, bytes + 1) == 0);
+    }
 
     snprintf(where, sizeof(where), "%s (size %d), %s %s, count %zu%s", c->name, c->size,
              t->name, op_names[op], count, inplace ? " in place" : "");
@@ -680,10 +776,27 @@ static void run_case(ctx_t *c, const type_t *t, op_t op, size_t count, int inpla
                (unsigned long long)before.fast_calls, (unsigned long long)after.fast_calls);
     }
 
+    if (dev.lib != NULL && c->expect < 0) {
+        /* GPU to GPU on one node, for the types the kernels serve; staged otherwise */
+        ipc = HAVE_CUDA && !c->multi && c->size > 1 && count > 0 && bytes >= dev.ipc_min &&
+              strstr(t->name, "ldouble") == NULL;
+        CHECKF(after.device_calls - before.device_calls == (count > 0) &&
+               after.ipc_calls - before.ipc_calls == (uint64_t)ipc,
+               "%s: device calls %llu -> %llu, CUDA IPC calls %llu -> %llu (expected %d)", where,
+               (unsigned long long)before.device_calls, (unsigned long long)after.device_calls,
+               (unsigned long long)before.ipc_calls, (unsigned long long)after.ipc_calls, ipc);
+    }
+
     t->canon(recv, count, canon);
     c->hash = st_test_hash_more(c->hash, canon, bytes);
 
 out:
+    if (d_send != 0) {
+        dev.free(d_send);
+    }
+    if (d_region != 0) {
+        dev.free(d_region);
+    }
     free(send_mem);
     free(copy);
     free(expect);
@@ -840,7 +953,7 @@ static void test_big(void)
 
 int main(int argc, char **argv)
 {
-    int big = 0, i;
+    int big = 0, i, rc;
 
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--big") == 0) {
@@ -849,17 +962,27 @@ int main(int argc, char **argv)
                    (layout = st_layout_find(argv[i + 1])) != NULL) {
             st_layout_apply(layout);
             i++;
+        } else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
+            dev.lib = argv[++i];
         } else {
-            fprintf(stderr, "usage: test_allreduce [--big] [--layout NAME]\n");
+            fprintf(stderr, "usage: test_allreduce [--big] [--layout NAME] [--device LIB]\n");
             return 99;
         }
     }
     MPI_Init(&argc, &argv);
     CHECK(strata_active());
+    if (dev.lib != NULL && (rc = dev_open()) <= 0) {
+        if (rc == 0 && st_test_world_rank() == 0) {
+            printf("test_allreduce: --device %s: no GPU: skipped\n", dev.lib);
+        }
+        MPI_Finalize();
+        return rc == 0 ? 77 : 1;
+    }
     if (big) {
         test_big();
     } else {
         test_default();
     }
-    return st_test_finish(big ? "test_allreduce --big" : "test_allreduce");
+    return st_test_finish(dev.lib ? (big ? "test_allreduce --big --device" : "test_allreduce --device")
+                                  : (big ? "test_allreduce --big" : "test_allreduce"));
 }
