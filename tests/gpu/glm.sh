@@ -21,6 +21,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${1:-$ROOT/tests/gpu/out}
 cd "$ROOT" || exit 1
 mkdir -p "$OUT"
+. "$ROOT/tests/gpu/common.sh"   # run-all.sh's deadline, if any
 ncpu=$(nproc)
 data="$OUT/criteo-1m.bin"
 rc=0
@@ -33,10 +34,16 @@ echo "glm: $(sed -n 2p "$OUT/gen.log")"
 train() {  # NAME NP ARGS...: time and final line into $OUT/glm-NAME.log
     local name=$1 np=$2
     shift 2
-    local t0 t1
+    local t0 t1 limit
+    limit=$(step_timeout 300)
+    if [ "$limit" -eq 0 ]; then
+        echo "$name: skipped (budget spent)"
+        rc=1
+        return
+    fi
     t0=$(date +%s.%N)
     # shellcheck disable=SC2086
-    timeout 300 mpirun -np "$np" --bind-to none ${GLM_MPIRUN_ARGS:-} tools/strata-train "$@" \
+    timeout "$limit" mpirun -np "$np" --bind-to none ${GLM_MPIRUN_ARGS:-} tools/strata-train "$@" \
         "$data" "$OUT/glm-$name.model" >"$OUT/glm-$name.log" 2>&1
     local r=$?
     t1=$(date +%s.%N)

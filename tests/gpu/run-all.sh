@@ -1,94 +1,158 @@
 #!/bin/bash
-# The GPU checks in one command, on a machine with an NVIDIA GPU (issue 5):
+# The GPU checks in one command, on a machine with an NVIDIA GPU (issues 5 and 6),
+# and the host-buffer benchmark on all of that machine's cores (issue 2):
 #
-#   tests/gpu/run-all.sh            # logs and the table in tests/gpu/out (or $OUT)
+#   tests/gpu/run-all.sh [--pack TARBALL] [LOGDIR]
 #
-# 1. builds Strata if tools/strata-run is missing (autoreconf when ./configure is
-#    missing: on a machine without autotools, carry the generated configure,
-#    Makefile.in, aclocal.m4, config.h.in and build-aux/ along);
-# 2. builds tests/gpu/test_cuda_buffers against the CUDA runtime ($CUDA_HOME, default
-#    /usr/local/cuda);
-# 3. runs it under strata-run on 2 and 4 ranks sharing GPU 0 (and one rank per GPU
-#    when there are several): device, host and in-place buffers, fresh cudaMalloc
-#    between calls, results checked and bitwise equal on every rank, and the
-#    all-device calls of 1 MB and more must have gone GPU to GPU (CUDA IPC); then
-#    4 ranks as 2 virtual nodes (UCX over tcp between them): device buffers staged
-#    through pinned host memory piece by piece, overlapped with the network;
-# 4. times 2 ranks: Strata on device buffers against copy-to-host + MPI_Allreduce +
-#    copy-back by hand, and a device-to-device copy of the same size;
-# 5. checks Strata's GPU reduction kernels (tests/test_cuda_fold: every type and
-#    op against the host engine, bitwise) and times them against a device copy;
-# 6. the GPU local solver (tests/gpu/glm.sh): strata-train --gpu against the CPU
-#    solver on all cores, the same optimum, time to the gap, epochs/s.
-# Exit: 0 all passed, 1 a check failed, 77 no GPU. Under 8 minutes on an H200.
+# LOGDIR (default tests/gpu/out) gets each step's log, the tables, and summary.txt
+# (a line per step: ok, FAIL or skipped, and its seconds; printed at the end too).
+# --pack TARBALL writes the logs and tables (not the data or the binaries) into one
+# .tar.gz. No step starts after RUNALL_BUDGET seconds (default 560) and each
+# step's time limit is cut to what is left, so a step that hangs cannot spend a
+# short GPU session; RUNALL_SKIP="NAME ..." leaves out the steps named (a rerun
+# of what an earlier run did not finish, say). The steps, the most wanted first:
+#
+#  build         builds Strata if tools/strata-run is missing (autoreconf when
+#                ./configure is missing: on a machine without autotools, unpack a
+#                `make dist` tarball instead of the git tree), and the two test
+#                programs below if they are missing;
+#  kernels-check tests/test_cuda_fold on the GPU: every (type, op) kernel against the
+#                host engine, bitwise;
+#  sweep-2       tests/test_allreduce --device libcuda.so.1 on 2 ranks sharing GPU 0
+#                with STRATA_CUDA_IPC_MIN=0: every type x op x count x in place x
+#                communicator, fresh cuMemAlloc buffers each call, GPU to GPU (CUDA
+#                IPC) on every call of a type the kernels serve; the reference is the
+#                test's own, results bitwise equal on every rank;
+#  sweep-4       the same on 4 ranks with the default threshold (staged below it);
+#  check-2-shared, check-4-shared
+#                tests/gpu/test_cuda_buffers under strata-run: cudaMalloc'd device,
+#                host and in-place buffers; the all-device calls of 1 MB and more must
+#                have gone GPU to GPU;
+#  host-N        strata-bench --compare on N = the machine's cores ranks, host
+#                buffers, 8 B to 64 MB, against Open MPI's own allreduce (CSV too);
+#  check-per-gpu one rank per GPU, when there are several;
+#  check-4-vnodes 4 ranks as 2 virtual nodes (UCX over tcp between them): device
+#                buffers staged through pinned host memory piece by piece;
+#  time-2, time-4 Strata on device buffers against copy-to-host + MPI_Allreduce +
+#                copy-back by hand, and a device-to-device copy, 1 KB to 1 GB;
+#  kernels-time  the reduction kernels against a device copy;
+#  glm           the GPU local solver (tests/gpu/glm.sh): strata-train --gpu against
+#                the CPU solver on all cores, the same optimum, time to the gap,
+#                epochs/s, streaming.
+# Exit: 0 all ran and passed, 1 a step failed or was skipped, 77 no GPU.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-OUT=${OUT:-$ROOT/tests/gpu/out}
+pack=""
+if [ "${1:-}" = "--pack" ]; then
+    pack=$2
+    shift 2
+fi
+LOG=${1:-$ROOT/tests/gpu/out}
 CUDA=${CUDA_HOME:-/usr/local/cuda}
-mkdir -p "$OUT"
+mkdir -p "$LOG"
+LOG=$(cd "$LOG" && pwd)
 cd "$ROOT" || exit 1
+. "$ROOT/tests/gpu/common.sh"
+export RUNALL_DEADLINE=$(( $(date +%s) + ${RUNALL_BUDGET:-560} ))
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
+: >"$LOG/summary.txt"
+rc=0
 
-if ! nvidia-smi -L >"$OUT/gpus.txt" 2>&1; then
+finish() {
+    echo "== summary"
+    cat "$LOG/summary.txt"
+    if [ -n "$pack" ]; then
+        tar czf "$pack" -C "$LOG" --exclude='*.bin' --exclude='*.model' \
+            --exclude=test_cuda_buffers . && echo "run-all: logs packed into $pack"
+    fi
+    echo "run-all: logs in $LOG; exit $rc"
+    exit $rc
+}
+
+# step NAME LIMIT CMD...: CMD under the time limit (cut to the budget left), its
+# output in $LOG/NAME.log and its last lines here, one summary line
+step() {
+    local name=$1 want=$2 t r t0
+    shift 2
+    case " ${RUNALL_SKIP:-} " in
+        *" $name "*)
+            echo "$name: skipped (RUNALL_SKIP)" >>"$LOG/summary.txt"
+            return 0 ;;
+    esac
+    t=$(step_timeout "$want")
+    if [ "$t" -eq 0 ]; then
+        echo "$name: skipped (budget spent)" >>"$LOG/summary.txt"
+        rc=1
+        return 1
+    fi
+    echo "== $name: $*"
+    t0=$SECONDS
+    timeout -k 10 "$t" "$@" >"$LOG/$name.log" 2>&1
+    r=$?
+    grep -v '^\[' "$LOG/$name.log" | tail -25
+    if [ $r -eq 0 ]; then
+        echo "$name: ok ($((SECONDS - t0)) s)" >>"$LOG/summary.txt"
+    else
+        echo "$name: FAIL (exit $r$([ $r -eq 124 ] && echo ", time limit $t s"), $((SECONDS - t0)) s)" \
+            >>"$LOG/summary.txt"
+        rc=1
+    fi
+    return $r
+}
+
+if ! nvidia-smi -L >"$LOG/gpus.txt" 2>&1; then
     echo "run-all: no NVIDIA GPU here (nvidia-smi -L failed): skipped"
     exit 77
 fi
-ngpu=$(grep -c '^GPU ' "$OUT/gpus.txt")
-{ nvidia-smi; mpirun --version | head -1; "$CUDA/bin/nvcc" --version | tail -1; } \
-    >"$OUT/versions.txt" 2>&1
+ngpu=$(grep -c '^GPU ' "$LOG/gpus.txt")
+ncores=$(lscpu -p=CORE 2>/dev/null | grep -v '^#' | sort -u | wc -l)
+[ "$ncores" -gt 0 ] || ncores=$(nproc)
+{ nvidia-smi; mpirun --version | head -1; "$CUDA/bin/nvcc" --version | tail -1;
+  echo "cores: $ncores, hardware threads: $(nproc)"; lscpu | grep -i 'model name\|socket'; } \
+    >"$LOG/versions.txt" 2>&1
 
 if [ ! -x tools/strata-run ] || [ ! -e .libs/libstrata.so ]; then
-    { [ -x configure ] || autoreconf -fi; } >"$OUT/build.log" 2>&1 &&
-        ./configure >>"$OUT/build.log" 2>&1 && make -j"$(nproc)" >>"$OUT/build.log" 2>&1 ||
-        { echo "run-all: build failed (see $OUT/build.log)"; tail -20 "$OUT/build.log"; exit 1; }
+    step build 300 bash -c '{ [ -x configure ] || autoreconf -fi; } && ./configure &&
+        make -j"$(nproc)"' || finish
 fi
-mpicc -O2 -Iinclude -I"$CUDA/include" -o "$OUT/test_cuda_buffers" tests/gpu/test_cuda_buffers.c \
-    -L"$CUDA/lib64" -lcudart -ldl -Wl,-rpath,"$CUDA/lib64" >"$OUT/cc.log" 2>&1 ||
-    { echo "run-all: test build failed"; cat "$OUT/cc.log"; exit 1; }
+if [ ! -x tests/test_cuda_fold ] || [ ! -x tests/test_allreduce ]; then
+    step build-tests 120 make -j"$(nproc)" tests/test_cuda_fold tests/test_allreduce || finish
+fi
+step cc 60 mpicc -O2 -Iinclude -I"$CUDA/include" -o "$LOG/test_cuda_buffers" \
+    tests/gpu/test_cuda_buffers.c -L"$CUDA/lib64" -lcudart -ldl -Wl,-rpath,"$CUDA/lib64"
+have_buffers=$?
 
-rc=0
-run() {  # NAME NP ARGS...
-    local name=$1 np=$2
-    shift 2
-    echo "== $name: strata-run mpirun -np $np test_cuda_buffers $*"
-    timeout 300 tools/strata-run mpirun -np "$np" --bind-to none \
-        "$OUT/test_cuda_buffers" "$@" >"$OUT/$name.log" 2>&1
-    local r=$?
-    cat "$OUT/$name.log" | grep -v '^\[' | tail -20
-    [ $r -eq 0 ] || { echo "run-all: $name failed (exit $r)"; rc=1; }
-}
-run check-2-shared 2
-run check-4-shared 4
-if [ "$ngpu" -gt 1 ]; then
-    run check-per-gpu "$ngpu"
+# the ranks share the GPU(s)
+step kernels-check 120 mpirun -np 1 --bind-to none tests/test_cuda_fold
+step sweep-2 180 mpirun -np 2 --bind-to none -x STRATA_CUDA_IPC_MIN=0 \
+    tests/test_allreduce --device libcuda.so.1
+step sweep-4 180 mpirun -np 4 --bind-to none tests/test_allreduce --device libcuda.so.1
+if [ "$have_buffers" -eq 0 ]; then
+    step check-2-shared 120 tools/strata-run mpirun -np 2 --bind-to none "$LOG/test_cuda_buffers"
+    step check-4-shared 120 tools/strata-run mpirun -np 4 --bind-to none "$LOG/test_cuda_buffers"
 fi
-# across 2 virtual nodes (UCX over tcp between them): device buffers staged in pieces
-if tools/strata-info 2>/dev/null | grep -q 'UCX yes'; then
-    STRATA_VIRTUAL_NODES=2 UCX_TLS=tcp,self run check-4-vnodes 4
-else
-    echo "== check-4-vnodes: skipped (this build has no UCX)"
+if [ "$ncores" -ge 2 ]; then   # issue 2: host buffers, a rank per core
+    step "host-$ncores" 180 mpirun -np "$ncores" --map-by core --bind-to core \
+        tools/strata-bench --compare -b 8 -e 64M -r 5 --csv "$LOG/host-$ncores.csv"
 fi
-run time-2 2 --time
-
-# the GPU kernels (the suite runs the same check on the host, through a stand-in driver)
-if make tests/test_cuda_fold >"$OUT/kernels-build.log" 2>&1; then
-    for mode in check time; do
-        args=""
-        [ $mode = time ] && args=--time
-        echo "== kernels-$mode: mpirun -np 1 tests/test_cuda_fold $args"
-        timeout 300 mpirun -np 1 tests/test_cuda_fold $args >"$OUT/kernels-$mode.log" 2>&1
-        r=$?
-        grep -v '^\[' "$OUT/kernels-$mode.log" | tail -20
-        [ $r -eq 0 ] || { echo "run-all: kernels-$mode failed (exit $r)"; rc=1; }
-    done
-else
-    echo "run-all: tests/test_cuda_fold did not build (see $OUT/kernels-build.log)"
-    rc=1
+if [ "$have_buffers" -eq 0 ]; then
+    if [ "$ngpu" -gt 1 ]; then
+        step check-per-gpu 120 tools/strata-run mpirun -np "$ngpu" --bind-to none \
+            "$LOG/test_cuda_buffers"
+    fi
+    # across 2 virtual nodes (UCX over tcp between them): device buffers staged in pieces
+    if tools/strata-info 2>/dev/null | grep -q 'UCX yes'; then
+        step check-4-vnodes 150 env STRATA_VIRTUAL_NODES=2 UCX_TLS=tcp,self tools/strata-run \
+            mpirun -np 4 --bind-to none -x STRATA_VIRTUAL_NODES -x UCX_TLS \
+            "$LOG/test_cuda_buffers"
+    else
+        echo "check-4-vnodes: skipped (this build has no UCX)" >>"$LOG/summary.txt"
+    fi
+    step time-2 150 tools/strata-run mpirun -np 2 --bind-to none "$LOG/test_cuda_buffers" --time
+    step time-4 150 tools/strata-run mpirun -np 4 --bind-to none "$LOG/test_cuda_buffers" --time
 fi
-# the GPU local solver of strata-train (issue 6)
-echo "== glm: tests/gpu/glm.sh"
-bash tests/gpu/glm.sh "$OUT" 2>&1 | tee "$OUT/glm.txt" | grep -v '^\[' | tail -20
-[ "${PIPESTATUS[0]}" -eq 0 ] || { echo "run-all: glm failed"; rc=1; }
-echo "run-all: logs in $OUT; exit $rc"
-exit $rc
+step kernels-time 120 mpirun -np 1 --bind-to none tests/test_cuda_fold --time
+# the GPU local solver of strata-train (issue 6): it cuts its own steps to the budget
+step glm 600 bash tests/gpu/glm.sh "$LOG"
+finish
