@@ -152,6 +152,11 @@ static const st_config_field_t st_config_table[] = {
              "CUDA IPC when every rank's are device memory; smaller ones are staged through "
              "host memory.",
              ST_CONFIG_SIZE, cuda_ipc_min, 0, 1LL << 50, 0, NULL),
+    ST_FIELD("CUDA_IPC_CACHE", "y",
+             "Keep the peers' device buffers mapped after a CUDA IPC call, for the next "
+             "(n: unmap them before the call returns, so a freed buffer's memory is not held "
+             "by the peers' mappings).",
+             ST_CONFIG_BOOL, cuda_ipc_cache, 0, 1, 0, NULL),
     ST_FIELD_STRING("TOPO_BIND", "os",
                     "Binding Strata assumes for each rank: os (ask the OS), none, core "
                     "(rank r on core r), socket (ranks round-robin over packages), or a "

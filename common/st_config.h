@@ -67,6 +67,7 @@ typedef struct {
     size_t ucx_rdb_max; /* inter-node recursive doubling up to this many bytes */
     size_t hier_piece;  /* inter-node pipeline piece (bytes); 0 = the whole message */
     size_t cuda_ipc_min; /* device buffers from this size: GPU to GPU through CUDA IPC */
+    int    cuda_ipc_cache; /* keep peers' buffers mapped after a call */
     char   topo_bind[ST_CONFIG_STRLEN];      /* "os", "none", "core", "socket" or PU list */
     char   topo_synthetic[ST_CONFIG_STRLEN]; /* hwloc synthetic description, "" = off */
     char   topo_xml[ST_CONFIG_STRLEN];       /* hwloc XML file, "" = off */

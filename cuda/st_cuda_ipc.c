@@ -28,7 +28,11 @@
  * process fails): a peer allocation not seen before is opened once; a cached one
  * whose address range a new allocation of that peer overlaps was freed and is
  * closed; beyond ST_IPC_CACHE entries the least recently used is closed. The
- * handles of this rank's own allocations are cached the same way.
+ * handles of this rank's own allocations are cached the same way. A cached mapping
+ * keeps its memory alive after the owner frees it (CUDA calls freeing an exported
+ * buffer that a peer still maps undefined; the driver keeps it): with
+ * STRATA_CUDA_IPC_CACHE=n every rank unmaps its peers' buffers before the call's
+ * last barrier, so none is mapped once any rank returns.
  */
 #include "config.h"
 
@@ -101,18 +105,24 @@ static void st_ipc_close_entry(st_ipc_entry_t *e)
     e->peer   = -1;
 }
 
-void st_cuda_ipc_destroy(st_cuda_ipc_t *ipc)
+/* Every mapping of a peer's buffer closed. */
+static void st_ipc_close_peers(st_cuda_ipc_t *ipc)
 {
     int k;
 
-    if (ipc == NULL) {
-        return;
-    }
     for (k = 0; k < ST_IPC_CACHE; k++) {
         if (ipc->peers[k].peer >= 0) {
             st_ipc_close_entry(&ipc->peers[k]);
         }
     }
+}
+
+void st_cuda_ipc_destroy(st_cuda_ipc_t *ipc)
+{
+    if (ipc == NULL) {
+        return;
+    }
+    st_ipc_close_peers(ipc);
     free(ipc);
 }
 
@@ -307,6 +317,9 @@ int st_cuda_ipc_allreduce(st_cuda_ipc_t *ipc, st_shm_t *shm, MPI_Comm pcomm, con
         ok_all &= (*(const int*)all[j] != 0);
     }
     if (!ok_all) {
+        if (!st_config.cuda_ipc_cache) {
+            st_ipc_close_peers(ipc);
+        }
         if (entered) {
             st_cuda_ctx_leave();
         }
@@ -337,6 +350,9 @@ int st_cuda_ipc_allreduce(st_cuda_ipc_t *ipc, st_shm_t *shm, MPI_Comm pcomm, con
     }
     if (rc == 1 && st_cuda_stream_sync(stream) != 0) {
         rc = -1;
+    }
+    if (!st_config.cuda_ipc_cache) {   /* done with the peers' buffers: before the barrier */
+        st_ipc_close_peers(ipc);
     }
     st_shm_exchange(shm, NULL, 0, pcomm);
     st_cuda_ctx_leave();

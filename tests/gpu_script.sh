@@ -48,7 +48,7 @@ if [ "$ncores" -ge 2 ]; then
     check "step host-$ncores passed" grep -q "^host-$ncores: ok" "$sum"
     check "host-$ncores.csv has the 64 MB row" grep -q '^sum,double,67108864,' "$dir/all/host-$ncores.csv"
 fi
-for s in check-2-shared check-4-shared time-2 time-4; do
+for s in check-2-shared check-4-shared check-2-nocache time-2 time-4; do
     check "step $s reported failed" grep -q "^$s: FAIL" "$sum"
 done
 contains "the summary printed" "== summary"

@@ -161,6 +161,8 @@ int main(int argc, char **argv)
         double *hs = malloc((size_t)n * sizeof(double)), *hr = malloc((size_t)n * sizeof(double));
         int round, expect = HAVE_CUDA && strata_active() && size > 1 && nodes == 1 &&
                             getenv("STRATA_CUDA_IPC_MIN") == NULL;
+        const char *cache = getenv("STRATA_CUDA_IPC_CACHE");
+        int nocache = cache != NULL && (cache[0] == 'n' || cache[0] == '0');
         unsigned long mapped = 0;
 
         for (round = 0; round < rounds; round++) {
@@ -185,6 +187,10 @@ int main(int argc, char **argv)
             if (dev_mapped != NULL) {
                 mapped = dev_mapped();
             }
+            /* STRATA_CUDA_IPC_CACHE=n: nothing of the peers' stays mapped */
+            CHECKF(!expect || !nocache || mapped == 0,
+                   "round %d: %lu peer buffers mapped after the call, with the cache off",
+                   round, mapped);
             dev_free(ds);
             dev_free(dr);
         }

@@ -27,7 +27,8 @@
 #  check-2-shared, check-4-shared
 #                tests/gpu/test_cuda_buffers under strata-run: cudaMalloc'd device,
 #                host and in-place buffers; the all-device calls of 1 MB and more must
-#                have gone GPU to GPU;
+#                have gone GPU to GPU; check-2-nocache: the same with the mapping
+#                cache off (STRATA_CUDA_IPC_CACHE=n);
 #  host-N        strata-bench --compare on N = the machine's cores ranks, host
 #                buffers, 8 B to 64 MB, against Open MPI's own allreduce (CSV too);
 #  check-per-gpu one rank per GPU, when there are several;
@@ -131,6 +132,8 @@ step sweep-4 180 mpirun -np 4 --bind-to none tests/test_allreduce --device libcu
 if [ "$have_buffers" -eq 0 ]; then
     step check-2-shared 120 tools/strata-run mpirun -np 2 --bind-to none "$LOG/test_cuda_buffers"
     step check-4-shared 120 tools/strata-run mpirun -np 4 --bind-to none "$LOG/test_cuda_buffers"
+    step check-2-nocache 120 env STRATA_CUDA_IPC_CACHE=n tools/strata-run mpirun -np 2 \
+        --bind-to none -x STRATA_CUDA_IPC_CACHE "$LOG/test_cuda_buffers"
 fi
 if [ "$ncores" -ge 2 ]; then   # issue 2: host buffers, a rank per core
     step "host-$ncores" 180 mpirun -np "$ncores" --map-by core --bind-to core \
