@@ -7,9 +7,10 @@
 # check, the device-buffer sweeps, the host benchmark, the GPU solver) must pass;
 # those built on the CUDA runtime (test_cuda_buffers) cannot run on the stand-in and
 # must be reported as failed, not hang. (The 4-rank sweep, which the suite runs
-# itself, and the kernels' timing are left out through RUNALL_SKIP.) Then the budget: with none left every step is
-# skipped and said so. Skipped in VPATH builds (run-all.sh builds in its source
-# tree), under sanitizers, and in builds without the GPU kernels.
+# itself, and the kernels' timing are left out through RUNALL_SKIP.) Then the
+# budget: with none left every step is skipped and said so. Skipped in VPATH
+# builds (run-all.sh builds in its source tree), under sanitizers, and in builds
+# without the GPU kernels.
 #
 . "${top_srcdir}/tests/common.sh"
 if [ "$(cd "$top_srcdir" && pwd)" != "$(pwd)" ]; then
@@ -28,9 +29,10 @@ mkdir "$dir/bin"
 printf '#!/bin/sh\necho "GPU 0: stand-in (UUID: GPU-0)"\n' >"$dir/bin/nvidia-smi"
 chmod +x "$dir/bin/nvidia-smi"
 runall() { # BUDGET LOGDIR
-    PATH="$dir/bin:$PATH" LD_LIBRARY_PATH="$top_builddir/tests/fake${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-        RUNALL_BUDGET=$1 RUNALL_SKIP="sweep-4 kernels-time" GLM_ROWS=2000 bash "$top_srcdir/tests/gpu/run-all.sh" \
-        --pack "$2.tar.gz" "$2" >"$out" 2>"$err"
+    PATH="$dir/bin:$PATH" \
+        LD_LIBRARY_PATH="$top_builddir/tests/fake${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        RUNALL_BUDGET=$1 RUNALL_SKIP="sweep-4 kernels-time" GLM_ROWS=2000 \
+        bash "$top_srcdir/tests/gpu/run-all.sh" --pack "$2.tar.gz" "$2" >"$out" 2>"$err"
 }
 
 runall 900 "$dir/all"
@@ -46,7 +48,8 @@ for s in sweep-4 kernels-time; do   # the stand-in's emulated kernels are slow t
 done
 if [ "$ncores" -ge 2 ]; then
     check "step host-$ncores passed" grep -q "^host-$ncores: ok" "$sum"
-    check "host-$ncores.csv has the 64 MB row" grep -q '^sum,double,67108864,' "$dir/all/host-$ncores.csv"
+    check "host-$ncores.csv has the 64 MB row" \
+        grep -q '^sum,double,67108864,' "$dir/all/host-$ncores.csv"
 fi
 for s in check-2-shared check-4-shared check-2-nocache time-2 time-4; do
     check "step $s reported failed" grep -q "^$s: FAIL" "$sum"
@@ -56,8 +59,10 @@ contains "the packed logs named" "logs packed into $dir/all.tar.gz"
 tar tzf "$dir/all.tar.gz" >"$dir/packed"
 check "summary and sweep logs packed" grep -q '^\./summary\.txt$' "$dir/packed"
 check "sweep-2.log packed" grep -q '^\./sweep-2\.log$' "$dir/packed"
-check "no data or binaries packed" sh -c "! grep -q -e '\\.bin\$' -e test_cuda_buffers\$ '$dir/packed'"
-check "the sweep ran on device buffers" grep -q 'test_allreduce --device: PASS' "$dir/all/sweep-2.log"
+check "no data or binaries packed" \
+    sh -c "! grep -q -e '\\.bin\$' -e test_cuda_buffers\$ '$dir/packed'"
+check "the sweep ran on device buffers" \
+    grep -q 'test_allreduce --device: PASS' "$dir/all/sweep-2.log"
 
 runall 5 "$dir/none"
 check "no budget: exit 1" test $? -eq 1

@@ -509,7 +509,8 @@ static int dev_open(void)
     }
     dev.ipc_min = ~0ULL;
     for (i = 0; i < strata_config_count(); i++) {
-        if (strata_config_get(i, &e) == STRATA_OK && strcmp(e.name, "STRATA_CUDA_IPC_MIN") == 0) {
+        if (strata_config_get(i, &e) == STRATA_OK &&
+            strcmp(e.name, "STRATA_CUDA_IPC_MIN") == 0) {
             dev.ipc_min = strtoull(e.value, &end, 10);
             dev.ipc_min <<= (*end == 'K') ? 10 : (*end == 'M') ? 20 : (*end == 'G') ? 30 : 0;
         }
@@ -700,6 +701,8 @@ static void run_case(ctx_t *c, const type_t *t, op_t op, size_t count, int inpla
     }
     if (dev.lib != NULL && (dev.alloc(&d_send, bytes + shift + 1) != 0 ||
                             dev.alloc(&d_region, region_bytes) != 0)) {
+        d_send = d_region = 0;   /* (a failed cuMemAlloc leaves its pointer alone) */
+        free(region);
         region = NULL;
     }
     if (send_mem == NULL || copy == NULL || expect == NULL || canon == NULL || region == NULL) {
@@ -983,6 +986,8 @@ int main(int argc, char **argv)
     } else {
         test_default();
     }
-    return st_test_finish(dev.lib ? (big ? "test_allreduce --big --device" : "test_allreduce --device")
-                                  : (big ? "test_allreduce --big" : "test_allreduce"));
+    if (dev.lib != NULL) {
+        return st_test_finish(big ? "test_allreduce --big --device" : "test_allreduce --device");
+    }
+    return st_test_finish(big ? "test_allreduce --big" : "test_allreduce");
 }

@@ -74,7 +74,7 @@ finish() {
 # step NAME LIMIT CMD...: CMD under the time limit (cut to the budget left), its
 # output in $LOG/NAME.log and its last lines here, one summary line
 step() {
-    local name=$1 want=$2 t r t0
+    local name=$1 want=$2 t r t0 why
     shift 2
     case " ${RUNALL_SKIP:-} " in
         *" $name "*)
@@ -95,8 +95,9 @@ step() {
     if [ $r -eq 0 ]; then
         echo "$name: ok ($((SECONDS - t0)) s)" >>"$LOG/summary.txt"
     else
-        echo "$name: FAIL (exit $r$([ $r -eq 124 ] && echo ", time limit $t s"), $((SECONDS - t0)) s)" \
-            >>"$LOG/summary.txt"
+        why="exit $r"
+        [ $r -eq 124 ] && why="$why, time limit $t s"
+        echo "$name: FAIL ($why, $((SECONDS - t0)) s)" >>"$LOG/summary.txt"
         rc=1
     fi
     return $r
