@@ -347,8 +347,7 @@ static void st_shm_copy_in(st_shm_t *shm, uint64_t s, const char *in, size_t n, 
  * copy-out then costs no second read of the result area. In non-temporal mode the
  * result, which the other ranks read next, is streamed to memory: each block is
  * folded in a private L1-sized buffer, then copied out with streaming stores. The
- * fold never writes into a source (in place, @a mine is my input's sub-range: a
- * block is read whole before it is written).
+ * fold never writes into a source (@a mine, when given, is not my input).
  */
 static void st_shm_fold(st_shm_t *shm, const st_reduce_kernel_t *kernel, size_t esize,
                         char *dst, char *mine, const void **src, int nsrc, size_t count,
@@ -405,6 +404,11 @@ static void st_shm_large(st_shm_t *shm, const char *in, char *out, size_t count,
     unsigned buf;
     uint64_t s;
     int j;
+    /* out of place, my sub-range is folded into my output too (no second read of
+     * the result area); in place it is not: on a buffer that comes cold from the
+     * program's own work (examples/allreduce_demo) that made the call 1.6-2x slower,
+     * though it gains on a buffer reduced again and again (bench/RESULTS.md) */
+    char *mine = (in == out) ? NULL : out;
 
     /* the first step's copy-in; later ones overlap the previous step's folds */
     st_shm_copy_in(shm, shm->seq + 1, in, ST_MIN(step_elems, count), esize, nt);
@@ -423,7 +427,8 @@ static void st_shm_large(st_shm_t *shm, const char *in, char *out, size_t count,
                 shm->cross_bytes += st_shm_cross(shm, j) ? (hi - lo) * esize : 0;
             }
             st_shm_fold(shm, kernel, esize, st_shm_result(shm, buf) + lo * esize,
-                        out + (off + lo) * esize, src, shm->size, hi - lo, nt);
+                        mine ? mine + (off + lo) * esize : NULL, src, shm->size, hi - lo,
+                        nt);
         }
         st_shm_post(&shm->ctrl[shm->rank].reduced, s);
 
@@ -432,12 +437,16 @@ static void st_shm_large(st_shm_t *shm, const char *in, char *out, size_t count,
                            ST_MIN(step_elems, count - off - n), esize, nt);
         }
 
-        /* the other ranks' sub-ranges (mine is in place already); in place, this
-         * overwrites only this step's input, already copied in */
+        /* the other ranks' sub-ranges, and mine in place; in place, this overwrites
+         * only this step's input, already copied in */
         ST_SHM_WAIT(shm, reduced, s, pcomm);
-        memcpy(out + off * esize, st_shm_result(shm, buf), lo * esize);
-        memcpy(out + (off + hi) * esize, st_shm_result(shm, buf) + hi * esize,
-               (n - hi) * esize);
+        if (mine == NULL) {
+            memcpy(out + off * esize, st_shm_result(shm, buf), n * esize);
+        } else {
+            memcpy(out + off * esize, st_shm_result(shm, buf), lo * esize);
+            memcpy(out + (off + hi) * esize, st_shm_result(shm, buf) + hi * esize,
+                   (n - hi) * esize);
+        }
         shm->cross_bytes += st_shm_cross_result(shm, n, esize);
     }
 }
