@@ -13,6 +13,7 @@
 # without the GPU kernels.
 #
 . "${top_srcdir}/tests/common.sh"
+. "${top_srcdir}/tests/gpu/common.sh"   # machine_cores, as run-all.sh counts them
 if [ "$(cd "$top_srcdir" && pwd)" != "$(pwd)" ]; then
     echo "SKIP: a VPATH build (run-all.sh works in its source tree)"
     exit 77
@@ -38,8 +39,7 @@ runall() { # BUDGET LOGDIR
 runall 900 "$dir/all"
 check "exit 1 (the CUDA runtime's steps fail on the stand-in): exit $?" test $? -eq 1
 sum=$dir/all/summary.txt
-ncores=$(lscpu -p=CORE 2>/dev/null | grep -v '^#' | sort -u | wc -l)
-[ "$ncores" -gt 0 ] || ncores=$(nproc)
+ncores=$(machine_cores)
 for s in kernels-check sweep-2 glm; do
     check "step $s passed" grep -q "^$s: ok" "$sum"
 done

@@ -189,6 +189,21 @@ static inline int st_test_same_everywhere(MPI_Comm comm, const void *buf, size_t
     return st_test_hash_agree(comm, st_test_hash(buf, bytes));
 }
 
+/* The value of Strata's knob @a name ("STRATA_CUDA_IPC_MIN") in effect, as
+ * strata-info prints it ("1M", "y"); "" when there is no such knob. */
+static inline const char *st_test_config(const char *name)
+{
+    strata_config_entry_t e;
+    int i;
+
+    for (i = 0; i < strata_config_count(); i++) {
+        if (strata_config_get(i, &e) == STRATA_OK && strcmp(e.name, name) == 0) {
+            return e.value;
+        }
+    }
+    return "";
+}
+
 /* ---- Strata statistics ---- */
 
 static inline strata_comm_stats_t st_test_stats(MPI_Comm comm)

@@ -484,9 +484,8 @@ static int dev_open(void)
     int (*init)(unsigned), (*ndev)(int *), (*get)(int *, int), (*retain)(void **, int);
     int (*set)(void *);
     void *h = dlopen(dev.lib, RTLD_NOW | RTLD_GLOBAL), *ctx = NULL;
-    int n = 0, d = 0, local = 0, i;
+    int n = 0, d = 0, local = 0;
     MPI_Comm node;
-    strata_config_entry_t e;
     char *end;
 
     if (h == NULL || !DEV_SYM(h, "cuInit", init) || !DEV_SYM(h, "cuDeviceGetCount", ndev) ||
@@ -507,14 +506,8 @@ static int dev_open(void)
         printf("test_allreduce: no context on GPU %d\n", local % n);
         return -1;
     }
-    dev.ipc_min = ~0ULL;
-    for (i = 0; i < strata_config_count(); i++) {
-        if (strata_config_get(i, &e) == STRATA_OK &&
-            strcmp(e.name, "STRATA_CUDA_IPC_MIN") == 0) {
-            dev.ipc_min = strtoull(e.value, &end, 10);
-            dev.ipc_min <<= (*end == 'K') ? 10 : (*end == 'M') ? 20 : (*end == 'G') ? 30 : 0;
-        }
-    }
+    dev.ipc_min = strtoull(st_test_config("STRATA_CUDA_IPC_MIN"), &end, 10);
+    dev.ipc_min <<= (*end == 'K') ? 10 : (*end == 'M') ? 20 : (*end == 'G') ? 30 : 0;
     return 1;
 }
 

@@ -161,8 +161,7 @@ int main(int argc, char **argv)
         double *hs = malloc((size_t)n * sizeof(double)), *hr = malloc((size_t)n * sizeof(double));
         int round, expect = HAVE_CUDA && strata_active() && size > 1 && nodes == 1 &&
                             getenv("STRATA_CUDA_IPC_MIN") == NULL;
-        const char *cache = getenv("STRATA_CUDA_IPC_CACHE");
-        int nocache = cache != NULL && (cache[0] == 'n' || cache[0] == '0');
+        int nocache = strcmp(st_test_config("STRATA_CUDA_IPC_CACHE"), "n") == 0;
         unsigned long mapped = 0;
 
         for (round = 0; round < rounds; round++) {

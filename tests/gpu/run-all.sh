@@ -46,6 +46,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 pack=""
 if [ "${1:-}" = "--pack" ]; then
     pack=$2
+    case $pack in /*) ;; *) pack=$PWD/$pack ;; esac   # the script works in $ROOT
     shift 2
 fi
 LOG=${1:-$ROOT/tests/gpu/out}
@@ -108,8 +109,7 @@ if ! nvidia-smi -L >"$LOG/gpus.txt" 2>&1; then
     exit 77
 fi
 ngpu=$(grep -c '^GPU ' "$LOG/gpus.txt")
-ncores=$(lscpu -p=CORE 2>/dev/null | grep -v '^#' | sort -u | wc -l)
-[ "$ncores" -gt 0 ] || ncores=$(nproc)
+ncores=$(machine_cores)
 { nvidia-smi; mpirun --version | head -1; "$CUDA/bin/nvcc" --version | tail -1;
   echo "cores: $ncores, hardware threads: $(nproc)"; lscpu | grep -i 'model name\|socket'; } \
     >"$LOG/versions.txt" 2>&1
