@@ -468,14 +468,20 @@ static void st_coll_stage_fatal(st_plan_t *plan, const char *what, size_t bytes)
     PMPI_Abort(plan->user_comm, 1);
 }
 
-/* Which of the user's buffers are device memory (one look at libcuda per call, not
- * one per buffer). */
-static void st_coll_where(const void *sbuf, const void *rbuf, int *s_dev_p, int *r_dev_p)
+/* What the driver says of the user's buffers: one query per buffer per call (the
+ * send buffer is host memory in place), none while libcuda is not loaded (one
+ * look at that per call, not one per buffer). */
+static void st_coll_where(const void *sbuf, const void *rbuf, st_cuda_buf_t *s_p,
+                          st_cuda_buf_t *r_p)
 {
-    int cuda = st_cuda_loaded();
-
-    *s_dev_p = cuda && sbuf != MPI_IN_PLACE && st_cuda_classify(sbuf) == ST_MEM_DEVICE;
-    *r_dev_p = cuda && st_cuda_classify(rbuf) == ST_MEM_DEVICE;
+    if (ST_LIKELY(!st_cuda_loaded())) {
+        memset(s_p, 0, sizeof(*s_p));
+        memset(r_p, 0, sizeof(*r_p));
+        s_p->kind = r_p->kind = ST_MEM_HOST;
+        return;
+    }
+    st_cuda_query((sbuf == MPI_IN_PLACE) ? NULL : sbuf, s_p);
+    st_cuda_query(rbuf, r_p);
 }
 
 /* The algorithm of the plan on host buffers: one node, or several. */
@@ -501,16 +507,20 @@ static void st_coll_fast(st_plan_t *plan, const void *sbuf, void *rbuf, size_t c
                          st_type_t type, st_op_t op)
 {
     size_t bytes = count * st_type_size(type), need;
+    st_cuda_buf_t sinfo, rinfo;
+    const st_cuda_buf_t *src_info = (sbuf == MPI_IN_PLACE) ? &rinfo : &sinfo;
     const void *s;
     void *r, *grown;
     int rc, s_dev, r_dev;
 
-    st_coll_where(sbuf, rbuf, &s_dev, &r_dev);
+    st_coll_where(sbuf, rbuf, &sinfo, &rinfo);
+    s_dev = (sinfo.kind == ST_MEM_DEVICE);
+    r_dev = (rinfo.kind == ST_MEM_DEVICE);
 
     plan->stats.device_calls += (s_dev || r_dev);
     if (plan->ipc != NULL && bytes >= st_config.cuda_ipc_min) {
         rc = st_cuda_ipc_allreduce(plan->ipc, plan->shm, plan->comm, sbuf, rbuf, count, type,
-                                   op, (sbuf == MPI_IN_PLACE) ? r_dev : s_dev, r_dev);
+                                   op, src_info, &rinfo);
         if (rc == 1) {
             plan->stats.ipc_calls++;
             st_trace("CUDA IPC: %zu bytes", bytes);
@@ -526,7 +536,7 @@ static void st_coll_fast(st_plan_t *plan, const void *sbuf, void *rbuf, size_t c
         return;
     }
     if (plan->hier != NULL && st_hier_allreduce_device(plan->hier, sbuf, rbuf, count, type, op,
-                                                       plan->comm, s_dev, r_dev)) {
+                                                       plan->comm, src_info, &rinfo)) {
         st_trace("staging device buffers in pieces: %zu bytes", bytes);
         return;
     }
@@ -544,17 +554,17 @@ static void st_coll_fast(st_plan_t *plan, const void *sbuf, void *rbuf, size_t c
     r = r_dev ? plan->stage : rbuf;
     if (s_dev) {
         s = (char*)plan->stage + (r_dev ? bytes : 0);
-        if (st_cuda_copy((void*)s, sbuf, bytes, sbuf) != 0) {
+        if (st_cuda_copy((void*)s, sbuf, bytes, sinfo.ctx) != 0) {
             st_coll_stage_fatal(plan, "copy to host failed", bytes);
         }
-    } else if (sbuf == MPI_IN_PLACE && r_dev && st_cuda_copy(r, rbuf, bytes, rbuf) != 0) {
+    } else if (sbuf == MPI_IN_PLACE && r_dev && st_cuda_copy(r, rbuf, bytes, rinfo.ctx) != 0) {
         st_coll_stage_fatal(plan, "copy to host failed", bytes);
     }
     st_trace("staging device buffers: %zu bytes (send %s, receive %s)", bytes,
              s_dev ? "device" : (sbuf == MPI_IN_PLACE ? "in place" : "host"),
              r_dev ? "device" : "host");
     st_coll_host(plan, s, r, count, type, op);
-    if (r_dev && st_cuda_copy(rbuf, r, bytes, rbuf) != 0) {
+    if (r_dev && st_cuda_copy(rbuf, r, bytes, rinfo.ctx) != 0) {
         st_coll_stage_fatal(plan, "copy back to the device failed", bytes);
     }
 }
@@ -581,9 +591,10 @@ static int st_coll_mpi_cuda_aware(void)
  * type keep their bytes. Each rank stages alone; the others cannot tell.
  */
 static int st_coll_pmpi_staged(st_plan_t *plan, const void *sbuf, void *rbuf, int count,
-                               MPI_Datatype dtype, MPI_Op mop, MPI_Comm comm, int s_dev,
-                               int r_dev)
+                               MPI_Datatype dtype, MPI_Op mop, MPI_Comm comm,
+                               const st_cuda_buf_t *sinfo, const st_cuda_buf_t *rinfo)
 {
+    int s_dev = (sinfo->kind == ST_MEM_DEVICE), r_dev = (rinfo->kind == ST_MEM_DEVICE);
     MPI_Aint lb, extent, tlb, textent;
     size_t span;
     char *hs = NULL, *hr = NULL;
@@ -601,13 +612,13 @@ static int st_coll_pmpi_staged(st_plan_t *plan, const void *sbuf, void *rbuf, in
         st_coll_stage_fatal(plan, "no host memory to stage it", span);
     }
     if (s_dev) {
-        if (st_cuda_copy(hs, (const char*)sbuf + tlb, span, (const char*)sbuf + tlb) != 0) {
+        if (st_cuda_copy(hs, (const char*)sbuf + tlb, span, sinfo->ctx) != 0) {
             st_coll_stage_fatal(plan, "copy to host failed", span);
         }
         s = hs - tlb;
     }
     if (r_dev) {
-        if (st_cuda_copy(hr, (char*)rbuf + tlb, span, (char*)rbuf + tlb) != 0) {
+        if (st_cuda_copy(hr, (char*)rbuf + tlb, span, rinfo->ctx) != 0) {
             st_coll_stage_fatal(plan, "copy to host failed", span);
         }
         r = hr - tlb;
@@ -615,7 +626,7 @@ static int st_coll_pmpi_staged(st_plan_t *plan, const void *sbuf, void *rbuf, in
     st_trace("fallback on a device buffer: staged, %zu bytes", span);
     rc = PMPI_Allreduce(s, r, count, dtype, mop, comm);
     if (r_dev && rc == MPI_SUCCESS &&
-        st_cuda_copy((char*)rbuf + tlb, hr, span, (char*)rbuf + tlb) != 0) {
+        st_cuda_copy((char*)rbuf + tlb, hr, span, rinfo->ctx) != 0) {
         st_coll_stage_fatal(plan, "copy back to the device failed", span);
     }
     free(hs);
@@ -628,16 +639,16 @@ static int st_coll_pmpi_staged(st_plan_t *plan, const void *sbuf, void *rbuf, in
 static int st_coll_pmpi(st_plan_t *plan, const void *sbuf, void *rbuf, int count,
                         MPI_Datatype dtype, MPI_Op mop, MPI_Comm comm)
 {
-    int s_dev, r_dev;
+    st_cuda_buf_t sinfo, rinfo;
 
     if (ST_LIKELY(!st_cuda_loaded()) || st_coll_mpi_cuda_aware()) {
         return PMPI_Allreduce(sbuf, rbuf, count, dtype, mop, comm);
     }
-    st_coll_where(sbuf, rbuf, &s_dev, &r_dev);
-    if (!s_dev && !r_dev) {
+    st_coll_where(sbuf, rbuf, &sinfo, &rinfo);
+    if (sinfo.kind == ST_MEM_HOST && rinfo.kind == ST_MEM_HOST) {
         return PMPI_Allreduce(sbuf, rbuf, count, dtype, mop, comm);
     }
-    return st_coll_pmpi_staged(plan, sbuf, rbuf, count, dtype, mop, comm, s_dev, r_dev);
+    return st_coll_pmpi_staged(plan, sbuf, rbuf, count, dtype, mop, comm, &sinfo, &rinfo);
 }
 
 static int st_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dtype,

@@ -6,6 +6,7 @@
 #define ST_COLL_H
 
 #include "st_common.h"
+#include "st_cuda.h"
 #include "st_mpi.h"
 #include "st_reduce.h"
 #include "st_topo.h"
@@ -136,8 +137,8 @@ void st_hier_allreduce(st_hier_t *hier, const void *sbuf, void *rbuf, size_t cou
                        st_type_t type, st_op_t op, MPI_Comm comm);
 
 /*
- * The same with device buffers (@a s_dev, @a r_dev: which are device memory, as
- * st_cuda_classify says): on the pipeline, each piece is staged through pinned host
+ * The same with device buffers (@a in, @a out: what st_cuda_query said of the send
+ * buffer, the receive buffer's in place, and of the receive buffer): on the pipeline, each piece is staged through pinned host
  * memory on Strata's stream of the buffers' context while the others go through
  * the node and the network. @return 1 when done; 0 when this call does not take
  * the pipeline (small) or cannot stage this way (buffers in two contexts, no
@@ -145,7 +146,8 @@ void st_hier_allreduce(st_hier_t *hier, const void *sbuf, void *rbuf, size_t cou
  * other ranks cannot tell from this.
  */
 int st_hier_allreduce_device(st_hier_t *hier, const void *sbuf, void *rbuf, size_t count,
-                             st_type_t type, st_op_t op, MPI_Comm comm, int s_dev, int r_dev);
+                             st_type_t type, st_op_t op, MPI_Comm comm, const st_cuda_buf_t *in,
+                             const st_cuda_buf_t *out);
 
 /* ---- the fast-path decision (st_coll.c) ---- */
 

@@ -437,21 +437,20 @@ void st_hier_allreduce(st_hier_t *h, const void *sbuf, void *rbuf, size_t count,
 }
 
 int st_hier_allreduce_device(st_hier_t *h, const void *sbuf, void *rbuf, size_t count,
-                             st_type_t type, st_op_t op, MPI_Comm comm, int s_dev, int r_dev)
+                             st_type_t type, st_op_t op, MPI_Comm comm, const st_cuda_buf_t *bin,
+                             const st_cuda_buf_t *bout)
 {
     const void *in = (sbuf == MPI_IN_PLACE) ? rbuf : sbuf;
-    st_hier_dev_t dev = {(sbuf == MPI_IN_PLACE) ? r_dev : s_dev, r_dev, NULL};
-    st_cuda_buf_t bin, bout;
+    st_hier_dev_t dev = {bin->kind == ST_MEM_DEVICE, bout->kind == ST_MEM_DEVICE, NULL};
     size_t piece;
     void *ctx;
 
-    if (!st_hier_pipelined(h, count, type) ||
-        (dev.in_dev && st_cuda_buf_info(in, &bin) != 0) ||
-        (dev.out_dev && st_cuda_buf_info(rbuf, &bout) != 0) ||
-        (dev.in_dev && dev.out_dev && bin.ctx != bout.ctx)) {
+    if (!st_hier_pipelined(h, count, type) || (dev.in_dev && bin->ctx == NULL) ||
+        (dev.out_dev && bout->ctx == NULL) ||
+        (dev.in_dev && dev.out_dev && bin->ctx != bout->ctx)) {
         return 0;
     }
-    ctx = dev.in_dev ? bin.ctx : bout.ctx;
+    ctx = dev.in_dev ? bin->ctx : bout->ctx;
     if (st_cuda_ctx_enter(ctx) != 0) {
         return 0;
     }

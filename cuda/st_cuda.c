@@ -156,25 +156,87 @@ int st_cuda_loaded(void)
     return atomic_load_explicit(&st_cu_ready, memory_order_acquire);
 }
 
-st_mem_kind_t st_cuda_classify(const void *ptr)
-{
-    unsigned int type = 0;
+/*
+ * One driver call per buffer: cuPointerGetAttributes asks for the memory type and
+ * everything the device paths need of the allocation at once (on host memory the
+ * driver never saw, it answers success with the memory type 0). Where it fails
+ * (not initialized, or a driver that lacks one of the attributes), single
+ * cuPointerGetAttribute queries: the memory type, and only for device memory the
+ * rest (an unknown IPC attribute then means no IPC). A driver whose
+ * cuPointerGetAttributes failed on device memory is asked by single queries from
+ * then on.
+ */
+static _Atomic int st_cu_multi_broken;
 
+static int st_cuda_query_singles(st_cu_ptr_t p, const int *attrs, void **data, int n)
+{
+    int k;
+
+    for (k = 0; k < n; k++) {
+        if (st_cu.pointer_get_attribute(data[k], attrs[k], p) != 0) {
+            if (attrs[k] != ST_CU_POINTER_ATTRIBUTE_IPC_CAPABLE) {
+                return -1;
+            }
+            *(int*)data[k] = 0;   /* an older driver: IPC is not tried */
+        }
+    }
+    return 0;
+}
+
+st_mem_kind_t st_cuda_query(const void *ptr, st_cuda_buf_t *info)
+{
+    int attrs[7] = {ST_CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ST_CU_POINTER_ATTRIBUTE_CONTEXT,
+                    ST_CU_POINTER_ATTRIBUTE_BUFFER_ID, ST_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                    ST_CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                    ST_CU_POINTER_ATTRIBUTE_RANGE_SIZE, ST_CU_POINTER_ATTRIBUTE_IPC_CAPABLE};
+    st_cu_ptr_t p = (st_cu_ptr_t)(uintptr_t)ptr, start = 0;
+    unsigned long long id = 0;
+    unsigned int type = 0;
+    int ordinal = -1, ipc = 0, n = (int)ST_ARRAY_SIZE(attrs);
+    size_t size = 0;
+    void *ctx = NULL;
+    void *data[7] = {&type, &ctx, &id, &ordinal, &start, &size, &ipc};
+
+    memset(info, 0, sizeof(*info));
+    info->kind = ST_MEM_HOST;
     if (ptr == NULL || !st_cuda_loaded()) {
         return ST_MEM_HOST;
     }
-    /* host memory the driver never saw answers CUDA_ERROR_INVALID_VALUE; before
-       cuInit, CUDA_ERROR_NOT_INITIALIZED: both are host memory to Strata */
-    if (st_cu.pointer_get_attribute(&type, ST_CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                    (st_cu_ptr_t)(uintptr_t)ptr) != 0) {
+    if (st_cu.pointer_get_attributes == NULL ||
+        atomic_load_explicit(&st_cu_multi_broken, memory_order_relaxed) ||
+        st_cu.pointer_get_attributes((unsigned)n, attrs, data, p) != 0) {
+        /* host memory the driver never saw answers CUDA_ERROR_INVALID_VALUE; before
+           cuInit, CUDA_ERROR_NOT_INITIALIZED: both are host memory to Strata */
+        type = 0;
+        if (st_cu.pointer_get_attribute(&type, ST_CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p) != 0 ||
+            type == ST_CU_MEMORYTYPE_HOST) {
+            return ST_MEM_HOST;
+        }
+        if (st_cu.pointer_get_attributes != NULL) {
+            atomic_store_explicit(&st_cu_multi_broken, 1, memory_order_relaxed);
+        }
+        if (st_cuda_query_singles(p, attrs + 1, data + 1, n - 1) != 0) {
+            ctx = NULL;   /* device memory all the same: staged, not shared */
+            size = 0;
+        }
+    } else if (type == 0 || type == ST_CU_MEMORYTYPE_HOST) {
         return ST_MEM_HOST;
     }
-    return (type == ST_CU_MEMORYTYPE_HOST) ? ST_MEM_HOST : ST_MEM_DEVICE;
+    info->kind = ST_MEM_DEVICE;
+    if (ctx != NULL && size != 0) {
+        info->ctx     = ctx;
+        info->base    = (uintptr_t)start;
+        info->size    = size;
+        info->id      = id;
+        info->ordinal = ordinal;
+        info->ipc     = ipc;
+    }
+    return ST_MEM_DEVICE;
 }
 
-int st_cuda_copy(void *dst, const void *src, size_t bytes, const void *dev)
+int st_cuda_copy(void *dst, const void *src, size_t bytes, void *ctx)
 {
-    st_cu_ctx_t ctx = NULL, popped;
+    st_cu_ctx_t popped;
     st_cu_result_t rc;
 
     if (bytes == 0) {
@@ -184,10 +246,6 @@ int st_cuda_copy(void *dst, const void *src, size_t bytes, const void *dev)
         return -1;
     }
     /* the copy runs in the context of the device buffer, whatever this thread's is */
-    if (st_cu.pointer_get_attribute(&ctx, ST_CU_POINTER_ATTRIBUTE_CONTEXT,
-                                    (st_cu_ptr_t)(uintptr_t)dev) != 0) {
-        ctx = NULL;
-    }
     if (ctx != NULL && st_cu.ctx_push(ctx) != 0) {
         ctx = NULL;
     }
@@ -389,51 +447,6 @@ int st_cuda_ipc_usable(void)
            st_cu.memcpy_async != NULL && st_cu.ctx_get_current != NULL &&
            st_cu.module_load_data != NULL && st_cu.module_get_function != NULL &&
            st_cu.launch_kernel != NULL;
-}
-
-int st_cuda_buf_info(const void *ptr, st_cuda_buf_t *info)
-{
-    int attrs[6] = {ST_CU_POINTER_ATTRIBUTE_CONTEXT, ST_CU_POINTER_ATTRIBUTE_BUFFER_ID,
-                    ST_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-                    ST_CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
-                    ST_CU_POINTER_ATTRIBUTE_RANGE_SIZE, ST_CU_POINTER_ATTRIBUTE_IPC_CAPABLE};
-    st_cu_ptr_t p = (st_cu_ptr_t)(uintptr_t)ptr, start = 0;
-    unsigned long long id = 0;
-    int ordinal = -1, ipc = 0, k, n = (int)ST_ARRAY_SIZE(attrs);
-    size_t size = 0;
-    void *data[6];
-
-    memset(info, 0, sizeof(*info));
-    data[0] = &info->ctx;
-    data[1] = &id;
-    data[2] = &ordinal;
-    data[3] = &start;
-    data[4] = &size;
-    data[5] = &ipc;
-    if (!st_cuda_loaded()) {
-        return -1;
-    }
-    /* one driver call where the driver has it */
-    if (st_cu.pointer_get_attributes == NULL ||
-        st_cu.pointer_get_attributes((unsigned)n, attrs, data, p) != 0) {
-        for (k = 0; k < n; k++) {
-            if (st_cu.pointer_get_attribute(data[k], attrs[k], p) != 0) {
-                if (attrs[k] != ST_CU_POINTER_ATTRIBUTE_IPC_CAPABLE) {
-                    return -1;
-                }
-                ipc = 0;   /* an older driver: IPC is not tried */
-            }
-        }
-    }
-    if (info->ctx == NULL || size == 0) {
-        return -1;
-    }
-    info->base    = (uintptr_t)start;
-    info->size    = size;
-    info->id      = id;
-    info->ordinal = ordinal;
-    info->ipc     = ipc;
-    return 0;
 }
 
 int st_cuda_ctx_enter(void *ctx)

@@ -1,8 +1,8 @@
 /*
  * GPU buffers: recognize device pointers and stage them through host memory, so
  * that a CUDA program's MPI_Allreduce on device buffers is correct under Strata;
- * the GPU reduction kernels (st_cuda_kernels.cu), launched through the driver.
- * (No CUDA IPC path yet: issue 5.)
+ * the GPU reduction kernels (st_cuda_kernels.cu), launched through the driver;
+ * what the CUDA IPC path (st_cuda_ipc.c) needs of the driver.
  *
  * Nothing here needs CUDA at build time, and nothing creates a CUDA context: the
  * driver library is only used when the process has loaded it already (a program
@@ -28,19 +28,35 @@ typedef enum {
  */
 int st_cuda_loaded(void);
 
+/** A buffer, as the driver describes the allocation holding it. */
+typedef struct {
+    st_mem_kind_t kind;        /**< the rest is known only for ST_MEM_DEVICE, and then
+                                    only where @a ctx is not NULL */
+    uintptr_t base;            /**< the allocation's first address */
+    size_t size;               /**< its bytes */
+    unsigned long long id;     /**< the driver's buffer id: never reused in the process */
+    int ordinal;               /**< its device */
+    int ipc;                   /**< legacy CUDA IPC can share it (cudaMalloc memory) */
+    void *ctx;                 /**< its context */
+} st_cuda_buf_t;
+
 /**
- * @return ST_MEM_DEVICE when @a ptr is memory the CUDA driver says is not plain host
- *         memory; ST_MEM_HOST when it is host memory, when the driver cannot tell (not
- *         initialized, unknown pointer), or when libcuda is not loaded in the process.
+ * Ask the driver about @a ptr: one driver call (cuPointerGetAttributes), nothing
+ * kept across calls (the address may be freed and reused meanwhile).
+ * @return and in @a info->kind: ST_MEM_DEVICE when @a ptr is memory the driver says
+ *         is not plain host memory (then @a info describes its allocation: all of
+ *         it, or only the kind where the driver would not say more); ST_MEM_HOST
+ *         when it is host memory, when the driver cannot tell (not initialized,
+ *         unknown pointer), or when libcuda is not loaded in the process.
  */
-st_mem_kind_t st_cuda_classify(const void *ptr);
+st_mem_kind_t st_cuda_query(const void *ptr, st_cuda_buf_t *info);
 
 /**
  * Copy @a bytes between any two buffers the driver knows (unified addressing), in
- * the context of @a dev, whichever of the two is the device buffer (the caller
- * classified them already). @return 0, or -1 (the driver's error was logged).
+ * context @a ctx, the device buffer's (st_cuda_query; NULL: the thread's current
+ * one). @return 0, or -1 (the driver's error was logged).
  */
-int st_cuda_copy(void *dst, const void *src, size_t bytes, const void *dev);
+int st_cuda_copy(void *dst, const void *src, size_t bytes, void *ctx);
 
 /**
  * @return 1 when this build carries a GPU kernel for (@a type, @a op): built with
@@ -65,21 +81,8 @@ int st_cuda_fold(st_type_t type, st_op_t op, void *out, const void *const *src, 
 
 #define ST_CUDA_IPC_HANDLE_SIZE 64   /* CU_IPC_HANDLE_SIZE */
 
-/** A device allocation, as the driver describes the one holding a pointer. */
-typedef struct {
-    uintptr_t base;            /**< the allocation's first address */
-    size_t size;               /**< its bytes */
-    unsigned long long id;     /**< the driver's buffer id: never reused in the process */
-    int ordinal;               /**< its device */
-    int ipc;                   /**< legacy CUDA IPC can share it (cudaMalloc memory) */
-    void *ctx;                 /**< its context */
-} st_cuda_buf_t;
-
 /** @return 1 when the loaded driver has everything the IPC path uses. */
 int st_cuda_ipc_usable(void);
-
-/** Describe the allocation holding device pointer @a ptr. @return 0 or -1. */
-int st_cuda_buf_info(const void *ptr, st_cuda_buf_t *info);
 
 /** Make @a ctx current in this thread (0), until st_cuda_ctx_leave(). */
 int st_cuda_ctx_enter(void *ctx);

@@ -210,33 +210,31 @@ static void *st_ipc_map(st_cuda_ipc_t *ipc, int j, uint64_t id, uint64_t base, u
 
 /* My descriptor for step A: 0 in d->ok when my buffers cannot take the IPC path. */
 static void *st_ipc_describe(st_cuda_ipc_t *ipc, const void *sbuf, void *rbuf,
-                             st_type_t type, st_op_t op, int src_dev, int r_dev,
-                             st_ipc_desc_t *d)
+                             st_type_t type, st_op_t op, const st_cuda_buf_t *s,
+                             const st_cuda_buf_t *r, st_ipc_desc_t *d)
 {
-    st_cuda_buf_t s, r;
     const void *src = (sbuf == MPI_IN_PLACE) ? rbuf : sbuf;
 
     memset(d, 0, sizeof(*d));
     d->cuda     = st_cuda_ipc_usable();
     d->in_place = (sbuf == MPI_IN_PLACE);
-    if (!d->cuda || !st_cuda_fold_supported(type, op) || !src_dev || !r_dev ||
-        st_cuda_buf_info(rbuf, &r) != 0 || st_cuda_buf_info(src, &s) != 0 || !r.ipc ||
-        !s.ipc || s.ctx != r.ctx) {
+    if (!d->cuda || !st_cuda_fold_supported(type, op) || s->kind != ST_MEM_DEVICE ||
+        r->kind != ST_MEM_DEVICE || s->ctx == NULL || !r->ipc || !s->ipc || s->ctx != r->ctx) {
         return NULL;
     }
-    if (st_ipc_own_handle(ipc, &s, d->sh) != 0 || st_ipc_own_handle(ipc, &r, d->rh) != 0) {
+    if (st_ipc_own_handle(ipc, s, d->sh) != 0 || st_ipc_own_handle(ipc, r, d->rh) != 0) {
         return NULL;
     }
-    d->sid   = s.id;
-    d->rid   = r.id;
-    d->sbase = s.base;
-    d->rbase = r.base;
-    d->ssize = s.size;
-    d->rsize = r.size;
-    d->soff  = (uintptr_t)src - s.base;
-    d->roff  = (uintptr_t)rbuf - r.base;
+    d->sid   = s->id;
+    d->rid   = r->id;
+    d->sbase = s->base;
+    d->rbase = r->base;
+    d->ssize = s->size;
+    d->rsize = r->size;
+    d->soff  = (uintptr_t)src - s->base;
+    d->roff  = (uintptr_t)rbuf - r->base;
     d->ok    = 1;
-    return r.ctx;
+    return r->ctx;
 }
 
 /* Slice @a j of @a count elements: [lo, lo + n). */
@@ -249,8 +247,8 @@ static void st_ipc_slice(size_t count, int size, int j, size_t *lo_p, size_t *n_
 }
 
 int st_cuda_ipc_allreduce(st_cuda_ipc_t *ipc, st_shm_t *shm, MPI_Comm pcomm, const void *sbuf,
-                          void *rbuf, size_t count, st_type_t type, st_op_t op, int src_dev,
-                          int r_dev)
+                          void *rbuf, size_t count, st_type_t type, st_op_t op,
+                          const st_cuda_buf_t *src_info, const st_cuda_buf_t *r_info)
 {
     const void *const *all;
     const st_ipc_desc_t *peer;
@@ -269,7 +267,7 @@ int st_cuda_ipc_allreduce(st_cuda_ipc_t *ipc, st_shm_t *shm, MPI_Comm pcomm, con
     }
 
     /* A. what every rank has */
-    ctx = st_ipc_describe(ipc, sbuf, rbuf, type, op, src_dev, r_dev, &mine);
+    ctx = st_ipc_describe(ipc, sbuf, rbuf, type, op, src_info, r_info, &mine);
     all = st_shm_exchange(shm, &mine, sizeof(mine), pcomm);
     if (all == NULL) {
         return 0;

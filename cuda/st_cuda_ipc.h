@@ -19,15 +19,15 @@ void st_cuda_ipc_destroy(st_cuda_ipc_t *ipc);
 /*
  * Called by every rank of @a shm for the same calls (those the caller routes here
  * by size, whatever the rank's buffers are): reduce GPU to GPU when every rank's
- * buffers are device memory CUDA IPC can share. @a src_dev and @a r_dev: the send
- * buffer (the receive buffer, in place) and the receive buffer are device memory
- * (the caller classified them).
+ * buffers are device memory CUDA IPC can share. @a src and @a r: what the driver
+ * said of the send buffer (the receive buffer, in place) and of the receive
+ * buffer (st_cuda_query, asked by the caller).
  * @return 1 done; 0 not taken, on every rank alike (nothing was written: the
  *         caller takes its other path); -1 a CUDA call failed after the ranks
  *         committed (the result is wrong: the caller ends the job).
  */
 int st_cuda_ipc_allreduce(st_cuda_ipc_t *ipc, st_shm_t *shm, MPI_Comm pcomm, const void *sbuf,
-                          void *rbuf, size_t count, st_type_t type, st_op_t op, int src_dev,
-                          int r_dev);
+                          void *rbuf, size_t count, st_type_t type, st_op_t op,
+                          const st_cuda_buf_t *src, const st_cuda_buf_t *r);
 
 #endif /* ST_CUDA_IPC_H */

@@ -59,7 +59,7 @@ static void *st_glm_gpu_put(const void *host, size_t bytes, int *ok)
         return NULL;
     }
     dev = st_cuda_alloc(bytes);
-    if (dev == NULL || (host != NULL && bytes > 0 && st_cuda_copy(dev, host, bytes, dev) != 0)) {
+    if (dev == NULL || (host != NULL && bytes > 0 && st_cuda_copy(dev, host, bytes, NULL) != 0)) {
         st_cuda_free(dev);
         *ok = 0;
         return NULL;
@@ -330,8 +330,8 @@ int st_glm_gpu_round(st_glm_gpu_t *g, const double *w, double *u, double *alpha,
     st_glm_epoch_args_t a = g->a;
     int epoch;
 
-    if (st_cuda_copy(a.u, w, (size_t)g->d_all * sizeof(double), a.u) != 0 ||
-        (g->n > 0 && st_cuda_copy(a.alpha, alpha, (size_t)g->n * sizeof(double), a.alpha) != 0)) {
+    if (st_cuda_copy(a.u, w, (size_t)g->d_all * sizeof(double), NULL) != 0 ||
+        (g->n > 0 && st_cuda_copy(a.alpha, alpha, (size_t)g->n * sizeof(double), NULL) != 0)) {
         return -1;
     }
     a.scale = scale;
@@ -356,8 +356,8 @@ int st_glm_gpu_round(st_glm_gpu_t *g, const double *w, double *u, double *alpha,
     }
     if (st_cuda_stream_sync(g->stream[0]) != 0 ||
         (g->streaming && st_cuda_stream_sync(g->stream[1]) != 0) ||
-        st_cuda_copy(u, a.u, (size_t)g->d_all * sizeof(double), a.u) != 0 ||
-        (g->n > 0 && st_cuda_copy(alpha, a.alpha, (size_t)g->n * sizeof(double), a.alpha) != 0)) {
+        st_cuda_copy(u, a.u, (size_t)g->d_all * sizeof(double), NULL) != 0 ||
+        (g->n > 0 && st_cuda_copy(alpha, a.alpha, (size_t)g->n * sizeof(double), NULL) != 0)) {
         return -1;
     }
     return 0;

@@ -10,6 +10,10 @@
  * cuLaunchKernel runs Strata's own GPU kernels compiled for the host
  * (cuda/st_cuda_kernels.cu with ST_CUDA_EMULATE, linked in), after checking that
  * every pointer they get is device memory.
+ *
+ * It counts the pointer queries it answers (fake_cuda_queries), and with
+ * FAKE_CUDA_SINGLES=1 its cuPointerGetAttributes fails as a driver's that lacks
+ * one of the attributes asked.
  */
 #define _GNU_SOURCE
 #include "st_cuda_kernels.h"
@@ -126,7 +130,14 @@ unsigned long fake_cuda_pushes(void)
     return fake_pushes;
 }
 
-int cuPointerGetAttribute(void *data, int attribute, unsigned long long ptr)
+static unsigned long fake_queries;   /* pointer queries, of both kinds */
+
+unsigned long fake_cuda_queries(void)
+{
+    return fake_queries;
+}
+
+static int fake_attribute(void *data, int attribute, unsigned long long ptr)
 {
     int k = fake_find((uintptr_t)ptr);
 
@@ -161,15 +172,33 @@ int cuPointerGetAttribute(void *data, int attribute, unsigned long long ptr)
     return 0;
 }
 
-unsigned long fake_cuda_attr_calls;   /* cuPointerGetAttributes calls */
+int cuPointerGetAttribute(void *data, int attribute, unsigned long long ptr)
+{
+    fake_queries++;
+    return fake_attribute(data, attribute, ptr);
+}
 
+/* as the driver: on a pointer it does not know, every attribute is 0 (NULL) and the
+ * call succeeds; FAKE_CUDA_SINGLES=1: fails on every pointer, as a driver
+ * that lacks one of the attributes asked (then only cuPointerGetAttribute works) */
 int cuPointerGetAttributes(unsigned n, int *attributes, void **data, unsigned long long ptr)
 {
+    static int singles = -1;
     unsigned k;
 
-    fake_cuda_attr_calls++;
+    fake_queries++;
+    if (singles < 0) {
+        singles = (getenv("FAKE_CUDA_SINGLES") != NULL &&
+                   strcmp(getenv("FAKE_CUDA_SINGLES"), "1") == 0);
+    }
+    if (singles) {
+        return 801;   /* CUDA_ERROR_NOT_SUPPORTED */
+    }
     for (k = 0; k < n; k++) {
-        if (cuPointerGetAttribute(data[k], attributes[k], ptr) != 0) {
+        if (fake_find((uintptr_t)ptr) < 0) {
+            memset(data[k], 0, (attributes[k] == 1 || attributes[k] == 7 || attributes[k] == 11 ||
+                                attributes[k] == 12) ? 8 : 4);
+        } else if (fake_attribute(data[k], attributes[k], ptr) != 0) {
             return 1;
         }
     }

@@ -8,7 +8,7 @@
  * device buffer must have gone through the driver's copies. On one node, all-device
  * calls must take CUDA IPC; across nodes (virtual nodes), large device buffers must
  * be staged piece by piece. Calls Strata hands to (this CUDA-unaware) Open MPI must
- * be staged too.
+ * be staged too. Each call asks the driver about each buffer once.
  *
  *   test_device PATH/libcuda.so.1
  */
@@ -28,6 +28,23 @@ static void (*dev_free)(void *);
 static unsigned long (*dev_copies)(void);
 static int (*dev_memcpy)(unsigned long long, unsigned long long, size_t);
 static unsigned long (*dev_mapped)(void);
+static unsigned long (*dev_queries)(void);
+static int singles;   /* FAKE_CUDA_SINGLES: the driver answers single queries only */
+
+/* Strata asks the driver once per buffer per call, whatever path the call takes
+ * (the send buffer is none in place); where the driver answers single queries
+ * only (FAKE_CUDA_SINGLES=1), the failed one, then the memory type, and for
+ * device memory six more (the first device buffer's call also the multiple query
+ * that failed on it) */
+static void check_queries(unsigned long before, const void *sb, const char *what, int n)
+{
+    unsigned long q = dev_queries() - before, bufs = (sb == MPI_IN_PLACE) ? 1 : 2;
+    unsigned long want = singles ? 8 * bufs : bufs;
+
+    CHECKF(!strata_active() || q <= want,
+           "%s, count %d: %lu driver pointer queries in one call, expected at most %lu", what,
+           n, q, want);
+}
 
 static void to_dev(void *dst, const void *src, size_t n)
 {
@@ -62,7 +79,7 @@ int main(int argc, char **argv)
 {
     static const int counts[] = {1, 10, 3000, 1 << 20};
     int rank, size, c, mode, k, dev_used = 0, nodes, staged_pieces;
-    unsigned long copies0;
+    unsigned long copies0, queries0;
     void *lib;
 
     MPI_Init(&argc, &argv);
@@ -78,6 +95,9 @@ int main(int argc, char **argv)
     *(void**)&dev_copies = dlsym(lib, "fake_cuda_copies");
     *(void**)&dev_memcpy = dlsym(lib, "cuMemcpy");
     *(void**)&dev_mapped = dlsym(lib, "fake_cuda_ipc_mapped");
+    *(void**)&dev_queries = dlsym(lib, "fake_cuda_queries");
+    singles = getenv("FAKE_CUDA_SINGLES") != NULL &&
+              strcmp(getenv("FAKE_CUDA_SINGLES"), "1") == 0;
 
     /* a communicator across nodes (virtual nodes): no CUDA IPC, the staging pipeline */
     {
@@ -118,7 +138,9 @@ int main(int argc, char **argv)
             }
             dev_used += (my != 4);
             copies0 = dev_copies();
+            queries0 = dev_queries();
             MPI_Allreduce(sb, rb, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            check_queries(queries0, sb, "mixed buffers", n);
             /* across nodes, large device buffers are staged piece by piece (1 MB) */
             CHECKF(!staged_pieces || my != 0 || n != 1 << 20 || dev_copies() - copies0 >= 16,
                    "8 MB device to device across nodes: %lu driver copies, expected one in "
@@ -173,10 +195,14 @@ int main(int argc, char **argv)
             }
             if (round % 2) {
                 to_dev(dr, hs, (size_t)n * sizeof(double));
+                queries0 = dev_queries();
                 MPI_Allreduce(MPI_IN_PLACE, dr, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+                check_queries(queries0, MPI_IN_PLACE, "CUDA IPC", n);
             } else {
                 to_dev(ds, hs, (size_t)n * sizeof(double));
+                queries0 = dev_queries();
                 MPI_Allreduce(ds, dr, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+                check_queries(queries0, ds, "CUDA IPC", n);
             }
             to_dev(hr, dr, (size_t)n * sizeof(double));
             for (k = 0; k < n && hr[k] == want_d(size, k) + (double)size * round; k++) {
