@@ -409,6 +409,11 @@ int st_cuda_launch(void *fn, unsigned grid, unsigned block, void *args, void *st
     return 0;
 }
 
+int st_cuda_fold_ready(st_type_t type, st_op_t op)
+{
+    return st_cuda_function(type, op) != NULL;
+}
+
 int st_cuda_fold(st_type_t type, st_op_t op, void *out, const void *const *src, int nsrc,
                  size_t count, void *stream)
 {

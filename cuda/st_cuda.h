@@ -77,6 +77,13 @@ int st_cuda_fold_supported(st_type_t type, st_op_t op);
 int st_cuda_fold(st_type_t type, st_op_t op, void *out, const void *const *src, int nsrc,
                  size_t count, void *stream);
 
+/**
+ * @return 1 when st_cuda_fold can launch the kernel of (@a type, @a op) in the
+ *         current context: the kernels' module loads on its GPU (it may not where
+ *         the build targets only later GPUs: warned once per context).
+ */
+int st_cuda_fold_ready(st_type_t type, st_op_t op);
+
 /* ---- for the CUDA IPC path (cuda/st_cuda_ipc.c) ---- */
 
 #define ST_CUDA_IPC_HANDLE_SIZE 64   /* CU_IPC_HANDLE_SIZE */

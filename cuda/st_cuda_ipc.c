@@ -282,11 +282,12 @@ int st_cuda_ipc_allreduce(st_cuda_ipc_t *ipc, st_shm_t *shm, MPI_Comm pcomm, con
         return 0;
     }
 
-    /* B. the peers' buffers mapped here; agree that every rank could */
+    /* B. the peers' buffers mapped here, and my GPU can run the kernel; agree that
+     * every rank could (a GPU the build's kernels do not load on stages) */
     ok = entered = (st_cuda_ctx_enter(ctx) == 0);
     if (ok) {
         stream = st_cuda_stream();
-        ok     = (stream != NULL);
+        ok     = (stream != NULL && st_cuda_fold_ready(type, op));
     }
     for (j = 0; j < ipc->size; j++) {
         peer = (const st_ipc_desc_t*)all[j];
@@ -321,7 +322,8 @@ int st_cuda_ipc_allreduce(st_cuda_ipc_t *ipc, st_shm_t *shm, MPI_Comm pcomm, con
         if (entered) {
             st_cuda_ctx_leave();
         }
-        st_debug("CUDA IPC: a rank could not map its peers' buffers: staging");
+        st_debug("CUDA IPC: a rank could not map its peers' buffers or load the kernels: "
+                 "staging");
         return 0;
     }
 

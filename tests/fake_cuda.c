@@ -13,7 +13,8 @@
  *
  * It counts the pointer queries it answers (fake_cuda_queries), and with
  * FAKE_CUDA_SINGLES=1 its cuPointerGetAttributes fails as a driver's that lacks
- * one of the attributes asked.
+ * one of the attributes asked; with FAKE_CUDA_NO_KERNELS=1 cuModuleLoadData fails
+ * as on a GPU none of the fatbin's code runs on.
  */
 #define _GNU_SOURCE
 #include "st_cuda_kernels.h"
@@ -326,6 +327,10 @@ int cuModuleLoadData(void **mod, const void *image)
     }
     if (image == NULL || memcmp(image, magic, sizeof(magic)) != 0) {
         return 200;   /* CUDA_ERROR_INVALID_IMAGE */
+    }
+    if (getenv("FAKE_CUDA_NO_KERNELS") != NULL &&
+        strcmp(getenv("FAKE_CUDA_NO_KERNELS"), "1") == 0) {
+        return 209;   /* CUDA_ERROR_NO_BINARY_FOR_GPU: a GPU older than the fatbin's code */
     }
     *mod = (void*)0x40d;
     return 0;

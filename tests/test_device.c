@@ -29,7 +29,8 @@ static unsigned long (*dev_copies)(void);
 static int (*dev_memcpy)(unsigned long long, unsigned long long, size_t);
 static unsigned long (*dev_mapped)(void);
 static unsigned long (*dev_queries)(void);
-static int singles;   /* FAKE_CUDA_SINGLES: the driver answers single queries only */
+static int singles;      /* FAKE_CUDA_SINGLES=1: the driver answers single queries only */
+static int no_kernels;   /* FAKE_CUDA_NO_KERNELS=1: Strata's kernels do not load */
 
 /* Strata asks the driver once per buffer per call, whatever path the call takes
  * (the send buffer is none in place); where the driver answers single queries
@@ -96,8 +97,10 @@ int main(int argc, char **argv)
     *(void**)&dev_memcpy = dlsym(lib, "cuMemcpy");
     *(void**)&dev_mapped = dlsym(lib, "fake_cuda_ipc_mapped");
     *(void**)&dev_queries = dlsym(lib, "fake_cuda_queries");
-    singles = getenv("FAKE_CUDA_SINGLES") != NULL &&
-              strcmp(getenv("FAKE_CUDA_SINGLES"), "1") == 0;
+    singles    = getenv("FAKE_CUDA_SINGLES") != NULL &&
+                 strcmp(getenv("FAKE_CUDA_SINGLES"), "1") == 0;
+    no_kernels = getenv("FAKE_CUDA_NO_KERNELS") != NULL &&
+                 strcmp(getenv("FAKE_CUDA_NO_KERNELS"), "1") == 0;
 
     /* a communicator across nodes (virtual nodes): no CUDA IPC, the staging pipeline */
     {
@@ -181,8 +184,9 @@ int main(int argc, char **argv)
         const int n = 1 << 17, rounds = 6;   /* 1 MB of doubles */
         uint64_t ipc0 = st_test_stats(MPI_COMM_WORLD).ipc_calls, ipc;
         double *hs = malloc((size_t)n * sizeof(double)), *hr = malloc((size_t)n * sizeof(double));
-        int round, expect = HAVE_CUDA && strata_active() && size > 1 && nodes == 1 &&
-                            getenv("STRATA_CUDA_IPC_MIN") == NULL;
+        int round, gpu_path = HAVE_CUDA && strata_active() && size > 1 && nodes == 1 &&
+                              getenv("STRATA_CUDA_IPC_MIN") == NULL;
+        int expect = gpu_path && !no_kernels;
         int nocache = strcmp(st_test_config("STRATA_CUDA_IPC_CACHE"), "n") == 0;
         unsigned long mapped = 0;
 
@@ -222,6 +226,9 @@ int main(int argc, char **argv)
         ipc = st_test_stats(MPI_COMM_WORLD).ipc_calls - ipc0;
         CHECKF(!expect || ipc == (uint64_t)rounds, "%llu of %d all-device calls took CUDA IPC",
                (unsigned long long)ipc, rounds);
+        /* GPUs the kernels do not load on: staged, on every rank alike (not an abort) */
+        CHECKF(!gpu_path || !no_kernels || ipc == 0,
+               "%llu all-device calls took CUDA IPC without kernels", (unsigned long long)ipc);
         /* each peer's current send and receive buffers, plus at most one round's
          * leftovers (a freed buffer whose address was not reused yet) */
         CHECKF(!expect || mapped <= 4 * (unsigned long)(size - 1),
