@@ -45,6 +45,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define ST_HIER_STEP_ALONE (512 * 1024)   /* node step when every node has one rank */
 
@@ -75,9 +76,9 @@ typedef struct {
     void *stream;
 } st_hier_dev_t;
 
-/* @a n buffers of @a bytes in @a bufs, the old ones freed first; 0 (all NULL) when
- * out of memory. */
-static int st_hier_alloc(char **bufs, int n, size_t bytes)
+/* @a n buffers of @a bytes aligned to @a align in @a bufs, the old ones freed
+ * first; 0 (all NULL) when out of memory. */
+static int st_hier_alloc(char **bufs, int n, size_t bytes, size_t align)
 {
     int i, ok = 1;
 
@@ -86,7 +87,7 @@ static int st_hier_alloc(char **bufs, int n, size_t bytes)
         bufs[i] = NULL;
     }
     for (i = 0; i < n && ok; i++) {
-        ok = (posix_memalign((void**)&bufs[i], ST_CACHE_LINE, bytes) == 0);
+        ok = (posix_memalign((void**)&bufs[i], align, bytes) == 0);
         bufs[i] = ok ? bufs[i] : NULL;
     }
     for (i = 0; i < n && !ok; i++) {
@@ -117,16 +118,21 @@ static void st_hier_stage_free(st_hier_t *h)
 }
 
 /* Staging buffers of @a bytes pinned in the current context @a ctx; 0 when out of
- * memory (pinning may fail: the copies are then synchronous, still right). */
+ * memory (pinning may fail: the copies are then synchronous, still right). Whole
+ * pages each, so that no two share a page the driver would pin twice. */
 static int st_hier_stage_bufs(st_hier_t *h, size_t bytes, void *ctx)
 {
+    long page = sysconf(_SC_PAGESIZE);
+    size_t align = (page > 0) ? (size_t)page : 4096;
     int i;
 
     if (bytes <= h->stage_size && ctx == h->stage_ctx) {
         return 1;
     }
     st_hier_stage_free(h);
-    if (!st_hier_alloc(h->stage[0], 2, bytes) || !st_hier_alloc(h->stage[1], 2, bytes)) {
+    bytes = (bytes + align - 1) / align * align;
+    if (!st_hier_alloc(h->stage[0], 2, bytes, align) ||
+        !st_hier_alloc(h->stage[1], 2, bytes, align)) {
         st_hier_stage_free(h);
         return 0;
     }
@@ -281,7 +287,7 @@ static int st_hier_pack(st_hier_t *h, size_t bytes)
     if (bytes <= h->pack_size) {
         return 1;
     }
-    h->pack_size = st_hier_alloc(h->pack, 2, bytes) ? bytes : 0;
+    h->pack_size = st_hier_alloc(h->pack, 2, bytes, ST_CACHE_LINE) ? bytes : 0;
     return h->pack_size != 0;
 }
 

@@ -250,6 +250,13 @@ int st_cuda_copy(void *dst, const void *src, size_t bytes, void *ctx)
         ctx = NULL;
     }
     rc = st_cu.memcpy((st_cu_ptr_t)(uintptr_t)dst, (st_cu_ptr_t)(uintptr_t)src, bytes);
+    /* from pageable host memory, cuMemcpy returns once the data is staged, before
+     * the DMA into device memory ends: wait for it on the legacy stream, so that
+     * work on the program's other streams (and peers through CUDA IPC) that
+     * follows the call sees the result */
+    if (rc == 0 && st_cu.stream_sync != NULL) {
+        rc = st_cu.stream_sync(NULL);
+    }
     if (ctx != NULL) {
         st_cu.ctx_pop(&popped);
     }

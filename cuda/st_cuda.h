@@ -54,7 +54,8 @@ st_mem_kind_t st_cuda_query(const void *ptr, st_cuda_buf_t *info);
 /**
  * Copy @a bytes between any two buffers the driver knows (unified addressing), in
  * context @a ctx, the device buffer's (st_cuda_query; NULL: the thread's current
- * one). @return 0, or -1 (the driver's error was logged).
+ * one); complete on return, into device memory too. @return 0, or -1 (the
+ * driver's error was logged).
  */
 int st_cuda_copy(void *dst, const void *src, size_t bytes, void *ctx);
 

@@ -171,7 +171,8 @@ static int st_ipc_own_handle(st_cuda_ipc_t *ipc, const st_cuda_buf_t *b, unsigne
     return 0;
 }
 
-/* Peer @a j's allocation (id, base, size, handle) mapped here, opened at most once. */
+/* Peer @a j's allocation (id, base, size, handle) mapped in context @a ctx (the
+ * current one), opened at most once there. */
 static void *st_ipc_map(st_cuda_ipc_t *ipc, int j, uint64_t id, uint64_t base, uint64_t size,
                         const unsigned char *handle, void *ctx)
 {
@@ -180,7 +181,7 @@ static void *st_ipc_map(st_cuda_ipc_t *ipc, int j, uint64_t id, uint64_t base, u
 
     for (k = 0; k < ST_IPC_CACHE; k++) {
         e = &ipc->peers[k];
-        if (e->peer == j && e->id == id) {
+        if (e->peer == j && e->id == id && e->ctx == ctx) {
             e->used = ipc->calls;
             return e->mapped;
         }
@@ -222,9 +223,15 @@ static void *st_ipc_describe(st_cuda_ipc_t *ipc, const void *sbuf, void *rbuf,
         r->kind != ST_MEM_DEVICE || s->ctx == NULL || !r->ipc || !s->ipc || s->ctx != r->ctx) {
         return NULL;
     }
-    if (st_ipc_own_handle(ipc, s, d->sh) != 0 || st_ipc_own_handle(ipc, r, d->rh) != 0) {
+    /* in the buffers' context, whatever the thread's current one is */
+    if (st_cuda_ctx_enter(r->ctx) != 0) {
         return NULL;
     }
+    if (st_ipc_own_handle(ipc, s, d->sh) != 0 || st_ipc_own_handle(ipc, r, d->rh) != 0) {
+        st_cuda_ctx_leave();
+        return NULL;
+    }
+    st_cuda_ctx_leave();
     d->sid   = s->id;
     d->rid   = r->id;
     d->sbase = s->base;

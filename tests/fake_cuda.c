@@ -11,6 +11,14 @@
  * (cuda/st_cuda_kernels.cu with ST_CUDA_EMULATE, linked in), after checking that
  * every pointer they get is device memory.
  *
+ * Streams: work on a stream (cuMemcpyAsync, and the fold kernels, whose argument
+ * is known) is only queued, and runs when the stream is synchronized (or before
+ * another kernel, or when the queue is full, or cuCtxSynchronize, cuMemFree): the
+ * latest moment a GPU could run it. So a missing cuStreamSynchronize leaves
+ * stale data where Strata or the program reads next, which the tests see. The
+ * legacy stream (NULL, cuMemcpy) does not wait for it: Strata's streams are
+ * non-blocking.
+ *
  * It counts the pointer queries it answers (fake_cuda_queries), and with
  * FAKE_CUDA_SINGLES=1 its cuPointerGetAttributes fails as a driver's that lacks
  * one of the attributes asked; with FAKE_CUDA_NO_KERNELS=1 cuModuleLoadData fails
@@ -53,6 +61,8 @@ typedef struct {
 #define FAKE_IPC_MAGIC 0x1bc0ffee
 static unsigned long fake_copies, fake_pushes, fake_launches;
 static void *fake_current;   /* the context cuCtxSetCurrent made current */
+
+static void fake_flush(void);   /* the stream's queued work, run now */
 
 /* the kernels, compiled for the host (cuda/st_cuda_kernels.cu) */
 const void *st_cuda_emulated_kernel(const char *name);
@@ -112,8 +122,10 @@ void *fake_cuda_alloc(size_t bytes)
 
 void fake_cuda_free(void *p)
 {
-    int k = fake_find((uintptr_t)p);
+    int k;
 
+    fake_flush();   /* as cudaFree: the device's work on it ends first */
+    k = fake_find((uintptr_t)p);
     if (k >= 0 && fake_region[k].fd >= 0) {
         munmap(fake_region[k].base, fake_region[k].size);
         close(fake_region[k].fd);
@@ -298,6 +310,7 @@ int cuCtxGetCurrent(void **ctx)
 
 int cuCtxSynchronize(void)
 {
+    fake_flush();
     return 0;
 }
 
@@ -315,6 +328,63 @@ int cuMemAlloc_v2(unsigned long long *dptr, size_t bytes)
 int cuMemFree_v2(unsigned long long dptr)
 {
     fake_cuda_free((void*)(uintptr_t)dptr);
+    return 0;
+}
+
+/* ---- the stream's queue ---- */
+
+#define FAKE_QUEUE 256
+static struct {
+    const void *fn;                 /* a fold kernel, or NULL: a copy */
+    st_cuda_fold_args_t args;
+    unsigned long long dst, src;
+    size_t bytes;
+} fake_queue[FAKE_QUEUE];
+static int fake_queued;
+static const void *fake_folds[512];   /* the fold kernels handed out */
+static int fake_nfolds;
+
+static int fake_run(const void *fn, void **params)
+{
+    int k, rc;
+
+    for (k = 0; k < FAKE_REGIONS; k++) {
+        fake_protect(fake_region[k].base != NULL ? k : -1, PROT_READ | PROT_WRITE);
+    }
+    rc = st_cuda_emulated_launch(fn, params);
+    for (k = 0; k < FAKE_REGIONS; k++) {
+        fake_protect(fake_region[k].base != NULL ? k : -1, PROT_NONE);
+    }
+    fake_launches += (rc == 0);
+    return rc;
+}
+
+/* run what the stream holds, in order */
+static void fake_flush(void)
+{
+    void *params[1];
+    int q;
+
+    for (q = 0; q < fake_queued; q++) {
+        if (fake_queue[q].fn != NULL) {
+            params[0] = &fake_queue[q].args;
+            fake_run(fake_queue[q].fn, params);
+        } else {
+            cuMemcpy(fake_queue[q].dst, fake_queue[q].src, fake_queue[q].bytes);
+        }
+    }
+    fake_queued = 0;
+}
+
+static int fake_is_fold(const void *fn)
+{
+    int k;
+
+    for (k = 0; k < fake_nfolds; k++) {
+        if (fake_folds[k] == fn) {
+            return 1;
+        }
+    }
     return 0;
 }
 
@@ -343,6 +413,9 @@ int cuModuleGetFunction(void **fn, void *mod, const char *name)
     if (k == NULL) {
         return 500;   /* CUDA_ERROR_NOT_FOUND */
     }
+    if (strncmp(name, "st_fold_", 8) == 0 && fake_nfolds < 512 && !fake_is_fold(k)) {
+        fake_folds[fake_nfolds++] = k;
+    }
     *fn = (void*)k;
     return 0;
 }
@@ -355,26 +428,25 @@ int fake_cuda_is_device(const void *p)
 int cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                    unsigned bz, unsigned shmem, void *stream, void **params, void **extra)
 {
-    int k, rc;
-
     (void)shmem;
-    (void)stream;
     if (fake_current == NULL) {
         return 201;
     }
     if (fn == NULL || params == NULL || extra != NULL || gx < 1 || gy != 1 || gz != 1 ||
-        bx < 1 || bx > 1024 || by != 1 || bz != 1) {
+        bx < 1 || bx > 1024 || by != 1 || bz != 1 || (stream != NULL && stream != FAKE_STREAM)) {
         return 1;   /* CUDA_ERROR_INVALID_VALUE */
     }
-    for (k = 0; k < FAKE_REGIONS; k++) {
-        fake_protect(fake_region[k].base != NULL ? k : -1, PROT_READ | PROT_WRITE);
+    if (stream == FAKE_STREAM && fake_is_fold(fn)) {
+        if (fake_queued == FAKE_QUEUE) {
+            fake_flush();
+        }
+        fake_queue[fake_queued].fn   = fn;
+        fake_queue[fake_queued].args = *(const st_cuda_fold_args_t*)params[0];
+        fake_queued++;
+        return 0;
     }
-    rc = st_cuda_emulated_launch(fn, params);
-    for (k = 0; k < FAKE_REGIONS; k++) {
-        fake_protect(fake_region[k].base != NULL ? k : -1, PROT_NONE);
-    }
-    fake_launches += (rc == 0);
-    return rc;
+    fake_flush();   /* the solver's kernels (other arguments) run now, after the queue */
+    return fake_run(fn, params);
 }
 
 /* ---- CUDA IPC and streams ---- */
@@ -476,6 +548,9 @@ int cuStreamCreate(void **stream, unsigned flags)
 
 int cuStreamDestroy_v2(void *stream)
 {
+    if (stream == FAKE_STREAM) {
+        fake_flush();   /* the driver finishes a destroyed stream's work */
+    }
     return (stream == FAKE_STREAM) ? 0 : 400;
 }
 
@@ -489,29 +564,60 @@ int cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes)
     return 0;
 }
 
-unsigned long fake_cuda_registered;   /* host ranges pinned now */
+/* Host ranges pinned now, whole pages as the driver pins them: a range that shares
+ * a page with a pinned one fails, as with the driver. */
+#define FAKE_PINNED 16
+unsigned long fake_cuda_registered;
+static struct {
+    uintptr_t first, end;   /* pages */
+    void *p;
+} fake_pinned[FAKE_PINNED];
 
 int cuMemHostRegister_v2(void *p, size_t bytes, unsigned flags)
 {
+    uintptr_t first = (uintptr_t)p / 4096, end = ((uintptr_t)p + bytes + 4095) / 4096;
+    int k, free_k = -1;
+
     (void)flags;
     if (p == NULL || bytes == 0) {
         return 1;
     }
+    for (k = 0; k < FAKE_PINNED; k++) {
+        if (fake_pinned[k].p == NULL) {
+            free_k = (free_k < 0) ? k : free_k;
+        } else if (first < fake_pinned[k].end && fake_pinned[k].first < end) {
+            return 712;   /* CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED */
+        }
+    }
+    if (free_k < 0) {
+        return 2;         /* CUDA_ERROR_OUT_OF_MEMORY */
+    }
+    fake_pinned[free_k].first = first;
+    fake_pinned[free_k].end   = end;
+    fake_pinned[free_k].p     = p;
     fake_cuda_registered++;
     return 0;
 }
 
 int cuMemHostUnregister(void *p)
 {
-    if (p == NULL || fake_cuda_registered == 0) {
-        return 1;
+    int k;
+
+    for (k = 0; k < FAKE_PINNED; k++) {
+        if (p != NULL && fake_pinned[k].p == p) {
+            fake_pinned[k].p = NULL;
+            fake_cuda_registered--;
+            return 0;
+        }
     }
-    fake_cuda_registered--;
-    return 0;
+    return 713;   /* CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED */
 }
 
 int cuStreamSynchronize(void *stream)
 {
+    if (stream == FAKE_STREAM) {
+        fake_flush();
+    }
     return (stream == FAKE_STREAM || stream == NULL) ? 0 : 400;
 }
 
@@ -520,5 +626,16 @@ int cuMemcpyAsync(unsigned long long dst, unsigned long long src, size_t bytes, 
     if (stream != FAKE_STREAM && stream != NULL) {
         return 400;
     }
-    return cuMemcpy(dst, src, bytes);
+    if (stream == NULL) {
+        return cuMemcpy(dst, src, bytes);
+    }
+    if (fake_queued == FAKE_QUEUE) {
+        fake_flush();
+    }
+    fake_queue[fake_queued].fn    = NULL;
+    fake_queue[fake_queued].dst   = dst;
+    fake_queue[fake_queued].src   = src;
+    fake_queue[fake_queued].bytes = bytes;
+    fake_queued++;
+    return 0;
 }

@@ -175,6 +175,17 @@ int main(int argc, char **argv)
         free(ir);
     }
 
+    /* across nodes, the pipeline's four staging buffers stay pinned with the plan
+     * (each on pages of its own: the driver pins whole pages, and fails on one
+     * pinned already) */
+    if (HAVE_CUDA && strata_active() && nodes > 1) {
+        unsigned long *pinned = dlsym(lib, "fake_cuda_registered");
+
+        CHECKF(pinned != NULL && *pinned == 4,
+               "%lu host buffers pinned after the staged pipeline, expected its 4",
+               pinned != NULL ? *pinned : 0);
+    }
+
     /* CUDA IPC: every rank's buffers on the device and large enough (STRATA_CUDA_IPC_MIN,
      * 1M by default): reduced GPU to GPU through the peers' mapped buffers. Fresh
      * allocations every round, in place every other: each peer's new buffers must be
