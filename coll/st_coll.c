@@ -895,15 +895,86 @@ ST_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatyp
                             MPI_Op op, MPI_Comm comm)
     __attribute__((alias("st_coll_mpi_allreduce")));
 
+/* FNV-1a of @a n bytes */
+static uint64_t st_coll_hash(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    uint64_t h = 14695981039346656037ULL;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        h = (h ^ b[i]) * 1099511628211ULL;
+    }
+    return h;
+}
+
 /*
- * After PMPI_Init, where every rank of MPI_COMM_WORLD is: with virtual nodes, find
- * this process's rank on its host once, so it is on the same virtual node in
- * every communicator (a collective, so never done lazily).
+ * The knobs every rank must hold alike (st_config_field_t.job: the ranks' algorithms
+ * depend on them; a plain mpirun passes the launching shell's variables to the
+ * ranks of its own host only): a rank whose values differ from rank 0's takes
+ * rank 0's, and rank 0 names the knobs that differed. One allreduce of a hash
+ * per knob (the maximum of it and of its complement tell whether all agree); a
+ * broadcast of rank 0's values only when some differ.
+ */
+static void st_coll_agree_config(void)
+{
+    int n, i, rank, differ = 0;
+    const st_config_field_t *f = st_config_fields(&n);
+    st_config_t root;
+    uint64_t h[2 * n];
+    char value[ST_CONFIG_STRLEN + 32];
+    size_t size;
+    void *mine;
+
+    st_config_init();
+    for (i = 0; i < n; i++) {
+        mine = st_config_value(&f[i], &st_config, &size);
+        if (f[i].type == ST_CONFIG_STRING) {
+            size = strnlen(mine, size);
+        }
+        h[i]     = f[i].job ? st_coll_hash(mine, size) : 0;
+        h[n + i] = ~h[i];
+    }
+    if (PMPI_Allreduce(MPI_IN_PLACE, h, 2 * n, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) !=
+        MPI_SUCCESS) {
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        differ |= (h[i] != ~h[n + i]);
+    }
+    if (!differ) {
+        return;
+    }
+    root = st_config;
+    PMPI_Bcast(&root, sizeof(root), MPI_BYTE, 0, MPI_COMM_WORLD);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (i = 0; i < n; i++) {
+        if (h[i] == ~h[n + i]) {
+            continue;
+        }
+        mine = st_config_value(&f[i], &st_config, &size);
+        memcpy(mine, st_config_value(&f[i], &root, &size), size);
+        if (rank == 0) {
+            st_config_format(&f[i], mine, value, sizeof(value));
+            st_log_set_rank(0);
+            st_warn("STRATA_%s is not the same on every rank: all use rank 0's, %s (give "
+                    "every rank the same: mpirun -x STRATA_%s, or strata-run)", f[i].name,
+                    value, f[i].name);
+        }
+    }
+}
+
+/*
+ * After PMPI_Init, where every rank of MPI_COMM_WORLD is: the ranks agree on the
+ * knobs they must hold alike; with virtual nodes, find this process's rank on its
+ * host once, so it is on the same virtual node in every communicator (collectives,
+ * so never done lazily).
  */
 static void st_coll_init_world(void)
 {
     MPI_Comm host;
 
+    st_coll_agree_config();
     pthread_once(&st_coll_once, st_coll_init_once);
     if (st_config.vnodes > 1 &&
         PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, st_coll_world_rank,

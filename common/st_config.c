@@ -85,38 +85,42 @@ static st_status_t st_config_check_bind(const char *str, char *err, size_t errle
 
 #define ST_FIELD(_name, _dflt, _desc, _type, _member, _min, _max, _auto, _enums) \
     {_name, _dflt, _desc, _type, offsetof(st_config_t, _member), _min, _max, _auto, _enums, \
-     NULL}
-#define ST_FIELD_STRING(_name, _dflt, _desc, _member, _check) \
+     NULL, 0}
+/* a knob every rank must hold alike: the ranks take rank 0's at MPI_Init */
+#define ST_FIELD_JOB(_name, _dflt, _desc, _type, _member, _min, _max, _auto, _enums) \
+    {_name, _dflt, _desc, _type, offsetof(st_config_t, _member), _min, _max, _auto, _enums, \
+     NULL, 1}
+#define ST_FIELD_STRING_JOB(_name, _dflt, _desc, _member, _check) \
     {_name, _dflt, _desc, ST_CONFIG_STRING, offsetof(st_config_t, _member), 0, 0, 0, NULL, \
-     _check}
+     _check, 1}
 
 static const st_config_field_t st_config_table[] = {
-    ST_FIELD("ENABLE", "y",
+    ST_FIELD_JOB("ENABLE", "y",
              "Use Strata's algorithms; n sends every MPI_Allreduce to PMPI_Allreduce.",
              ST_CONFIG_BOOL, enable, 0, 1, 0, NULL),
     ST_FIELD("LOG_LEVEL", "warn",
              "Log messages up to this level on stderr (a healthy run prints nothing at warn).",
              ST_CONFIG_ENUM, log_level, 0, 0, 0, st_config_log_levels),
-    ST_FIELD("STATS", "0",
+    ST_FIELD_JOB("STATS", "0",
              "Print statistics at MPI_Finalize: 1 job summary on rank 0, 2 every rank.",
              ST_CONFIG_INT, stats, 0, 2, 0, NULL),
-    ST_FIELD("SHM_SIZE", "8M",
+    ST_FIELD_JOB("SHM_SIZE", "8M",
              "Budget of the shared-memory segment of one node communicator.",
              ST_CONFIG_SIZE, shm_size, 64 * 1024, 1LL << 32, 0, NULL),
-    ST_FIELD("SHM_CHUNK", "auto",
+    ST_FIELD_JOB("SHM_CHUNK", "auto",
              "Bytes each rank moves per pipeline step (auto: from SHM_SIZE and ranks).",
              ST_CONFIG_SIZE, shm_chunk, 4096, 1LL << 30, 1, NULL),
-    ST_FIELD("SMALL_MSG", "16K",
+    ST_FIELD_JOB("SMALL_MSG", "16K",
              "Messages up to this size take the latency path (every rank reduces all).",
              ST_CONFIG_SIZE, small_msg, 0, 1LL << 30, 0, NULL),
     ST_FIELD("SPIN_COUNT", "auto",
              "Polls of a shared flag, or idle polls of UCX, before yielding the core (auto: 0 "
              "when oversubscribed; 10 for UCX).",
              ST_CONFIG_INT, spin_count, 0, INT_MAX, 1, NULL),
-    ST_FIELD("CHECK_ARGS", "n",
+    ST_FIELD_JOB("CHECK_ARGS", "n",
              "Check with one extra collective that all ranks took the same path (debugging).",
              ST_CONFIG_BOOL, check_args, 0, 1, 0, NULL),
-    ST_FIELD("SHM_METHOD", "auto",
+    ST_FIELD_JOB("SHM_METHOD", "auto",
              "Shared segment: memfd (no name, opened through /proc), posix (shm_open, "
              "unlinked once attached) or auto (memfd, else posix).",
              ST_CONFIG_ENUM, shm_method, 0, 0, 0, st_config_shm_methods),
@@ -124,30 +128,30 @@ static const st_config_field_t st_config_table[] = {
              "Write large messages' chunks and partial results to the segment with "
              "non-temporal stores: y, n, or auto (try both, keep the faster per size).",
              ST_CONFIG_ENUM, shm_nt, 0, 0, 0, st_config_nt_modes),
-    ST_FIELD("LEVELS", "auto",
+    ST_FIELD_JOB("LEVELS", "auto",
              "Levels of the hierarchy: auto (socket level where ranks are bound within "
              "packages and a node spans several), socket, node (no socket level) or flat.",
              ST_CONFIG_ENUM, levels, 0, 0, 0, st_config_levels),
-    ST_FIELD("VIRTUAL_NODES", "1",
+    ST_FIELD_JOB("VIRTUAL_NODES", "1",
              "Split the ranks of each host into this many nodes (tests the multi-node "
              "levels on one machine).",
              ST_CONFIG_INT, vnodes, 1, 65536, 0, NULL),
-    ST_FIELD("VIRTUAL_NODES_MAP", "contiguous",
+    ST_FIELD_JOB("VIRTUAL_NODES_MAP", "contiguous",
              "How virtual nodes take a host's ranks: contiguous blocks or round-robin.",
              ST_CONFIG_ENUM, vnode_map, 0, 0, 0, st_config_vnode_maps),
-    ST_FIELD("UCX", "auto",
+    ST_FIELD_JOB("UCX", "auto",
              "UCX transport between nodes: auto (where it can be used), y (the same, and warn "
              "when it cannot), n (never start UCX).",
              ST_CONFIG_ENUM, ucx, 0, 0, 0, st_config_ucx_modes),
-    ST_FIELD("UCX_RDB_MAX", "16K",
+    ST_FIELD_JOB("UCX_RDB_MAX", "16K",
              "Between nodes, messages up to this size take recursive doubling; larger "
              "ones the ring (reduce-scatter + allgather).",
              ST_CONFIG_SIZE, ucx_rdb_max, 0, 1LL << 40, 0, NULL),
-    ST_FIELD("HIER_PIECE", "1M",
+    ST_FIELD_JOB("HIER_PIECE", "1M",
              "Between nodes, large messages go through the node steps and the network in "
              "pieces of this size, so that they overlap (0: the whole message at once).",
              ST_CONFIG_SIZE, hier_piece, 0, 1LL << 40, 0, NULL),
-    ST_FIELD("CUDA_IPC_MIN", "1M",
+    ST_FIELD_JOB("CUDA_IPC_MIN", "1M",
              "On one node, device buffers of at least this size reduce GPU to GPU through "
              "CUDA IPC when every rank's are device memory; smaller ones are staged through "
              "host memory.",
@@ -157,16 +161,16 @@ static const st_config_field_t st_config_table[] = {
              "(n: unmap them before the call returns, so a freed buffer's memory is not held "
              "by the peers' mappings).",
              ST_CONFIG_BOOL, cuda_ipc_cache, 0, 1, 0, NULL),
-    ST_FIELD_STRING("TOPO_BIND", "os",
+    ST_FIELD_STRING_JOB("TOPO_BIND", "os",
                     "Binding Strata assumes for each rank: os (ask the OS), none, core "
                     "(rank r on core r), socket (ranks round-robin over packages), or a "
                     "list of PU sets, one per rank (r takes item r mod count): 0,1,2-3.",
                     topo_bind, st_config_check_bind),
-    ST_FIELD_STRING("TOPO_SYNTHETIC", "",
+    ST_FIELD_STRING_JOB("TOPO_SYNTHETIC", "",
                     "Use this hwloc synthetic topology (\"pack:2 core:4 pu:1\") instead of "
                     "the machine's; for tests (hwloc's HWLOC_SYNTHETIC also works).",
                     topo_synthetic, NULL),
-    ST_FIELD_STRING("TOPO_XML", "",
+    ST_FIELD_STRING_JOB("TOPO_XML", "",
                     "Use the topology in this hwloc XML file instead of the machine's.",
                     topo_xml, NULL),
 };
@@ -303,6 +307,22 @@ st_status_t st_config_parse(const st_config_field_t *field, const char *str, voi
     }
     snprintf(err, errlen, "bad field type");
     return ST_ERR_INVALID_PARAM;
+}
+
+void *st_config_value(const st_config_field_t *field, st_config_t *cfg, size_t *size_p)
+{
+    switch (field->type) {
+    case ST_CONFIG_SIZE:
+        *size_p = sizeof(size_t);
+        break;
+    case ST_CONFIG_STRING:
+        *size_p = ST_CONFIG_STRLEN;
+        break;
+    default:
+        *size_p = sizeof(int);
+        break;
+    }
+    return (char*)cfg + field->offset;
 }
 
 void st_config_format(const st_config_field_t *field, const void *src, char *buf, size_t len)
@@ -462,5 +482,6 @@ ST_EXPORT strata_status_t strata_config_get(int index, strata_config_entry_t *en
     entry_p->type        = types[index];
     entry_p->description = f->description;
     entry_p->is_set      = getenv(names[index]) != NULL;
+    entry_p->job_wide    = f->job;
     return STRATA_OK;
 }

@@ -84,6 +84,9 @@ typedef struct {
     const char *const *enum_names;  /* NULL-terminated, ENUM only */
     /* STRING only, may be NULL: ST_OK, or an error with a message in err */
     st_status_t      (*check)(const char *str, char *err, size_t errlen);
+    /* every rank must hold the same value (the ranks' algorithms depend on it):
+     * at MPI_Init they take rank 0's (st_coll.c) */
+    int                job;
 } st_config_field_t;
 
 extern st_config_t st_config;
@@ -107,5 +110,8 @@ st_status_t st_config_parse(const st_config_field_t *field, const char *str, voi
 
 /* Format the value at @a src as it could be set. */
 void st_config_format(const st_config_field_t *field, const void *src, char *buf, size_t len);
+
+/* Where @a field's value lies in @a cfg, and its size in bytes. */
+void *st_config_value(const st_config_field_t *field, st_config_t *cfg, size_t *size_p);
 
 #endif /* ST_CONFIG_H */

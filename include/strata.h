@@ -81,6 +81,9 @@ typedef struct {
     const char *type;        /**< "bool", "size", "int", "enum(a|b|c)", ... */
     const char *description; /**< one sentence */
     int         is_set;      /**< 1 when the variable is set in the environment */
+    int         job_wide;    /**< 1 when every rank must hold the same value (the ranks'
+                                  algorithms depend on it): at MPI_Init every rank takes
+                                  rank 0's, and rank 0 warns where some differed */
 } strata_config_entry_t;
 
 /** @return the number of entries of the configuration table. */

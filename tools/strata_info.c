@@ -35,9 +35,9 @@ static void print_config(int verbose)
     for (i = 0; i < strata_config_count(); i++) {
         strata_config_get(i, &e);
         if (verbose) {
-            printf("#\n# %s\n#\n# default: %s   type: %s%s\n#\n%s=%s\n", e.description,
-                   e.default_str, e.type, e.is_set ? "   (set in the environment)" : "",
-                   e.name, e.value);
+            printf("#\n# %s\n#\n# default: %s   type: %s%s%s\n#\n%s=%s\n", e.description,
+                   e.default_str, e.type, e.job_wide ? "   same on every rank (rank 0's)" : "",
+                   e.is_set ? "   (set in the environment)" : "", e.name, e.value);
         } else {
             printf("  %-22s %-8s (default %s)\n", e.name, e.value, e.default_str);
         }

@@ -1,0 +1,53 @@
+#!/bin/sh
+#
+# Knobs the ranks' algorithms depend on, set differently on some ranks (as a plain
+# mpirun does with the launching shell's variables on a multi-host job: only the
+# ranks of its own host get them): every rank takes rank 0's value, rank 0 names
+# the knob once, and the job neither hangs nor gives a wrong answer (before: a
+# hang at the first call where the paths differ, at MPI_Init with virtual nodes,
+# or at MPI_Finalize with the statistics). Launched MPMD: "A : B".
+#
+. "${top_srcdir}/tests/common.sh"
+fail=0
+out=$(mktemp) err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
+bench="tools/strata-bench -b 8 -e 256K -r 1"
+demo="tools/strata-run examples/allreduce_demo 200000 5"   # preloaded
+run() { timeout -k 5 120 $ST_MPIRUN "$@" >"$out" 2>"$err"; }
+warned() { # variable: named once, by rank 0
+    test "$(grep -c "^\[strata 0\] WARN: STRATA_$1 is not the same on every rank" "$err")" -eq 1 &&
+        test "$(grep -c "STRATA_$1" "$err")" -eq 1
+}
+
+# 1. the latency path's threshold on two ranks of four: 32 KB took two paths
+run -np 2 env STRATA_SMALL_MSG=64K $bench : -np 2 $bench
+check "SMALL_MSG on 2 of 4 ranks: the job ends well" test $? -eq 0
+check "SMALL_MSG: every size checked ok" test "$(grep -c ' ok$' "$out")" -eq 16
+check "SMALL_MSG: named once, by rank 0" warned SMALL_MSG
+check "SMALL_MSG: rank 0's value said" grep -q "all use rank 0's, 64K" "$err"
+
+# 2. virtual nodes on two ranks of four (rank 0 has none): MPI_Init's split
+run -np 2 $bench : -np 2 env STRATA_VIRTUAL_NODES=2 $bench
+check "VIRTUAL_NODES on 2 of 4 ranks: the job ends well" test $? -eq 0
+check "VIRTUAL_NODES: every size checked ok" test "$(grep -c ' ok$' "$out")" -eq 16
+check "VIRTUAL_NODES: named once, by rank 0" warned VIRTUAL_NODES
+
+# 3. statistics on rank 0 only: its reduction at MPI_Finalize
+run -np 1 env STRATA_STATS=1 $demo : -np 1 $demo
+check "STATS on rank 0 only: the job ends well" test $? -eq 0
+check "STATS: the job summary" grep -q '\[strata job\].* fast 10 calls' "$err"
+check "STATS: named once, by rank 0" warned STATS
+
+# 4. disabled on rank 0 only: disabled everywhere, nothing counted
+run -np 1 env STRATA_ENABLE=n STRATA_STATS=1 $demo : -np 2 env STRATA_STATS=1 $demo
+check "ENABLE=n on rank 0: the job ends well" test $? -eq 0
+check "ENABLE: named once, by rank 0" warned ENABLE
+check "ENABLE: no statistics (disabled everywhere)" test "$(grep -c 'fast' "$err")" -eq 0
+check "ENABLE: the same answer" grep -q 'distance to optimum' "$out"
+
+# 5. a knob each rank may hold for itself: silent
+run -np 1 env STRATA_SPIN_COUNT=5 STRATA_SHM_NT=y $bench : -np 1 $bench
+check "SPIN_COUNT, SHM_NT on one rank: the job ends well" test $? -eq 0
+check "SPIN_COUNT, SHM_NT: nothing said" test ! -s "$err"
+
+exit $fail
