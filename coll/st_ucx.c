@@ -405,20 +405,37 @@ static st_status_t st_ucx_connect(st_ucx_lane_t *lane, int peer)
     return ST_OK;
 }
 
+/* A receive of @a req's length got @a got bytes: 0, or -1 with the reason set. */
+static int st_ucx_check_length(const st_ucx_req_t *req, size_t got)
+{
+    if (got == req->bytes) {
+        return 0;
+    }
+    st_ucx_set_why("a message of %zu bytes from lane rank %d, where %zu were expected", got,
+                   req->peer, req->bytes);
+    return -1;
+}
+
 static st_status_t st_ucx_post(st_ucx_lane_t *lane, int peer, unsigned seq, unsigned msg,
                                void *buf, size_t bytes, int is_recv, st_ucx_req_t *req)
 {
     ucp_request_param_t param;
+    ucp_tag_recv_info_t info;
     ucs_status_ptr_t p;
     st_status_t status;
 
     req->ucp     = NULL;
     req->peer    = peer;
     req->is_recv = is_recv;
+    req->bytes   = bytes;
     req->status  = ST_ERR_IO;
     memset(&param, 0, sizeof(param));
     pthread_mutex_lock(&st_ucx_lock);
     if (is_recv) {
+        /* the length of a message received at once */
+        param.op_attr_mask      = UCP_OP_ATTR_FIELD_RECV_INFO;
+        param.recv_info.tag_info = &info;
+        info.length              = bytes;
         p = ucp_tag_recv_nbx(st_ucx_worker, buf, bytes, st_ucx_tag(lane, seq, msg, peer),
                              (ucp_tag_t)-1, &param);
     } else {
@@ -435,6 +452,9 @@ static st_status_t st_ucx_post(st_ucx_lane_t *lane, int peer, unsigned seq, unsi
         st_ucx_set_why("%s lane rank %d failed: %s", is_recv ? "receive from" : "send to", peer,
                        ucs_status_string(UCS_PTR_STATUS(p)));
         return ST_ERR_IO;
+    }
+    if (p == NULL && is_recv && st_ucx_check_length(req, info.length) != 0) {
+        return ST_ERR_IO;   /* complete, and failed: the waits see req->status */
     }
     req->ucp    = p;
     req->status = ST_OK;
@@ -453,6 +473,7 @@ static void st_ucx_abort_arrived(st_ucx_lane_t *lane);
  */
 static int st_ucx_test_locked(st_ucx_lane_t *lane, st_ucx_req_t *reqs, int n)
 {
+    ucp_tag_recv_info_t info;
     st_ucx_req_t *r;
     ucs_status_t s;
     int i, pending = 0, failed = 0;
@@ -467,7 +488,11 @@ static int st_ucx_test_locked(st_ucx_lane_t *lane, st_ucx_req_t *reqs, int n)
             failed = failed || (r->status != ST_OK);
             continue;
         }
-        s = ucp_request_check_status(r->ucp);
+        if (r->is_recv) {
+            s = ucp_tag_recv_request_test(r->ucp, &info);
+        } else {
+            s = ucp_request_check_status(r->ucp);
+        }
         if (s == UCS_INPROGRESS) {
             if (r->is_recv && atomic_load(&lane->peers[r->peer].failed) != 0) {
                 st_ucx_set_why("lane rank %d failed: %s", r->peer,
@@ -484,6 +509,9 @@ static int st_ucx_test_locked(st_ucx_lane_t *lane, st_ucx_req_t *reqs, int n)
             st_ucx_set_why("%s lane rank %d failed: %s", r->is_recv ? "receive from" : "send to",
                            r->peer, ucs_status_string(s));
             failed = 1;
+        } else if (r->is_recv && st_ucx_check_length(r, info.length) != 0) {
+            r->status = ST_ERR_IO;
+            failed    = 1;
         }
     }
     return (failed || lane->broken) ? -1 : (pending == 0);

@@ -45,6 +45,7 @@ typedef struct {
     void       *ucp;      /* UCP request handle; NULL once complete */
     int         peer;     /* lane rank of the peer */
     int         is_recv;
+    size_t      bytes;    /* a receive's length: a message of another fails it */
     st_status_t status;   /* ST_OK, or why it failed (valid once complete) */
 } st_ucx_req_t;
 
@@ -177,7 +178,8 @@ void st_ucx_lane_next(st_ucx_lane_t *lane);
 /*
  * Post a send of @a bytes bytes at @a buf to lane rank @a peer, or a receive of
  * exactly that many bytes from @a peer, as message @a msg (0 ... 4093) of the
- * current epoch. Messages between two members with the same @a msg match in the
+ * current epoch (a message of another length fails the receive: the members
+ * disagree, and the lane breaks rather than fold a partial buffer). Messages between two members with the same @a msg match in the
  * order they were posted. The buffer belongs to UCX until st_ucx_wait returns.
  *
  * @return ST_OK (@a req is in flight or already complete), ST_ERR_INVALID_PARAM,

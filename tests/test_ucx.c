@@ -397,6 +397,42 @@ static void test_dead(void)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* A message shorter than its receive (members disagreeing on a size): the receive
+ * fails, not folds a partial buffer; the lane breaks on both sides. */
+static void test_short(void)
+{
+    st_ucx_lane_t *lane;
+    st_ucx_req_t req;
+    st_status_t status;
+    double v[2] = {1, 2};
+
+    if (world_size < 2) {
+        return;
+    }
+    status = st_ucx_lane_create(MPI_COMM_WORLD, &lane);
+    if (!CHECKF(status == ST_OK, "short-message lane: %s (%s)", strata_status_string(status),
+                st_ucx_why())) {
+        return;
+    }
+    if (world_rank == 0) {
+        status = st_ucx_isend(lane, 1, 5, v, sizeof(double), &req);
+        if (status == ST_OK) {
+            st_ucx_wait(lane, &req, 1, MPI_COMM_NULL);
+        }
+    } else if (world_rank == 1) {
+        status = st_ucx_irecv(lane, 0, 5, v, sizeof(v), &req);
+        if (status == ST_OK) {
+            status = st_ucx_wait(lane, &req, 1, MPI_COMM_NULL);
+        }
+        CHECKF(status == ST_ERR_IO, "8 bytes into a 16-byte receive: %s, expected an I/O error",
+               strata_status_string(status));
+        CHECKF(strstr(st_ucx_why(), "8 bytes") != NULL && strstr(st_ucx_why(), "16") != NULL,
+               "the reason names the lengths: %s", st_ucx_why());
+    }
+    st_ucx_lane_destroy(lane);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* ---- --bench ---- */
 
 static size_t bench_sizes[32] = {8, 64 * 1024, 16 * 1024 * 1024};
@@ -492,6 +528,7 @@ int main(int argc, char **argv)
         test_cases(lane);
         test_groups(lane);
         test_churn();
+        test_short();
         if (provided == MPI_THREAD_MULTIPLE) {
             test_threads();
         }
