@@ -554,10 +554,10 @@ int cuStreamDestroy_v2(void *stream)
     return (stream == FAKE_STREAM) ? 0 : 400;
 }
 
-/* the GPU's free memory: STRATA_FAKE_CUDA_MEM bytes (default 1 GiB) */
+/* the GPU's free memory: FAKE_CUDA_MEM bytes (default 1 GiB) */
 int cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes)
 {
-    const char *v = getenv("STRATA_FAKE_CUDA_MEM");
+    const char *v = getenv("FAKE_CUDA_MEM");
 
     *free_bytes  = (v != NULL) ? (size_t)strtoull(v, NULL, 10) : ((size_t)1 << 30);
     *total_bytes = *free_bytes;

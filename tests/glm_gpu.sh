@@ -87,7 +87,7 @@ p_gpu=$(converged_primal)
 near "64-bit data: primal on the GPU against the CPU's" "$p_gpu" "$p_cpu" 1e-7
 
 # streaming: rows that do not fit (--gpu-mem, or the GPU's free memory, which the
-# stand-in driver takes from STRATA_FAKE_CUDA_MEM) stream in chunks, to the optimum
+# stand-in driver takes from FAKE_CUDA_MEM) stream in chunks, to the optimum
 expect 0 "the CPU to 1e-6" $ST_MPIRUN -np 2 tools/strata-train -q -l 1e-2 -e 1e-6 -r 3000 \
     "$dir/c32.bin" "$dir/ms-cpu"
 p_cpu=$(converged_primal)
@@ -98,7 +98,7 @@ contains "streaming by --gpu-mem, said" "its rows streaming in 17 chunks"
 p_gpu=$(converged_primal)
 near "streaming: primal against the CPU's in memory" "$p_gpu" "$p_cpu" 2e-6
 expect 0 "streaming by free memory" gpu_mpirun -np 2 \
-    -x STRATA_FAKE_CUDA_MEM=$((268435456 + 300000)) $train --gpu \
+    -x FAKE_CUDA_MEM=$((268435456 + 300000)) $train --gpu \
     -l 1e-2 -r 3 "$dir/c32.bin" "$dir/ms-free"
 contains "streaming by free memory, said" "its rows streaming in 4 chunks"
 expect 1 "too little GPU memory" gpu_mpirun -np 2 \
