@@ -433,7 +433,7 @@ static st_status_t st_ucx_post(st_ucx_lane_t *lane, int peer, unsigned seq, unsi
     pthread_mutex_lock(&st_ucx_lock);
     if (is_recv) {
         /* the length of a message received at once */
-        param.op_attr_mask      = UCP_OP_ATTR_FIELD_RECV_INFO;
+        param.op_attr_mask       = UCP_OP_ATTR_FIELD_RECV_INFO;
         param.recv_info.tag_info = &info;
         info.length              = bytes;
         p = ucp_tag_recv_nbx(st_ucx_worker, buf, bytes, st_ucx_tag(lane, seq, msg, peer),
