@@ -145,6 +145,15 @@ unsigned long fake_cuda_pushes(void)
 
 static unsigned long fake_queries;   /* pointer queries, of both kinds */
 
+/* Is the stand-in's mode @a name (FAKE_CUDA_SINGLES, FAKE_CUDA_NO_KERNELS) on (=1)?
+ * For test_device too, which must know what the driver does. */
+int fake_cuda_flag(const char *name)
+{
+    const char *v = getenv(name);
+
+    return v != NULL && strcmp(v, "1") == 0;
+}
+
 unsigned long fake_cuda_queries(void)
 {
     return fake_queries;
@@ -201,8 +210,7 @@ int cuPointerGetAttributes(unsigned n, int *attributes, void **data, unsigned lo
 
     fake_queries++;
     if (singles < 0) {
-        singles = (getenv("FAKE_CUDA_SINGLES") != NULL &&
-                   strcmp(getenv("FAKE_CUDA_SINGLES"), "1") == 0);
+        singles = fake_cuda_flag("FAKE_CUDA_SINGLES");
     }
     if (singles) {
         return 801;   /* CUDA_ERROR_NOT_SUPPORTED */
@@ -334,12 +342,13 @@ int cuMemFree_v2(unsigned long long dptr)
 /* ---- the stream's queue ---- */
 
 #define FAKE_QUEUE 256
-static struct {
+typedef struct {
     const void *fn;                 /* a fold kernel, or NULL: a copy */
     st_cuda_fold_args_t args;
     unsigned long long dst, src;
     size_t bytes;
-} fake_queue[FAKE_QUEUE];
+} fake_work_t;
+static fake_work_t fake_queue[FAKE_QUEUE];
 static int fake_queued;
 static const void *fake_folds[512];   /* the fold kernels handed out */
 static int fake_nfolds;
@@ -376,6 +385,16 @@ static void fake_flush(void)
     fake_queued = 0;
 }
 
+/* the queue's next entry (flushing a full queue first) */
+static fake_work_t *fake_enqueue(const void *fn)
+{
+    if (fake_queued == FAKE_QUEUE) {
+        fake_flush();
+    }
+    fake_queue[fake_queued].fn = fn;
+    return &fake_queue[fake_queued++];
+}
+
 static int fake_is_fold(const void *fn)
 {
     int k;
@@ -398,8 +417,7 @@ int cuModuleLoadData(void **mod, const void *image)
     if (image == NULL || memcmp(image, magic, sizeof(magic)) != 0) {
         return 200;   /* CUDA_ERROR_INVALID_IMAGE */
     }
-    if (getenv("FAKE_CUDA_NO_KERNELS") != NULL &&
-        strcmp(getenv("FAKE_CUDA_NO_KERNELS"), "1") == 0) {
+    if (fake_cuda_flag("FAKE_CUDA_NO_KERNELS")) {
         return 209;   /* CUDA_ERROR_NO_BINARY_FOR_GPU: a GPU older than the fatbin's code */
     }
     *mod = (void*)0x40d;
@@ -437,12 +455,7 @@ int cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
         return 1;   /* CUDA_ERROR_INVALID_VALUE */
     }
     if (stream == FAKE_STREAM && fake_is_fold(fn)) {
-        if (fake_queued == FAKE_QUEUE) {
-            fake_flush();
-        }
-        fake_queue[fake_queued].fn   = fn;
-        fake_queue[fake_queued].args = *(const st_cuda_fold_args_t*)params[0];
-        fake_queued++;
+        fake_enqueue(fn)->args = *(const st_cuda_fold_args_t*)params[0];
         return 0;
     }
     fake_flush();   /* the solver's kernels (other arguments) run now, after the queue */
@@ -623,19 +636,17 @@ int cuStreamSynchronize(void *stream)
 
 int cuMemcpyAsync(unsigned long long dst, unsigned long long src, size_t bytes, void *stream)
 {
+    fake_work_t *w;
+
     if (stream != FAKE_STREAM && stream != NULL) {
         return 400;
     }
     if (stream == NULL) {
         return cuMemcpy(dst, src, bytes);
     }
-    if (fake_queued == FAKE_QUEUE) {
-        fake_flush();
-    }
-    fake_queue[fake_queued].fn    = NULL;
-    fake_queue[fake_queued].dst   = dst;
-    fake_queue[fake_queued].src   = src;
-    fake_queue[fake_queued].bytes = bytes;
-    fake_queued++;
+    w        = fake_enqueue(NULL);
+    w->dst   = dst;
+    w->src   = src;
+    w->bytes = bytes;
     return 0;
 }

@@ -29,6 +29,7 @@ static unsigned long (*dev_copies)(void);
 static int (*dev_memcpy)(unsigned long long, unsigned long long, size_t);
 static unsigned long (*dev_mapped)(void);
 static unsigned long (*dev_queries)(void);
+static int (*dev_flag)(const char *);
 static int singles;      /* FAKE_CUDA_SINGLES=1: the driver answers single queries only */
 static int no_kernels;   /* FAKE_CUDA_NO_KERNELS=1: Strata's kernels do not load */
 
@@ -97,10 +98,9 @@ int main(int argc, char **argv)
     *(void**)&dev_memcpy = dlsym(lib, "cuMemcpy");
     *(void**)&dev_mapped = dlsym(lib, "fake_cuda_ipc_mapped");
     *(void**)&dev_queries = dlsym(lib, "fake_cuda_queries");
-    singles    = getenv("FAKE_CUDA_SINGLES") != NULL &&
-                 strcmp(getenv("FAKE_CUDA_SINGLES"), "1") == 0;
-    no_kernels = getenv("FAKE_CUDA_NO_KERNELS") != NULL &&
-                 strcmp(getenv("FAKE_CUDA_NO_KERNELS"), "1") == 0;
+    *(void**)&dev_flag   = dlsym(lib, "fake_cuda_flag");
+    singles    = dev_flag("FAKE_CUDA_SINGLES");
+    no_kernels = dev_flag("FAKE_CUDA_NO_KERNELS");
 
     /* a communicator across nodes (virtual nodes): no CUDA IPC, the staging pipeline */
     {
