@@ -29,6 +29,26 @@ check "mpirun strata-run succeeds" test $? -eq 0
 check "same answer (inner form)" test "$(strip "$out")" = "$ref"
 check "stats (inner form)" grep -q '\[strata job\].* fast 10 calls' "$err"
 
+# 2b. an MPMD job ("A : B") and an appfile: every app context preloaded (mpirun's
+# "-x NAME=VALUE" reaches the first context only, and no appfile line: the other
+# ranks ran Open MPI's allreduce against Strata's, and hung)
+STRATA_STATS=1 timeout -k 5 120 tools/strata-run $ST_MPIRUN -np 1 $demo : -np 1 $demo \
+    >"$out" 2>"$err"
+check "strata-run mpirun A : B succeeds" test $? -eq 0
+check "same answer (A : B)" test "$(strip "$out")" = "$ref"
+check "stats (A : B): both ranks" grep -q '\[strata job\].*ranks 2 .* fast 10 calls' "$err"
+app=$(mktemp)
+printf '# an appfile: a comment, then one line per app context\n-np 1 %s\n\n-np 1 %s\n' \
+    "$demo" "$demo" >"$app"
+STRATA_STATS=1 timeout -k 5 120 tools/strata-run $ST_MPIRUN --app "$app" >"$out" 2>"$err"
+check "strata-run mpirun --app succeeds" test $? -eq 0
+check "same answer (--app)" test "$(strip "$out")" = "$ref"
+check "stats (--app): both ranks" grep -q '\[strata job\].*ranks 2 .* fast 10 calls' "$err"
+rm -f "$app"
+tools/strata-run $ST_MPIRUN --app "$app" >"$out" 2>"$err"
+check "--app with no such file: refused" test $? -eq 2
+check "--app with no such file: named" grep -q "$app: cannot read" "$err"
+
 # 3. silent by default
 tools/strata-run $ST_MPIRUN -np 3 $demo >"$out" 2>"$err"
 check "healthy 3-rank run succeeds" test $? -eq 0
