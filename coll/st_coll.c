@@ -970,7 +970,7 @@ static void st_coll_agree_config(void)
  * host once, so it is on the same virtual node in every communicator (collectives,
  * so never done lazily).
  */
-static void st_coll_init_world(void)
+void st_coll_init_world(void)
 {
     MPI_Comm host;
 

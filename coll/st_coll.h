@@ -170,6 +170,10 @@ int st_coll_mpi_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype 
 /* MPI_Finalize: statistics, plans freed, then PMPI_Finalize. */
 int st_coll_finalize(void);
 
+/* Strata's part of MPI_Init and MPI_Init_thread, once MPI is up (collective over
+ * MPI_COMM_WORLD): the job-wide knobs agreed, virtual nodes placed. */
+void st_coll_init_world(void);
+
 /* ---- plans (st_coll.c) ---- */
 
 typedef enum {

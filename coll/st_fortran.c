@@ -1,11 +1,19 @@
 /*
- * Fortran bindings (mpif.h and "use mpi"). Open MPI's own Fortran wrappers call
+ * Fortran bindings. Open MPI's own Fortran wrappers call PMPI_Init,
  * PMPI_Allreduce and PMPI_Finalize directly, so a Fortran program would never
- * reach Strata's C entry points: these symbols take their place, convert the
- * handles and the Fortran MPI_IN_PLACE / MPI_BOTTOM sentinels exactly as Open
- * MPI's wrappers do, and call the C implementation. Each is exported under the
- * four usual name manglings. ("use mpi_f08" has bindings of its own: not
- * intercepted.)
+ * reach Strata's C entry points: these symbols take their place.
+ *
+ * - mpif.h and "use mpi": MPI_INIT, MPI_INIT_THREAD, MPI_ALLREDUCE and
+ *   MPI_FINALIZE under the four usual name manglings.
+ * - "use mpi_f08": Open MPI's f08 module calls the back-ends its mpif.h
+ *   bindings are aliases of (ompi_init_f, ompi_init_thread_f, ompi_allreduce_f,
+ *   ompi_finalize_f) through the dynamic linker, so those names are taken too.
+ *
+ * MPI_INIT runs Open MPI's own (its profiling name), then Strata's part of
+ * MPI_Init: without it the job-wide knobs would not be agreed (ranks with
+ * different STRATA_SMALL_MSG hung) and virtual nodes not placed once per job.
+ * MPI_ALLREDUCE converts the handles and the Fortran MPI_IN_PLACE / MPI_BOTTOM
+ * sentinels exactly as Open MPI's wrappers do, and calls the C implementation.
  */
 #include "config.h"
 
@@ -28,7 +36,7 @@ static void st_fortran_lookup(void **addrs, const char *const *names)
     }
 }
 
-static void st_fortran_init(void)
+static void st_fortran_sentinels(void)
 {
     static const char *const in_place[] = {
         "mpi_fortran_in_place_", "mpi_fortran_in_place", "mpi_fortran_in_place__",
@@ -72,11 +80,61 @@ static void st_fortran_allreduce(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fi
 {
     int rc;
 
-    pthread_once(&st_fortran_once, st_fortran_init);
+    pthread_once(&st_fortran_once, st_fortran_sentinels);
     rc = st_coll_mpi_allreduce(st_fortran_buf(sbuf), st_fortran_buf(rbuf), (int)*count,
                                PMPI_Type_f2c(*dtype), PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm));
     if (ierr != NULL) {
         *ierr = (MPI_Fint)rc;
+    }
+}
+
+typedef void (*st_fortran_init_fn_t)(MPI_Fint *ierr);
+typedef void (*st_fortran_init_thread_fn_t)(MPI_Fint *required, MPI_Fint *provided,
+                                            MPI_Fint *ierr);
+
+/* MPI_INIT: the MPI's own Fortran MPI_INIT (@a real_name, found after libstrata),
+ * or PMPI_Init as Open MPI's calls it; then Strata's part. */
+static void st_fortran_init(const char *real_name, MPI_Fint *ierr)
+{
+    st_fortran_init_fn_t real;
+    MPI_Fint rc;
+    int argc     = 0;
+    char **argv  = NULL;
+
+    *(void**)&real = dlsym(RTLD_NEXT, real_name);
+    if (real != NULL) {
+        real(&rc);
+    } else {
+        rc = (MPI_Fint)PMPI_Init(&argc, &argv);
+    }
+    if (rc == MPI_SUCCESS) {
+        st_coll_init_world();
+    }
+    if (ierr != NULL) {
+        *ierr = rc;
+    }
+}
+
+static void st_fortran_init_thread(const char *real_name, MPI_Fint *required,
+                                   MPI_Fint *provided, MPI_Fint *ierr)
+{
+    st_fortran_init_thread_fn_t real;
+    MPI_Fint rc;
+    int argc    = 0, c_provided = MPI_THREAD_SINGLE;
+    char **argv = NULL;
+
+    *(void**)&real = dlsym(RTLD_NEXT, real_name);
+    if (real != NULL) {
+        real(required, provided, &rc);
+    } else {
+        rc        = (MPI_Fint)PMPI_Init_thread(&argc, &argv, (int)*required, &c_provided);
+        *provided = (MPI_Fint)c_provided;
+    }
+    if (rc == MPI_SUCCESS) {
+        st_coll_init_world();
+    }
+    if (ierr != NULL) {
+        *ierr = rc;
     }
 }
 
@@ -102,15 +160,31 @@ static void st_fortran_finalize(MPI_Fint *ierr)
         st_fortran_finalize(ierr); \
     }
 
-/* prototypes keep -Wmissing-prototypes quiet: these exist only for Fortran */
-#define ST_FORTRAN_PROTOS(_a, _f) \
-    void _a(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *); \
-    void _f(MPI_Fint *);
+/* @a _real: the MPI's own, to run first */
+#define ST_FORTRAN_INIT(_name, _real) \
+    ST_EXPORT void _name(MPI_Fint *ierr) \
+    { \
+        st_fortran_init(#_real, ierr); \
+    }
 
-ST_FORTRAN_PROTOS(mpi_allreduce_, mpi_finalize_)
-ST_FORTRAN_PROTOS(mpi_allreduce, mpi_finalize)
-ST_FORTRAN_PROTOS(mpi_allreduce__, mpi_finalize__)
-ST_FORTRAN_PROTOS(MPI_ALLREDUCE, MPI_FINALIZE)
+#define ST_FORTRAN_INIT_THREAD(_name, _real) \
+    ST_EXPORT void _name(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr) \
+    { \
+        st_fortran_init_thread(#_real, required, provided, ierr); \
+    }
+
+/* prototypes keep -Wmissing-prototypes quiet: these exist only for Fortran */
+#define ST_FORTRAN_PROTOS(_a, _f, _i, _t) \
+    void _a(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *); \
+    void _f(MPI_Fint *); \
+    void _i(MPI_Fint *); \
+    void _t(MPI_Fint *, MPI_Fint *, MPI_Fint *);
+
+ST_FORTRAN_PROTOS(mpi_allreduce_, mpi_finalize_, mpi_init_, mpi_init_thread_)
+ST_FORTRAN_PROTOS(mpi_allreduce, mpi_finalize, mpi_init, mpi_init_thread)
+ST_FORTRAN_PROTOS(mpi_allreduce__, mpi_finalize__, mpi_init__, mpi_init_thread__)
+ST_FORTRAN_PROTOS(MPI_ALLREDUCE, MPI_FINALIZE, MPI_INIT, MPI_INIT_THREAD)
+ST_FORTRAN_PROTOS(ompi_allreduce_f, ompi_finalize_f, ompi_init_f, ompi_init_thread_f)
 
 ST_FORTRAN_ALLREDUCE(mpi_allreduce_)
 ST_FORTRAN_ALLREDUCE(mpi_allreduce)
@@ -120,3 +194,15 @@ ST_FORTRAN_FINALIZE(mpi_finalize_)
 ST_FORTRAN_FINALIZE(mpi_finalize)
 ST_FORTRAN_FINALIZE(mpi_finalize__)
 ST_FORTRAN_FINALIZE(MPI_FINALIZE)
+ST_FORTRAN_FINALIZE(ompi_finalize_f)
+ST_FORTRAN_ALLREDUCE(ompi_allreduce_f)
+ST_FORTRAN_INIT(mpi_init_, pmpi_init_)
+ST_FORTRAN_INIT(mpi_init, pmpi_init)
+ST_FORTRAN_INIT(mpi_init__, pmpi_init__)
+ST_FORTRAN_INIT(MPI_INIT, PMPI_INIT)
+ST_FORTRAN_INIT(ompi_init_f, ompi_init_f)
+ST_FORTRAN_INIT_THREAD(mpi_init_thread_, pmpi_init_thread_)
+ST_FORTRAN_INIT_THREAD(mpi_init_thread, pmpi_init_thread)
+ST_FORTRAN_INIT_THREAD(mpi_init_thread__, pmpi_init_thread__)
+ST_FORTRAN_INIT_THREAD(MPI_INIT_THREAD, PMPI_INIT_THREAD)
+ST_FORTRAN_INIT_THREAD(ompi_init_thread_f, ompi_init_thread_f)

@@ -1,8 +1,14 @@
-! A plain Fortran MPI program (use mpi): under strata-run its MPI_ALLREDUCE calls
-! must reach Strata and give the right answers, in place or not, and its
-! MPI_FINALIZE must run Strata's finalize (which prints STRATA_STATS).
+! A plain Fortran MPI program ("use mpi", or "use mpi_f08" built with -DST_F08):
+! under strata-run its MPI_INIT must run Strata's part of MPI_Init (the knobs
+! agreed across ranks), its MPI_ALLREDUCE calls must reach Strata and give the
+! right answers, in place or not, and its MPI_FINALIZE must run Strata's
+! finalize (which prints STRATA_STATS).
 program fortran_allreduce
+#ifdef ST_F08
+    use mpi_f08
+#else
     use mpi
+#endif
     implicit none
     integer, parameter :: n = 100000
     integer :: ierr, rank, nprocs, i, r, nbad
