@@ -14,31 +14,36 @@ out="$dir/out" err="$dir/err"
 trap 'rm -rf "$dir"' EXIT
 fail=0 ran=0
 
-for binding in mpi mpi_f08; do
-    prog="$dir/fortran_$binding"
-    def=""
+# each binding with MPI_INIT, and with MPI_INIT_THREAD
+for variant in mpi mpi_f08 mpi+thread mpi_f08+thread; do
+    prog="$dir/fortran_$variant"
+    binding=${variant%+thread}
+    def="" what="use $binding"
     [ "$binding" = mpi_f08 ] && def="-DST_F08"
+    if [ "$variant" != "$binding" ]; then
+        def="$def -DST_THREAD" what="$what, MPI_INIT_THREAD"
+    fi
     if ! mpifort $def -o "$prog" "$top_srcdir/tests/fortran_allreduce.F90" \
             >"$dir/build.log" 2>&1; then
         cat "$dir/build.log"
-        echo "mpifort cannot build a 'use $binding' program here: not checked"
+        echo "mpifort cannot build a '$what' program here: not checked"
         continue
     fi
     ran=$((ran + 1))
 
     # 4 calls on each of 2 ranks, all on the fast path; printed by Strata's finalize
     STRATA_STATS=1 timeout -k 5 120 tools/strata-run $ST_MPIRUN -np 2 "$prog" >"$out" 2>"$err"
-    check "use $binding: the program ends well" test $? -eq 0
-    check "use $binding: right answers" grep -q 'fortran_allreduce: OK' "$out"
-    check "use $binding: 8 fast calls, no fallback" \
+    check "$what: the program ends well" test $? -eq 0
+    check "$what: right answers" grep -q 'fortran_allreduce: OK' "$out"
+    check "$what: 8 fast calls, no fallback" \
         grep -q '\[strata job\].* fast 8 calls.*fallback none' "$err"
 
     # a knob on rank 0 only: MPI_INIT agrees on rank 0's (800 KB took two paths)
     timeout -k 5 120 tools/strata-run $ST_MPIRUN -np 1 env STRATA_SMALL_MSG=1M "$prog" : \
         -np 1 "$prog" >"$out" 2>"$err"
-    check "use $binding: SMALL_MSG on rank 0 only: the job ends well" test $? -eq 0
-    check "use $binding: SMALL_MSG: right answers" grep -q 'fortran_allreduce: OK' "$out"
-    check "use $binding: SMALL_MSG: named once, by rank 0" \
+    check "$what: SMALL_MSG on rank 0 only: the job ends well" test $? -eq 0
+    check "$what: SMALL_MSG: right answers" grep -q 'fortran_allreduce: OK' "$out"
+    check "$what: SMALL_MSG: named once, by rank 0" \
         test "$(grep -c '^\[strata 0\] WARN: STRATA_SMALL_MSG is not the same' "$err")" -eq 1
 done
 if [ $ran -eq 0 ]; then

@@ -1,4 +1,5 @@
-! A plain Fortran MPI program ("use mpi", or "use mpi_f08" built with -DST_F08):
+! A plain Fortran MPI program ("use mpi", or "use mpi_f08" built with -DST_F08;
+! MPI_INIT_THREAD instead of MPI_INIT with -DST_THREAD):
 ! under strata-run its MPI_INIT must run Strata's part of MPI_Init (the knobs
 ! agreed across ranks), its MPI_ALLREDUCE calls must reach Strata and give the
 ! right answers, in place or not, and its MPI_FINALIZE must run Strata's
@@ -11,7 +12,7 @@ program fortran_allreduce
 #endif
     implicit none
     integer, parameter :: n = 100000
-    integer :: ierr, rank, nprocs, i, r, nbad
+    integer :: ierr, rank, nprocs, i, r, nbad, provided
     double precision, allocatable :: x(:), y(:)
     integer, allocatable :: ix(:)
     integer :: iexp
@@ -19,11 +20,16 @@ program fortran_allreduce
     real :: rv(7), rmax(7)
     complex :: c(3), csum(3)
 
+    nbad = 0
+#ifdef ST_THREAD
+    call MPI_Init_thread(MPI_THREAD_FUNNELED, provided, ierr)
+    if (provided < MPI_THREAD_FUNNELED) nbad = nbad + 1
+#else
     call MPI_Init(ierr)
+#endif
     call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
     call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
     allocate(x(n), y(n), ix(n))
-    nbad = 0
 
     do i = 1, n
         x(i) = dble(mod(i * 7 + rank * 13, 17))
