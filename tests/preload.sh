@@ -49,6 +49,20 @@ tools/strata-run $ST_MPIRUN --app "$app" >"$out" 2>"$err"
 check "--app with no such file: refused" test $? -eq 2
 check "--app with no such file: named" grep -q "$app: cannot read" "$err"
 
+# 2c. the user's own -x LD_PRELOAD (mpirun keeps the last -x of a name): libstrata
+# goes in front of it, on the command line and in an appfile (before: not loaded)
+libc=$(ldd /bin/sh | awk '/libc\.so/ { print $3 }')
+STRATA_STATS=1 tools/strata-run $ST_MPIRUN -np 2 -x "LD_PRELOAD=$libc" $demo >"$out" 2>"$err"
+check "user's -x LD_PRELOAD: succeeds" test $? -eq 0
+check "user's -x LD_PRELOAD: Strata loaded too" \
+    grep -q '\[strata job\].*ranks 2 .* fast 10 calls' "$err"
+app=$(mktemp)
+printf -- '-np 2 -x LD_PRELOAD=%s %s\n' "$libc" "$demo" >"$app"
+STRATA_STATS=1 timeout -k 5 120 tools/strata-run $ST_MPIRUN --app "$app" >"$out" 2>"$err"
+check "appfile's -x LD_PRELOAD: Strata loaded too" \
+    grep -q '\[strata job\].*ranks 2 .* fast 10 calls' "$err"
+rm -f "$app"
+
 # 3. silent by default
 tools/strata-run $ST_MPIRUN -np 3 $demo >"$out" 2>"$err"
 check "healthy 3-rank run succeeds" test $? -eq 0
