@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define ST_GLM_BIN_MAGIC     "STGLMCSR"
@@ -407,6 +408,7 @@ st_status_t st_glm_data_load(const char *path, const st_glm_data_opts_t *opts, M
     st_status_t status;
     ssize_t got = 0;
     int64_t is_bin = 0;
+    struct stat st;
     int fd;
 
     status = st_glm_comm_init(comm, &c);
@@ -426,6 +428,13 @@ st_status_t st_glm_data_load(const char *path, const st_glm_data_opts_t *opts, M
         if (fd < 0) {
             st_glm_err_set(&err, errno == ENOENT ? ST_ERR_NOT_FOUND : ST_ERR_IO,
                            ST_GLM_ERR_KEY_FIRST, "%s: cannot open: %s", path, strerror(errno));
+        } else if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+            /* the readers read it twice, at offsets: not a pipe */
+            st_glm_err_set(&err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: %s", path,
+                           S_ISDIR(st.st_mode) ? "a directory, not a data file"
+                                               : "not a regular file (a pipe or a device: "
+                                                 "give the data as a file)");
+            close(fd);
         } else {
             do {
                 got = pread(fd, magic, sizeof(magic), 0);

@@ -35,7 +35,7 @@
 
 #define ST_GLM_LBFGS_PAIRS     10     /* curvature pairs kept */
 #define ST_GLM_LBFGS_ARMIJO    1e-4   /* sufficient decrease: P(w + t p) <= P + c t g.p */
-#define ST_GLM_LBFGS_BACKTRACK 40     /* halvings of t before giving up */
+#define ST_GLM_LBFGS_BACKTRACK 60     /* shorter steps tried before giving up */
 
 /* One thread's share of a pass: rows [lo, hi) at the point w. */
 typedef struct {
@@ -203,8 +203,9 @@ strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_
     int64_t d = data->n_cols, d_all = d + (param->bias > 0), m = data->n_rows, i, j;
     double *c = NULL, *w = NULL, *g = NULL, *wn = NULL, *gn = NULL, *p = NULL, *mem = NULL;
     double *s[ST_GLM_LBFGS_PAIRS], *y[ST_GLM_LBFGS_PAIRS], rho[ST_GLM_LBFGS_PAIRS];
-    double alpha[ST_GLM_LBFGS_PAIRS], f, fn, gp, t, sy;
-    int k, first = 0, count = 0, ok, halvings;
+    double alpha[ST_GLM_LBFGS_PAIRS], f, fn, gp, t, q, sy;
+    strata_status_t status = STRATA_OK;
+    int k, first = 0, count = 0, ok, tries;
 
     memset(&lb, 0, sizeof(lb));
     memset(&ctx, 0, sizeof(ctx));
@@ -280,9 +281,14 @@ strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_
         if (!(gp < 0)) {
             break;   /* a zero gradient: w is the optimum */
         }
-        /* the first step without curvature: a unit step in w's scale */
-        t = (count > 0) ? 1.0 : fmin(1.0, 1.0 / sqrt(-gp));
-        for (halvings = 0; halvings <= ST_GLM_LBFGS_BACKTRACK; halvings++) {
+        /* the first step without curvature: a unit step in w's scale, and no longer
+         * than the step that would reach 0 (the objective's lower bound) by the
+         * gradient's slope, twice over (Polyak's): where the features are large
+         * (1e12) the gradient is, and Armijo's test asks a step of 1 / |g| for a
+         * decrease of 1e-4 |g| the objective does not have. Each shorter step at the
+         * minimum of the parabola through f, gp and fn, within [t/10, t/2]. */
+        t = (count > 0) ? 1.0 : fmin(fmin(1.0, 1.0 / sqrt(-gp)), 2.0 * f / -gp);
+        for (tries = 0; tries <= ST_GLM_LBFGS_BACKTRACK; tries++) {
             for (j = 0; j < d_all; j++) {
                 wn[j] = w[j] + t * p[j];
             }
@@ -290,9 +296,17 @@ strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_
             if (fn <= f + ST_GLM_LBFGS_ARMIJO * t * gp) {
                 break;
             }
-            t *= 0.5;
+            q = (isfinite(fn) && fn - f - gp * t > 0) ? -gp * t * t / (2 * (fn - f - gp * t))
+                                                        : 0.1 * t;
+            t = fmin(fmax(q, 0.1 * t), 0.5 * t);
         }
-        if (halvings > ST_GLM_LBFGS_BACKTRACK) {
+        if (tries > ST_GLM_LBFGS_BACKTRACK) {
+            if (ctx.info.rounds == 0 && isfinite(f)) {   /* infinite: reported by the caller */
+                st_glm_msg(msg, msg_len, "L-BFGS found no step that lowers the objective "
+                           "from w = 0 (features too large for double precision? scale "
+                           "them, or --method newton)");
+                status = STRATA_ERR_UNSUPPORTED;
+            }
             break;   /* no decrease left in double precision: w stays */
         }
         /* the new pair: s = wn - w, y = gn - g */
@@ -327,5 +341,5 @@ strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_
     free(c);
     free(lb.parts);
     free(mem);
-    return STRATA_OK;
+    return status;
 }

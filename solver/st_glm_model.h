@@ -339,6 +339,7 @@ typedef struct {
     st_status_t (*epoch_done)(void *arg, int epoch, const double *w,
                               const st_glm_objectives_t *obj);
     void         *arg;
+    st_glm_objectives_t *start;   /**< the starting point's objectives go here; NULL: none */
 } st_glm_serial_hooks_t;
 
 /**

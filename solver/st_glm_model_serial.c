@@ -413,6 +413,9 @@ static st_status_t st_glm_serial_primal(const st_glm_model_t *model,
     if (trace != NULL) {
         trace[0] = obj;
     }
+    if (hooks != NULL && hooks->start != NULL) {
+        *hooks->start = obj;
+    }
     for (epoch = 1; epoch <= params->max_epochs; epoch++) {
         if (obj.gap <= params->tol * fabs(obj.primal)) {
             break;

@@ -1522,15 +1522,19 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
     return status;
 }
 
-/* The serial solver's checkpoints: after every checkpoint_every-th epoch, w. */
+/* After each epoch of the serial solver: its objectives kept (a trace of every epoch
+ * would be sized by max_rounds, not by the epochs run), printed when verbose, and
+ * after every checkpoint_every-th epoch w saved. */
 typedef struct {
-    st_glm_ckpt_t     ck;
-    strata_glm_info_t info;     /* as loaded (rounds 0 when not resuming) */
-    int               done;     /* epochs before this run */
-    int               failed;   /* a checkpoint failed (its message is in msg) */
-    double            t0;
-    char             *msg;
-    size_t            msg_len;
+    st_glm_ckpt_t       ck;
+    strata_glm_info_t   info;     /* as loaded (rounds 0 when not resuming) */
+    int                 done;     /* epochs before this run */
+    int                 failed;   /* a checkpoint failed (its message is in msg) */
+    int                 verbose;
+    st_glm_objectives_t last;     /* the latest epoch's */
+    double              t0;
+    char               *msg;
+    size_t              msg_len;
 } st_glm_serial_ckpt_t;
 
 static st_status_t st_glm_serial_epoch_done(void *arg, int epoch, const double *w,
@@ -1540,6 +1544,11 @@ static st_status_t st_glm_serial_epoch_done(void *arg, int epoch, const double *
     strata_glm_info_t info;
     strata_status_t status;
 
+    sc->last = *obj;
+    if (sc->verbose) {
+        st_glm_print("epoch %4lld  primal %.10e  dual %.10e  gap %.3e\n",
+                     (long long)(sc->done + epoch), obj->primal, obj->dual, obj->gap);
+    }
     if (!st_glm_ckpt_due(&sc->ck, sc->done + epoch)) {
         return ST_OK;
     }
@@ -1569,7 +1578,7 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
     st_glm_serial_params_t sparam;
     st_glm_serial_hooks_t hooks;
     st_glm_serial_ckpt_t sc;
-    st_glm_objectives_t *trace = NULL;
+    st_glm_objectives_t first;   /* the start's objectives, then the last epoch's */
     int64_t *indptr = NULL;
     uint32_t *indices = NULL;
     double *values = NULL, *c = NULL;
@@ -1593,9 +1602,10 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
         sc.t0         = t0;
         sc.msg        = msg;
         sc.msg_len    = msg_len;
-        hooks.epoch_done = st_glm_serial_epoch_done;
-        hooks.arg        = &sc;
     }
+    sc.verbose       = param->verbose;
+    hooks.epoch_done = st_glm_serial_epoch_done;
+    hooks.arg        = &sc;
     if (param->resume) {
         status = st_glm_ckpt_load(&sc.ck, &sc.info, &certified, msg, msg_len);
         if (status != STRATA_OK) {
@@ -1610,8 +1620,7 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
     indices = malloc(((size_t)data->nnz + (size_t)n * nb + 1) * sizeof(*indices));
     values  = malloc(((size_t)data->nnz + (size_t)n * nb + 1) * sizeof(*values));
     c       = malloc(((size_t)n + 1) * sizeof(*c));
-    trace   = malloc(((size_t)ST_MAX(param->max_rounds - sc.done, 0) + 1) * sizeof(*trace));
-    if (!indptr || !indices || !values || !c || !trace) {
+    if (!indptr || !indices || !values || !c) {
         st_glm_msg(msg, msg_len, "out of memory");
         status = STRATA_ERR_NO_MEMORY;
         goto out;
@@ -1647,7 +1656,8 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
         status = STRATA_ERR_INVALID_PARAM;
         goto out;
     }
-    status = st_glm_serial_train_hooked(loss, &sp, &sparam, &hooks, model->w, NULL, trace,
+    hooks.start = &first;
+    status = st_glm_serial_train_hooked(loss, &sp, &sparam, &hooks, model->w, NULL, NULL,
                                         &epochs);
     if (sc.failed) {
         goto out;   /* its message is in msg */
@@ -1656,22 +1666,20 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
         st_glm_msg(msg, msg_len, "training failed: %s", strata_status_string(status));
         goto out;
     }
-    for (k = 1; k <= epochs && param->verbose; k++) {
-        st_glm_print("epoch %4lld  primal %.10e  dual %.10e  gap %.3e\n",
-                     (long long)(sc.done + k), trace[k].primal, trace[k].dual, trace[k].gap);
+    if (epochs > 0) {
+        first = sc.last;
     }
     model->info.rounds    = sc.done + epochs;
-    model->info.primal    = trace[epochs].primal;
-    model->info.dual      = trace[epochs].dual;
-    model->info.gap       = trace[epochs].gap;
-    model->info.converged = trace[epochs].gap <= param->tol * fabs(trace[epochs].primal);
+    model->info.primal    = first.primal;
+    model->info.dual      = first.dual;
+    model->info.gap       = first.gap;
+    model->info.converged = first.gap <= param->tol * fabs(first.primal);
     model->info.seconds   = st_glm_now() - t0;
 out:
     free(indptr);
     free(indices);
     free(values);
     free(c);
-    free(trace);
     return status;
 }
 
@@ -1768,10 +1776,17 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
         st_glm_msg(msg, msg_len, "no training examples");
         return STRATA_ERR_INVALID_PARAM;
     }
+    if (!isfinite(1.0 / (param->lambda * (double)prob->data->n_rows_global))) {
+        st_glm_msg(msg, msg_len, "lambda %g is too small for %lld rows (1 / (lambda n) "
+                   "overflows)", param->lambda, (long long)prob->data->n_rows_global);
+        return STRATA_ERR_INVALID_PARAM;
+    }
     st_glm_comm_shape(comm, &rank, &nranks);
     model = st_glm_model_new(loss, prob->data->n_cols, param->bias > 0 ? param->bias : -1);
     if (model == NULL) {
-        st_glm_msg(msg, msg_len, "out of memory");
+        st_glm_msg(msg, msg_len, "out of memory for the model: %lld features (the data's "
+                   "largest index), %.3g GB", (long long)prob->data->n_cols,
+                   (double)prob->data->n_cols * sizeof(double) / 1e9);
         return STRATA_ERR_NO_MEMORY;
     }
     model->lambda = param->lambda;
@@ -1785,6 +1800,11 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
                      ? st_glm_train_dual(loss, prob, param, comm, msg, msg_len, model)
              : (nranks == 1) ? st_glm_train_serial(loss, prob, param, comm, msg, msg_len, model)
                              : st_glm_train_primal(loss, prob, param, comm, msg, msg_len, model);
+    if (status == STRATA_OK && !isfinite(model->info.primal)) {
+        st_glm_msg(msg, msg_len, "the objective overflows (primal %g): labels or features too "
+                   "large for double precision; scale them", model->info.primal);
+        status = STRATA_ERR_INVALID_PARAM;
+    }
     if (status != STRATA_OK) {
         free(model->w);
         free(model);

@@ -26,6 +26,7 @@
 #include "config.h"
 
 #include "st_glm_data.h"
+#include "st_tool.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -493,6 +494,10 @@ static void gen_parse_opts(int argc, char **argv, gen_opts_t *o)
     }
     if (o->test_out != NULL && !strcmp(o->test_out, "-")) {
         gen_usage_error("--test-out: standard output is for the training rows");
+    }
+    if (o->test_out != NULL && strcmp(o->out, "-") != 0 && st_tool_same_file(o->test_out, o->out)) {
+        gen_usage_error("--test-out %s is the output file: the test rows would overwrite the "
+                        "training rows", o->test_out);
     }
     if ((o->given_click || o->given_zipf) && o->kind != GEN_CRITEO) {
         gen_usage_error("%s applies to criteo only", o->given_click ? "--click-rate" : "--zipf");

@@ -19,6 +19,7 @@
 #include "config.h"
 
 #include "strata_glm.h"
+#include "st_tool.h"
 #include "st_glm.h"   /* the test set's labels, the model's kind: no public accessor */
 
 #include <errno.h>
@@ -148,6 +149,15 @@ static int predict_parse_args(int argc, char **argv, int rank, predict_opts_t *o
         (opts->output_file != NULL && opts->output_file[0] == '\0')) {
         if (rank == 0) {
             fprintf(stderr, PREDICT_NAME ": empty file name\n");
+        }
+        return -1;
+    }
+    if (st_tool_same_file(opts->output_file, opts->test_file) ||
+        st_tool_same_file(opts->output_file, opts->model_file)) {
+        if (rank == 0) {
+            fprintf(stderr, PREDICT_NAME ": the output file %s is the %s file: it would be "
+                    "overwritten\n", opts->output_file,
+                    st_tool_same_file(opts->output_file, opts->test_file) ? "test" : "model");
         }
         return -1;
     }

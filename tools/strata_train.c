@@ -11,11 +11,13 @@
 #include "config.h"
 
 #include "strata_glm.h"
+#include "st_tool.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <limits.h>
@@ -91,11 +93,15 @@ static void usage(FILE *f)
             "Exit status: 0 trained (converged or not), 1 a run-time error, 2 bad usage.\n");
 }
 
-static void die_usage(const char *fmt, const char *arg)
+static void die_usage(const char *fmt, ...)
 {
+    va_list ap;
+
     if (rank == 0) {
         fprintf(stderr, "strata-train: ");
-        fprintf(stderr, fmt, arg);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
         fprintf(stderr, "\n");
         usage(stderr);
     }
@@ -110,22 +116,11 @@ static double parse_double(const char *opt, const char *s)
 
     errno = 0;
     v     = strtod(s, &end);
-    if (*s == '\0' || *end != '\0' || errno == ERANGE || !isfinite(v)) {
+    /* ERANGE with a finite result: an underflow (1e-320), a number still */
+    if (*s == '\0' || *end != '\0' || !isfinite(v)) {
         die_usage("option %s needs a number", opt);
     }
     return v;
-}
-
-/* Do @a a and @a b name the same file (the same name, or the same inode)? */
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-
-    if (a == NULL || b == NULL) {
-        return 0;
-    }
-    return strcmp(a, b) == 0 || (stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
-                                 sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
 }
 
 /* The index of @a s in @a names (NULL-terminated, listed in the order of the values
@@ -161,6 +156,17 @@ static long parse_long(const char *opt, const char *s)
         die_usage("option %s needs an integer", opt);
     }
     return v;
+}
+
+/* An integer option stored as an int: out of its range is an error, not a wrap. */
+static int parse_int(const char *opt, const char *s)
+{
+    long v = parse_long(opt, s);
+
+    if (v < INT_MIN || v > INT_MAX) {
+        die_usage("option %s: %s is out of range (at most %d)", opt, s, INT_MAX);
+    }
+    return (int)v;
 }
 
 /* A byte count with an optional K, M or G suffix (powers of 1024), >= 0. */
@@ -264,7 +270,7 @@ int main(int argc, char **argv)
         case 'c': cost = parse_double("--cost", optarg); cost_set = 1; break;
         case OPT_ETA: param.eta = parse_double("--eta", optarg); break;
         case 'e': param.tol = parse_double("--tol", optarg); break;
-        case 'r': param.max_rounds = (int)parse_long("--rounds", optarg); break;
+        case 'r': param.max_rounds = parse_int("--rounds", optarg); break;
         case OPT_GAP: {
             long v;
 
@@ -292,8 +298,8 @@ int main(int argc, char **argv)
             param.inner_rounds = (int)v;
             break;
         }
-        case 'E': param.local_epochs = (int)parse_long("--local-epochs", optarg); break;
-        case 't': param.threads = (int)parse_long("--threads", optarg); break;
+        case 'E': param.local_epochs = parse_int("--local-epochs", optarg); break;
+        case 't': param.threads = parse_int("--threads", optarg); break;
         case OPT_TMODE:   /* STRATA_GLM_THREADS_REPLICAS, _SHARED */
             param.thread_mode =
                 parse_choice(optarg, (const char *const[]){"replicas", "shared", NULL},
@@ -311,7 +317,7 @@ int main(int argc, char **argv)
                                         "--method must be cd, lbfgs, newton or auto, not '%s'");
             break;
         case 'p':
-            prec = (int)parse_long("--prec", optarg);
+            prec = parse_int("--prec", optarg);
             if (prec != 32 && prec != 64) {
                 die_usage("--prec must be 32 or 64, not '%s'", optarg);
             }
@@ -360,6 +366,10 @@ int main(int argc, char **argv)
         base = strrchr(train_file, '/');
         snprintf(model_file, sizeof(model_file), "%s.model", base ? base + 1 : train_file);
     }
+    if (st_tool_same_file(model_file, train_file) || st_tool_same_file(model_file, test_file)) {
+        die_usage("the model file %s is the %s file: it would be overwritten", model_file,
+                  st_tool_same_file(model_file, train_file) ? "training" : "test");
+    }
     snprintf(ckpt_file, sizeof(ckpt_file), "%s", ckpt_opt ? ckpt_opt : model_file);
     if (ckpt_opt == NULL) {
         strcat(ckpt_file, ".ckpt");
@@ -369,8 +379,8 @@ int main(int argc, char **argv)
     }
     if (param.checkpoint_every > 0 || param.resume) {
         param.checkpoint = ckpt_file;
-        if (same_file(ckpt_file, model_file) || same_file(ckpt_file, train_file) ||
-            same_file(ckpt_file, test_file)) {
+        if (st_tool_same_file(ckpt_file, model_file) || st_tool_same_file(ckpt_file, train_file) ||
+            st_tool_same_file(ckpt_file, test_file)) {
             die_usage("the checkpoint file %s is the model, training or test file",
                       ckpt_file);
         }

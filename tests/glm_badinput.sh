@@ -1,0 +1,86 @@
+#!/bin/sh
+#
+# The solver tools on input they must refuse, or train without a silent failure:
+# an output named like an input (before: the data or the model overwritten), int
+# options beyond an int (before: wrapped: -t 4294967298 ran 2 threads), a lambda
+# whose 1 / (lambda n) overflows, an objective that overflows, features so large
+# that L-BFGS's first steps were all too long (before: a zero model written, exit
+# 0; now a first step no longer than Polyak's, and where even that cannot be, an
+# error), a lasso run with a huge -r (before: out of memory for a trace of -r
+# rounds), a pipe or a directory as the data (before: "Illegal seek").
+#
+. "${top_srcdir}/tests/common.sh"
+fail=0
+dir=$(mktemp -d)
+out="$dir/out"
+trap 'rm -rf "$dir"' EXIT
+T=tools
+
+$T/strata-gen dense --rows 200 --cols 5 --seed 2 -q --test-rows 50 --test-out "$dir/test.svm" \
+    "$dir/train.svm" || { echo "FAIL: strata-gen"; exit 1; }
+$T/strata-train -q "$dir/train.svm" "$dir/m.txt" >/dev/null || { echo "FAIL: a model"; exit 1; }
+for f in train.svm test.svm m.txt; do cp "$dir/$f" "$dir/$f.orig"; done
+same() { # the file is as it was
+    cmp -s "$dir/$1" "$dir/$1.orig" || { echo "FAIL: $1 was changed"; fail=1; }
+}
+
+# 1. nothing written over an input
+expect 2 "train: model file = training file" $T/strata-train -q "$dir/train.svm" "$dir/train.svm"
+contains "train: model = training named" "is the training file"
+expect 2 "train: model file = test file (./)" \
+    sh -c "cd '$dir' && exec '$PWD/$T/strata-train' -q --test test.svm train.svm ./test.svm"
+contains "train: model = test named" "is the test file"
+ln "$dir/train.svm" "$dir/link.svm"
+expect 2 "train: model file = a hard link of the data" \
+    $T/strata-train -q "$dir/train.svm" "$dir/link.svm"
+expect 2 "predict: output = test file" $T/strata-predict "$dir/test.svm" "$dir/m.txt" "$dir/test.svm"
+contains "predict: output = test named" "is the test file"
+expect 2 "predict: output = model file" $T/strata-predict "$dir/test.svm" "$dir/m.txt" "$dir/m.txt"
+contains "predict: output = model named" "is the model file"
+same train.svm; same test.svm; same m.txt
+expect 2 "gen: --test-out = the output (./)" \
+    sh -c "cd '$dir' && exec '$PWD/$T/strata-gen' dense --rows 10 --test-rows 5 -q --test-out g.svm ./g.svm"
+contains "gen: --test-out = output named" "is the output file"
+test ! -e "$dir/g.svm" || { echo "FAIL: gen wrote g.svm"; fail=1; }
+
+# 2. int options beyond an int: refused, not wrapped
+for o in "-t 4294967298" "-r 4294967297" "-E 4294967297" "-r 2147483648" "-p 4294967328"; do
+    expect 2 "train $o" $T/strata-train -q $o "$dir/train.svm" "$dir/o.model"
+    contains "train $o: out of range" "out of range"
+done
+
+# 3. numbers the solvers cannot work with: an error, never a model of zeros
+expect 1 "lambda 1e-320" $T/strata-train -q -l 1e-320 "$dir/train.svm" "$dir/o.model"
+contains "lambda 1e-320 named" "is too small for 200 rows"
+printf '1e200 1:1\n-1 2:1\n3 1:2\n' >"$dir/big_label.svm"
+for m in auto cd newton lbfgs; do
+    expect 1 "ridge, a label of 1e200, method $m" \
+        $T/strata-train -q -s ridge --method $m "$dir/big_label.svm" "$dir/o.model"
+    contains "ridge, method $m: overflow named" "the objective overflows"
+done
+awk '{ print $0, "6:1e300" }' "$dir/train.svm" >"$dir/f300.svm"
+expect 1 "lbfgs, a feature of 1e300" $T/strata-train -q --method lbfgs "$dir/f300.svm" "$dir/o.model"
+contains "lbfgs, 1e300: no step named" "L-BFGS found no step"
+for f in 1733000000000 1e150; do   # a time in ms; far beyond
+    awk -v f=$f '{ print $0, "6:" f }' "$dir/train.svm" >"$dir/f12.svm"
+    expect 0 "auto, a feature of $f" $T/strata-train -q -r 30 "$dir/f12.svm" "$dir/f12.model"
+    if grep -q "after 0 rounds" "$out"; then
+        echo "FAIL: auto, $f: no round taken"; cat "$out"; fail=1
+    fi
+    awk 'w { if ($1 != 0) nz++ } /^w$/ { w = 1 } END { exit !(nz > 0) }' "$dir/f12.model" ||
+        { echo "FAIL: auto, $f: every weight 0"; fail=1; }
+done
+
+# 4. a lasso run's -r is a bound, not an allocation
+expect 0 "lasso -r 2000000000" $T/strata-train -q -s lasso -r 2000000000 "$dir/train.svm" "$dir/o.model"
+contains "lasso -r 2000000000 converged" "^converged after"
+
+# 5. data that is not a file
+expect 1 "a pipe as data" sh -c "printf '+1 1:1\n-1 2:1\n' | '$PWD/$T/strata-train' -q /dev/stdin '$dir/o.model'"
+contains "a pipe named" "not a regular file"
+mkdir "$dir/adir"
+expect 1 "a directory as data" $T/strata-train -q "$dir/adir" "$dir/o.model"
+contains "a directory named" "a directory, not a data file"
+expect 1 "a directory as test data" $T/strata-predict "$dir/adir" "$dir/m.txt"
+contains "predict: a directory named" "a directory, not a data file"
+exit $fail

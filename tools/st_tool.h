@@ -1,0 +1,59 @@
+/*
+ * What the command-line tools share: telling whether two paths name one file, so
+ * that no tool writes its output over one of its inputs (or two outputs over
+ * each other).
+ */
+#ifndef ST_TOOL_H
+#define ST_TOOL_H
+
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* @a path's directory resolved, then its last name: one string per file, for a
+ * file that need not exist yet; 0 when the directory does not resolve. */
+static inline int st_tool_canonical(const char *path, char *out, size_t len)
+{
+    char d[PATH_MAX], b[PATH_MAX], real[PATH_MAX];
+
+    if (strlen(path) >= sizeof(d)) {
+        return 0;
+    }
+    strcpy(d, path);
+    strcpy(b, path);
+    if (realpath(dirname(d), real) == NULL) {
+        return 0;
+    }
+    return snprintf(out, len, "%s/%s", real, basename(b)) < (int)len;
+}
+
+/* Do @a a and @a b name the same file: the same name, the same inode (hard and
+ * symbolic links), or, where neither exists yet, the same place? */
+static inline int st_tool_same_file(const char *a, const char *b)
+{
+    char ca[2 * PATH_MAX], cb[2 * PATH_MAX];
+    struct stat sa, sb;
+    int ea, eb;
+
+    if (a == NULL || b == NULL) {
+        return 0;
+    }
+    if (strcmp(a, b) == 0) {
+        return 1;
+    }
+    ea = (stat(a, &sa) == 0);
+    eb = (stat(b, &sb) == 0);
+    if (ea && eb) {
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    }
+    if (ea || eb) {
+        return 0;   /* one exists, the other not */
+    }
+    return st_tool_canonical(a, ca, sizeof(ca)) && st_tool_canonical(b, cb, sizeof(cb)) &&
+           strcmp(ca, cb) == 0;
+}
+
+#endif /* ST_TOOL_H */
