@@ -737,12 +737,14 @@ ST_EXPORT strata_status_t strata_comm_stats(MPI_Comm comm, strata_comm_stats_t *
 
 /* ---- the layout API ---- */
 
-/* The plan of @a comm with its layout, set up now if it is new (collective). */
+/* The plan of @a comm with its layout, set up now if it is new (collective). Not
+ * on a communicator being freed (a user's attribute delete callback): its plan is
+ * gone, and a new one would outlive the handle. */
 static strata_status_t st_coll_plan_layout(MPI_Comm comm, st_plan_t **plan_p)
 {
     st_plan_t *plan;
 
-    if (comm == MPI_COMM_NULL) {
+    if (comm == MPI_COMM_NULL || comm == st_coll_freeing) {
         return STRATA_ERR_INVALID_PARAM;
     }
     if (!st_coll_ensure_plans()) {

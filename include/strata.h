@@ -176,7 +176,8 @@ typedef struct {
  *
  * @param [out] layout_p  filled on success.
  * @param [out] places    NULL, or an array of size(comm) entries filled by rank.
- * @return STRATA_OK; STRATA_ERR_INVALID_PARAM for MPI_COMM_NULL or NULL @a layout_p;
+ * @return STRATA_OK; STRATA_ERR_INVALID_PARAM for MPI_COMM_NULL, NULL @a layout_p,
+ *         or @a comm being freed (called from its attribute delete callbacks);
  *         STRATA_ERR_UNSUPPORTED for an intercommunicator;
  *         STRATA_ERR_NOT_INITIALIZED outside MPI_Init ... MPI_Finalize;
  *         STRATA_ERR_MPI when building the plan failed.

@@ -674,12 +674,15 @@ static void test_lifecycle(void)
  * A user's attribute delete callback may still use the communicator being freed.
  * Strata's own plan is gone by then (its keyval is older, so its callback runs
  * first): the call must go to PMPI, not build a new plan on a dying comm (that
- * leaked a segment and aborted the job at MPI_Finalize).
+ * leaked a segment and aborted the job at MPI_Finalize); the layout API must
+ * refuse it for the same reason (it built a plan there too).
  */
-static int delete_cb_calls;
+static int delete_cb_calls, delete_cb_layouts;
 
 static int user_delete_cb(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
+    strata_layout_t layout;
+    MPI_Comm level;
     long v = 1, sum = 0;
     int size;
 
@@ -687,6 +690,8 @@ static int user_delete_cb(MPI_Comm comm, int keyval, void *attr, void *extra)
     if (MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, comm) != MPI_SUCCESS || sum != size) {
         return MPI_ERR_OTHER;
     }
+    delete_cb_layouts += (strata_comm_layout(comm, &layout, NULL) == STRATA_OK);
+    delete_cb_layouts += (strata_comm_level(comm, STRATA_LEVEL_NODE, &level) == STRATA_OK);
     delete_cb_calls++;
     return MPI_SUCCESS;
 }
@@ -706,6 +711,8 @@ static void test_delete_callback(void)
     }
     CHECKF(delete_cb_calls == 3, "user delete callback ran %d times, expected 3",
            delete_cb_calls);
+    CHECKF(delete_cb_layouts == 0, "the layout API answered %d times on a dying comm",
+           delete_cb_layouts);
     ST_TEST_MPI(MPI_Comm_free_keyval(&keyval));
     /* the stats of world still answer, and no plan was left on a freed handle */
     CHECK(strata_comm_stats(MPI_COMM_WORLD, &st) == STRATA_OK);
