@@ -1545,9 +1545,11 @@ static st_status_t st_glm_serial_epoch_done(void *arg, int epoch, const double *
     strata_status_t status;
 
     sc->last = *obj;
-    if (sc->verbose) {
-        st_glm_print("epoch %4lld  primal %.10e  dual %.10e  gap %.3e\n",
-                     (long long)(sc->done + epoch), obj->primal, obj->dual, obj->gap);
+    if (sc->verbose) {   /* the rounds' line (one rank: no allreduce) */
+        st_glm_print("round %4d  primal %.10e  dual %.10e  gap %.3e  rel %.3e  "
+                     "time %.3f s (allreduce 0.000 s)\n", sc->done + epoch, obj->primal,
+                     obj->dual, obj->gap, obj->gap / fmax(fabs(obj->primal), 1e-300),
+                     sc->info.seconds + st_glm_now() - sc->t0);
     }
     if (!st_glm_ckpt_due(&sc->ck, sc->done + epoch)) {
         return ST_OK;
@@ -1599,10 +1601,10 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
         st_glm_ckpt_entry(&sc.ck, 0, n, 1, 0);
         st_glm_ckpt_add(&sc.ck, "weights", model->w, data->n_cols + nb, 0, data->n_cols + nb,
                         0, data->n_cols + nb);
-        sc.t0         = t0;
         sc.msg        = msg;
         sc.msg_len    = msg_len;
     }
+    sc.t0            = t0;
     sc.verbose       = param->verbose;
     hooks.epoch_done = st_glm_serial_epoch_done;
     hooks.arg        = &sc;

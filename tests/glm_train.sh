@@ -224,6 +224,12 @@ p2=$(converged_primal)
 awk -v a="$p1" -v b="$p2" 'BEGIN { d = (a - b) / a; exit !(a != "" && b != "" && d < 1e-5 && d > -1e-5) }' ||
     { echo "FAIL: shared threads' primal $p2 differs from one thread's $p1"; fail=1; }
 
+# the L1 models on one rank (the serial solver) print the rounds' lines too, and
+# say the one thread they use
+expect 0 "lasso, one rank, -t 2" tools/strata-train -s lasso -t 2 -r 3 "$dir/reg.svm" "$dir/ml"
+contains "lasso: round lines" "^round    3  primal .* rel .* time .* s (allreduce"
+contains "lasso: one thread said" "1 rank(s) x 1 thread(s)"
+
 # regression
 expect 0 "ridge" tools/strata-train -s ridge -l 0.010666666666666666 -e 1e-5 -r 2000 "$dir/reg.svm" "$dir/mr"
 contains "ridge converged" "^converged after"

@@ -254,7 +254,7 @@ int main(int argc, char **argv)
     const char *train_file, *test_file = NULL, *why, *base, *ckpt_opt = NULL;
     char model_file[4096], ckpt_file[4096 + 8], msg[1024];
     double cost = 0;
-    int opt, nranks, regression, cost_set = 0, prec = 0, rc = 0;
+    int opt, nranks, regression, l1, cost_set = 0, prec = 0, rc = 0;
     strata_status_t status;
 
     MPI_Init(&argc, &argv);
@@ -426,12 +426,14 @@ int main(int argc, char **argv)
             goto out;
         }
     }
+    l1 = !strcmp(param.solver, "lasso") || !strcmp(param.solver, "l1-logistic") ||
+         !strcmp(param.solver, "elastic-net");
     if (rank == 0 && param.verbose) {
         printf("strata-train: %s, lambda %g, %lld examples x %lld features (%d-bit values), "
                "%d rank(s) x %d thread(s), allreduce: %s\n", param.solver, param.lambda,
                (long long)strata_glm_problem_rows_global(prob),
                (long long)strata_glm_problem_cols(prob), strata_glm_problem_prec(prob), nranks,
-               param.threads, allreduce_name());
+               l1 ? 1 : param.threads, allreduce_name());   /* the L1 models use one */
     }
     status = strata_glm_train(prob, &param, MPI_COMM_WORLD, msg, sizeof(msg), &model);
     if (status != STRATA_OK) {
