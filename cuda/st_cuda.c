@@ -43,7 +43,8 @@ enum {
     ST_CU_POINTER_ATTRIBUTE_RANGE_SIZE       = 12,
     ST_CU_MEMORYTYPE_HOST                    = 1,
     ST_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS    = 1,
-    ST_CU_STREAM_NON_BLOCKING                = 1
+    ST_CU_STREAM_NON_BLOCKING                = 1,
+    ST_CU_ERROR_NOT_FOUND                    = 500
 };
 
 typedef struct {
@@ -69,6 +70,7 @@ typedef struct {
     st_cu_result_t (*ipc_get)(st_cu_ipc_handle_t *handle, st_cu_ptr_t ptr);
     st_cu_result_t (*ipc_open)(st_cu_ptr_t *ptr, st_cu_ipc_handle_t handle, unsigned flags);
     st_cu_result_t (*ipc_close)(st_cu_ptr_t ptr);
+    st_cu_result_t (*mem_get_address_range)(st_cu_ptr_t *base, size_t *size, st_cu_ptr_t ptr);
     st_cu_result_t (*stream_create)(void **stream, unsigned flags);
     st_cu_result_t (*stream_sync)(void *stream);
     st_cu_result_t (*memcpy_async)(st_cu_ptr_t dst, st_cu_ptr_t src, size_t bytes, void *stream);
@@ -127,6 +129,7 @@ int st_cuda_loaded(void)
             *(void**)&st_cu.ipc_get               = dlsym(lib, "cuIpcGetMemHandle");
             *(void**)&st_cu.ipc_open              = dlsym(lib, "cuIpcOpenMemHandle_v2");
             *(void**)&st_cu.ipc_close             = dlsym(lib, "cuIpcCloseMemHandle");
+            *(void**)&st_cu.mem_get_address_range = dlsym(lib, "cuMemGetAddressRange_v2");
             *(void**)&st_cu.stream_create         = dlsym(lib, "cuStreamCreate");
             *(void**)&st_cu.stream_sync           = dlsym(lib, "cuStreamSynchronize");
             *(void**)&st_cu.memcpy_async          = dlsym(lib, "cuMemcpyAsync");
@@ -500,6 +503,19 @@ int st_cuda_ipc_open(const void *handle, void **mapped_p)
     }
     *mapped_p = (void*)(uintptr_t)p;
     return 0;
+}
+
+int st_cuda_alloc_gone(uintptr_t base, size_t size)
+{
+    st_cu_ptr_t b = 0;
+    size_t n = 0;
+    st_cu_result_t rc;
+
+    if (!st_cuda_loaded() || st_cu.mem_get_address_range == NULL) {
+        return 0;
+    }
+    rc = st_cu.mem_get_address_range(&b, &n, (st_cu_ptr_t)base);
+    return rc == ST_CU_ERROR_NOT_FOUND || (rc == 0 && (b != (st_cu_ptr_t)base || n != size));
 }
 
 void st_cuda_ipc_close(void *mapped)

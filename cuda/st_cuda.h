@@ -101,6 +101,10 @@ int st_cuda_ipc_get(uintptr_t base, void *handle);
 /** Map another process's allocation in the current context. */
 int st_cuda_ipc_open(const void *handle, void **mapped_p);
 void st_cuda_ipc_close(void *mapped);
+/** 1 when the allocation of this process at @a base (@a size bytes) was freed: the
+ *  driver knows no allocation there, or another one (cuMemGetAddressRange, no
+ *  pointer query); 0 when it is there, or the driver cannot tell. */
+int st_cuda_alloc_gone(uintptr_t base, size_t size);
 
 /** Strata's own stream in the current context (made on first use), or NULL. */
 void *st_cuda_stream(void);

@@ -30,9 +30,15 @@
  * closed; beyond ST_IPC_CACHE entries the least recently used is closed. The
  * handles of this rank's own allocations are cached the same way. A cached mapping
  * keeps its memory alive after the owner frees it (CUDA calls freeing an exported
- * buffer that a peer still maps undefined; the driver keeps it): with
- * STRATA_CUDA_IPC_CACHE=n every rank unmaps its peers' buffers before the call's
- * last barrier, so none is mapped once any rank returns.
+ * buffer that a peer still maps undefined; the driver keeps it), so the owners say
+ * which they freed: when a call brings a new allocation of mine, I ask the driver
+ * whether the others whose handles I gave are still there (cuMemGetAddressRange:
+ * no pointer query, and only then), and the ids of those gone go in my descriptor
+ * of that call; every peer closes its mappings of them in step A. So where a
+ * program frees its buffers and allocates new ones elsewhere (other sizes: no
+ * address overlaps), a freed buffer stays mapped only until its owner's next call
+ * with a new allocation, not until 64 others pushed it out. With STRATA_CUDA_IPC_CACHE=n every rank unmaps its peers'
+ * buffers before the call's last barrier, so none is mapped once any rank returns.
  */
 #include "config.h"
 
@@ -45,6 +51,7 @@
 #include <unistd.h>
 
 #define ST_IPC_CACHE 64   /* mappings of peers' allocations, and own handles */
+#define ST_IPC_GONE  16   /* freed allocations of mine said per call (more: the next) */
 
 typedef struct {
     int peer;                 /* node rank; -1 free */
@@ -63,6 +70,8 @@ struct st_cuda_ipc {
     uint64_t calls;           /* calls that reached here (the same count on every rank) */
     st_ipc_entry_t peers[ST_IPC_CACHE];
     st_ipc_entry_t own[ST_IPC_CACHE];
+    uint64_t gone[ST_IPC_CACHE];   /* ids of my freed allocations, not said yet */
+    int ngone;
 };
 
 /* What each rank posts in step A (the same layout on every rank of a node). */
@@ -70,7 +79,8 @@ typedef struct {
     int32_t cuda;             /* libcuda loaded, with what the IPC path needs */
     int32_t ok;               /* my buffers can take the IPC path */
     int32_t in_place;
-    int32_t pad;
+    int32_t ngone;            /* gone[0 .. ngone): ids of my allocations freed */
+    uint64_t gone[ST_IPC_GONE];
     uint64_t sid, rid;        /* buffer ids of the send (or receive, in place) and receive */
     uint64_t sbase, rbase;    /* allocations, in my address space */
     uint64_t ssize, rsize;
@@ -144,6 +154,24 @@ static st_ipc_entry_t *st_ipc_victim(st_ipc_entry_t *tab)
     return v;
 }
 
+/* A new allocation of mine came: those of my cached handles not used in this call
+ * that the driver no longer has are forgotten, their ids kept to be said. */
+static void st_ipc_own_sweep(st_cuda_ipc_t *ipc)
+{
+    st_ipc_entry_t *e;
+    int k;
+
+    for (k = 0; k < ST_IPC_CACHE && ipc->ngone < ST_IPC_CACHE; k++) {
+        e = &ipc->own[k];
+        if (e->peer >= 0 && e->used != ipc->calls && st_cuda_alloc_gone(e->base, e->size)) {
+            st_debug("my allocation %#llx (id %llu) was freed: the peers close it",
+                     (unsigned long long)e->base, e->id);
+            ipc->gone[ipc->ngone++] = e->id;
+            e->peer = -1;
+        }
+    }
+}
+
 /* The IPC handle of my allocation @a b, from the cache or the driver. */
 static int st_ipc_own_handle(st_cuda_ipc_t *ipc, const st_cuda_buf_t *b, unsigned char *handle)
 {
@@ -158,6 +186,14 @@ static int st_ipc_own_handle(st_cuda_ipc_t *ipc, const st_cuda_buf_t *b, unsigne
             return 0;
         }
     }
+    /* a cached allocation this one overlaps is gone (the peers see the overlap too) */
+    for (k = 0; k < ST_IPC_CACHE; k++) {
+        e = &ipc->own[k];
+        if (e->peer >= 0 && e->base < b->base + b->size && b->base < e->base + e->size) {
+            e->peer = -1;
+        }
+    }
+    st_ipc_own_sweep(ipc);
     e = st_ipc_victim(ipc->own);
     if (st_cuda_ipc_get(b->base, e->handle) != 0) {
         return -1;
@@ -210,9 +246,9 @@ static void *st_ipc_map(st_cuda_ipc_t *ipc, int j, uint64_t id, uint64_t base, u
 }
 
 /* My descriptor for step A: 0 in d->ok when my buffers cannot take the IPC path. */
-static void *st_ipc_describe(st_cuda_ipc_t *ipc, const void *sbuf, void *rbuf,
-                             st_type_t type, st_op_t op, const st_cuda_buf_t *s,
-                             const st_cuda_buf_t *r, st_ipc_desc_t *d)
+static void *st_ipc_describe_bufs(st_cuda_ipc_t *ipc, const void *sbuf, void *rbuf,
+                                  st_type_t type, st_op_t op, const st_cuda_buf_t *s,
+                                  const st_cuda_buf_t *r, st_ipc_desc_t *d)
 {
     const void *src = (sbuf == MPI_IN_PLACE) ? rbuf : sbuf;
 
@@ -242,6 +278,39 @@ static void *st_ipc_describe(st_cuda_ipc_t *ipc, const void *sbuf, void *rbuf,
     d->roff  = (uintptr_t)rbuf - r->base;
     d->ok    = 1;
     return r->ctx;
+}
+
+/* ... with the ids of my freed allocations (up to ST_IPC_GONE), whatever my buffers. */
+static void *st_ipc_describe(st_cuda_ipc_t *ipc, const void *sbuf, void *rbuf,
+                             st_type_t type, st_op_t op, const st_cuda_buf_t *s,
+                             const st_cuda_buf_t *r, st_ipc_desc_t *d)
+{
+    void *ctx = st_ipc_describe_bufs(ipc, sbuf, rbuf, type, op, s, r, d);
+    int n = ST_MIN(ipc->ngone, ST_IPC_GONE);
+
+    d->ngone = n;
+    memcpy(d->gone, ipc->gone, (size_t)n * sizeof(*d->gone));
+    ipc->ngone -= n;
+    memmove(ipc->gone, ipc->gone + n, (size_t)ipc->ngone * sizeof(*ipc->gone));
+    return ctx;
+}
+
+/* Peer @a j freed the allocations @a gone: its mappings here closed. */
+static void st_ipc_forget(st_cuda_ipc_t *ipc, int j, const uint64_t *gone, int n)
+{
+    st_ipc_entry_t *e;
+    int i, k;
+
+    for (i = 0; i < n; i++) {
+        for (k = 0; k < ST_IPC_CACHE; k++) {
+            e = &ipc->peers[k];
+            if (e->peer == j && e->id == gone[i]) {
+                st_debug("peer %d freed its allocation %#llx (id %llu): mapping closed", j,
+                         (unsigned long long)e->base, e->id);
+                st_ipc_close_entry(e);
+            }
+        }
+    }
 }
 
 /* Slice @a j of @a count elements: [lo, lo + n). */
@@ -283,6 +352,9 @@ int st_cuda_ipc_allreduce(st_cuda_ipc_t *ipc, st_shm_t *shm, MPI_Comm pcomm, con
         peer = (const st_ipc_desc_t*)all[j];
         cuda_all &= (peer->cuda != 0);
         ok_all &= (peer->ok != 0);
+        if (j != ipc->rank && peer->ngone > 0) {
+            st_ipc_forget(ipc, j, peer->gone, ST_MIN(peer->ngone, ST_IPC_GONE));
+        }
     }
     ipc->gpu_node = cuda_all;
     if (!ok_all) {

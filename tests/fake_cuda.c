@@ -538,6 +538,23 @@ int cuIpcCloseMemHandle(unsigned long long dptr)
     return 0;
 }
 
+/* any region of this process, own or imported: its first address and size */
+int cuMemGetAddressRange_v2(unsigned long long *pbase, size_t *psize, unsigned long long dptr)
+{
+    int k = fake_find((uintptr_t)dptr);
+
+    if (k < 0) {
+        return 500;   /* CUDA_ERROR_NOT_FOUND */
+    }
+    if (pbase != NULL) {
+        *pbase = (unsigned long long)(uintptr_t)fake_region[k].base;
+    }
+    if (psize != NULL) {
+        *psize = fake_region[k].size;
+    }
+    return 0;
+}
+
 unsigned long fake_cuda_ipc_mapped(void)   /* imported regions open now */
 {
     unsigned long n = 0;

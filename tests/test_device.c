@@ -249,6 +249,52 @@ int main(int argc, char **argv)
         free(hr);
     }
 
+    /* CUDA IPC again, each round's buffers larger than the last's and kept apart by
+     * small allocations, so that no new buffer takes a freed one's addresses: the
+     * owners must say which they freed (before: every freed buffer stayed mapped,
+     * holding its memory, until 64 others pushed it out of the cache) */
+    {
+        const int rounds = 8;
+        int round, expect = HAVE_CUDA && strata_active() && size > 1 && nodes == 1 &&
+                            !no_kernels && getenv("STRATA_CUDA_IPC_MIN") == NULL;
+        unsigned long mapped = 0;
+        void *spacer[2 * 8];
+
+        for (round = 0; round < rounds; round++) {
+            int n = (1 << 17) + round * 8192;   /* 1 MB of doubles, 64 KB more each round */
+            double *h = malloc((size_t)n * sizeof(double));
+            void *ds = dev_alloc((size_t)n * sizeof(double));
+            void *dr;
+
+            spacer[2 * round] = dev_alloc(4096);
+            dr                = dev_alloc((size_t)n * sizeof(double));
+            spacer[2 * round + 1] = dev_alloc(4096);
+            for (k = 0; k < n; k++) {
+                h[k] = (double)(rank + 1) * 0.5 + k % 7 + round;
+            }
+            to_dev(ds, h, (size_t)n * sizeof(double));
+            MPI_Allreduce(ds, dr, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            to_dev(h, dr, (size_t)n * sizeof(double));
+            for (k = 0; k < n && h[k] == want_d(size, k) + (double)size * round; k++) {
+            }
+            CHECKF(k == n, "CUDA IPC, growing buffers, round %d: [%d] = %g, expected %g", round,
+                   k, k < n ? h[k] : 0.0, want_d(size, k) + (double)size * round);
+            if (dev_mapped != NULL) {
+                mapped = dev_mapped();
+            }
+            /* each peer's buffers of this round only: the last round's were said freed */
+            CHECKF(!expect || mapped <= 2 * (unsigned long)(size - 1),
+                   "growing buffers, round %d: %lu peer buffers mapped, expected at most %lu "
+                   "(freed ones kept?)", round, mapped, 2 * (unsigned long)(size - 1));
+            dev_free(ds);
+            dev_free(dr);
+            free(h);
+        }
+        for (round = 0; round < 2 * rounds; round++) {
+            dev_free(spacer[round]);
+        }
+    }
+
     /* Calls Strata hands to PMPI_Allreduce, on device buffers: this Open MPI is not
      * CUDA-aware, so Strata must stage them (PMPI on the stand-in's memory would
      * crash): a user-defined op, on doubles and on a derived type whose gaps must
