@@ -3,7 +3,8 @@
  * builds and runs it). Checks, for several counts: device send and receive, host
  * send and device receive, device in place; integer sums exactly, double sums
  * bitwise equal on every rank; buffers freed and allocated again between calls
- * (addresses get reused). Then times, for each size, the allreduce on device
+ * (addresses get reused), and freed and replaced elsewhere (their memory must not
+ * stay held by the peers' mappings). Then times, for each size, the allreduce on device
  * buffers through the preloaded library, against what a program does without a
  * CUDA-aware path (copy to host, MPI_Allreduce on host, copy back), and a
  * device-to-device copy of the same size (the bound).
@@ -138,6 +139,67 @@ static void check_counts(void)
     }
 }
 
+/*
+ * Buffers freed and replaced by larger ones elsewhere (no address reuse, 2 MB apart):
+ * the peers' mappings of the freed ones must not keep their memory (the owners say
+ * which they freed, at their next call with a new allocation). After 8 rounds of
+ * 64 MB and more, and one call on new buffers, the GPU's free memory must be back
+ * within what is still allocated (each rank's spacers and last buffers) and 256 MB.
+ */
+static void check_freed_memory(void)
+{
+    const size_t spacer_bytes = 2 << 20, last = 1 << 20;
+    size_t free0 = 0, free1 = 0, total = 0, held, allowed;
+    void *spacer[16], *d_s, *d_r;
+    int round, n, k, per_gpu, ndev = 1;
+
+    if (dlsym(RTLD_DEFAULT, "strata_comm_stats") == NULL) {
+        return;   /* not under strata-run: Open MPI's path, not Strata's mappings */
+    }
+    cudaGetDeviceCount(&ndev);
+    per_gpu = (size + ndev - 1) / ndev;
+    CUDA_OK(cudaDeviceSynchronize());
+    MPI_Barrier(MPI_COMM_WORLD);
+    CUDA_OK(cudaMemGetInfo(&free0, &total));
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (round = 0; round < 8; round++) {
+        n = (8 << 20) + round * (256 << 10);   /* doubles: 64 MB, 2 MB more a round */
+        CUDA_OK(cudaMalloc(&d_s, (size_t)n * sizeof(double)));
+        CUDA_OK(cudaMalloc(&spacer[2 * round], spacer_bytes));
+        CUDA_OK(cudaMalloc(&d_r, (size_t)n * sizeof(double)));
+        CUDA_OK(cudaMalloc(&spacer[2 * round + 1], spacer_bytes));
+        CUDA_OK(cudaMemset(d_s, 0, (size_t)n * sizeof(double)));
+        CUDA_OK(cudaDeviceSynchronize());
+        MPI_Allreduce(d_s, d_r, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        CUDA_OK(cudaFree(d_s));
+        CUDA_OK(cudaFree(d_r));
+    }
+    CUDA_OK(cudaMalloc(&d_s, last * sizeof(double)));
+    CUDA_OK(cudaMalloc(&d_r, last * sizeof(double)));
+    CUDA_OK(cudaMemset(d_s, 0, last * sizeof(double)));
+    CUDA_OK(cudaDeviceSynchronize());
+    MPI_Allreduce(d_s, d_r, (int)last, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CUDA_OK(cudaMemGetInfo(&free1, &total));
+    MPI_Barrier(MPI_COMM_WORLD);
+    held    = (free0 > free1) ? free0 - free1 : 0;
+    allowed = (size_t)per_gpu * (16 * spacer_bytes + 2 * last * sizeof(double)) + (256 << 20);
+    if (held > allowed) {
+        printf("rank %d: freed buffers: %.0f MB of the GPU still held after 8 rounds of "
+               "freed buffers (at most %.0f MB expected): the peers' mappings keep them\n",
+               rank, held / 1e6, allowed / 1e6);
+        failures++;
+    } else if (rank == 0) {
+        printf("test_cuda_buffers: freed buffers: %.0f MB held (at most %.0f MB)\n",
+               held / 1e6, allowed / 1e6);
+    }
+    for (k = 0; k < 16; k++) {
+        CUDA_OK(cudaFree(spacer[k]));
+    }
+    CUDA_OK(cudaFree(d_s));
+    CUDA_OK(cudaFree(d_r));
+}
+
 static double time_it(void (*fn)(void *, void *, void *, int), void *a, void *b, void *c, int n,
                       int iters)
 {
@@ -225,6 +287,7 @@ int main(int argc, char **argv)
     CUDA_OK(cudaSetDevice(rank % ndev));   /* several ranks may share one GPU */
     check_counts();
     check_ipc_used();
+    check_freed_memory();
     MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) {
         printf("test_cuda_buffers: %s: %d ranks on %d GPU(s), %d failures\n",
