@@ -98,8 +98,8 @@ static void st_fortran_init(const char *real_name, MPI_Fint *ierr)
 {
     st_fortran_init_fn_t real;
     MPI_Fint rc;
-    int argc     = 0;
-    char **argv  = NULL;
+    int argc    = 0;
+    char **argv = NULL;
 
     *(void**)&real = dlsym(RTLD_NEXT, real_name);
     if (real != NULL) {

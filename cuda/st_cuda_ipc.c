@@ -37,8 +37,9 @@
  * of that call; every peer closes its mappings of them in step A. So where a
  * program frees its buffers and allocates new ones elsewhere (other sizes: no
  * address overlaps), a freed buffer stays mapped only until its owner's next call
- * with a new allocation, not until 64 others pushed it out. With STRATA_CUDA_IPC_CACHE=n every rank unmaps its peers'
- * buffers before the call's last barrier, so none is mapped once any rank returns.
+ * with a new allocation, not until 64 others pushed it out. With
+ * STRATA_CUDA_IPC_CACHE=n every rank unmaps its peers' buffers before the call's
+ * last barrier, so none is mapped once any rank returns.
  */
 #include "config.h"
 
