@@ -296,6 +296,11 @@ double strata_glm_predict_row(const strata_glm_model_t *model, int64_t nnz,
 /** P(y = +1) for the logistic models, the score itself for the others. */
 double strata_glm_predict_prob(const strata_glm_model_t *model, double score);
 
+/** The class (+1 or -1) of a classification model's @a score: +1 above 0, -1
+ *  below; a score of exactly 0 is the second label of the model file's "label"
+ *  line, as in LIBLINEAR (-1 for the models strata-train writes, "label 1 -1"). */
+double strata_glm_predict_class(const strata_glm_model_t *model, double score);
+
 /** Scores of this rank's rows of @a prob into @a scores (rows(prob) entries). */
 strata_status_t strata_glm_predict(const strata_glm_model_t *model,
                                    const strata_glm_problem_t *prob, double *scores);

@@ -22,6 +22,7 @@ struct strata_glm_model {
     double               *w;          /* n_features entries, then the bias weight if any */
     double                lambda;     /* as trained (0 when loaded from a file) */
     double                eta;
+    int                   zero_positive; /* a score of 0 is class +1 (a file's "label -1 1") */
     strata_glm_info_t     info;
 };
 

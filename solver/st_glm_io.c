@@ -6,6 +6,8 @@
  *     solver_type L2R_LR          one name per model, see st_glm_io_types
  *     nr_class 2                  always 2 (regression models too, as LIBLINEAR)
  *     label 1 -1                  classification only: w scores label 1 positive
+ *                                 ("label -1 1" read: w negated, a score of 0 is +1,
+ *                                 and written back so)
  *     nr_feature 13
  *     bias -1                     > 0: constant feature of this value; -1: none
  *     w
@@ -119,7 +121,10 @@ static int st_glm_io_write(FILE *f, const strata_glm_model_t *model, const char 
     if (fprintf(f, "solver_type %s\nnr_class 2\n", type_name) < 0) {
         return -1;
     }
-    if (model->loss->classification && fprintf(f, "label 1 -1\n") < 0) {
+    /* a model read from "label -1 1" goes back as it came: its ties (a score of 0)
+     * are label[1], +1, there, and LIBLINEAR reads the same classes from it */
+    if (model->loss->classification &&
+        fprintf(f, model->zero_positive ? "label -1 1\n" : "label 1 -1\n") < 0) {
         return -1;
     }
     if (fprintf(f, "nr_feature %" PRId64 "\n", model->n_features) < 0) {
@@ -136,7 +141,7 @@ static int st_glm_io_write(FILE *f, const strata_glm_model_t *model, const char 
         return -1;
     }
     for (j = 0; j < n_w; j++) {
-        if (fprintf(f, "%.17g \n", model->w[j]) < 0) {
+        if (fprintf(f, "%.17g \n", model->zero_positive ? -model->w[j] : model->w[j]) < 0) {
             return -1;
         }
     }
@@ -616,6 +621,7 @@ ST_EXPORT strata_status_t strata_glm_model_load(const char *path, char *msg, siz
     for (j = 0; j < count; j++) {
         model->w[j] = h.negate ? -w[j] : w[j];
     }
+    model->zero_positive = h.negate;   /* LIBLINEAR: a score of 0 is label[1] */
     free(w);
     *model_p = model;
     return ST_OK;

@@ -6,8 +6,10 @@
  * summed in the row's order with the bias term last, as LIBLINEAR's predict_values
  * (which appends the bias as the last feature), so the two agree bit for bit on the
  * same weights and values. Features j >= d (unseen in training) are ignored, as
- * LIBLINEAR's predict does. The class is +1 when z > 0 and -1 otherwise: a score of 0
- * is -1, as in LIBLINEAR ("dec_values[0] > 0 ? label[0] : label[1]").
+ * LIBLINEAR's predict does. The class is +1 when z > 0 and -1 when z < 0; a score of
+ * 0 is the file's second label, as in LIBLINEAR ("dec_values[0] > 0 ? label[0] :
+ * label[1]"): -1 for "label 1 -1" (strata-train's), +1 for "label -1 1", whose
+ * weights the reader negated (strata_glm_predict_class).
  *
  * Metrics (strata_glm_evaluate) are computed by rank 0 over all ranks' rows in the
  * global row order, so they do not depend on the number of ranks, bit for bit:
@@ -124,6 +126,14 @@ ST_EXPORT double strata_glm_predict_prob(const strata_glm_model_t *model, double
     return model->loss->link(score);
 }
 
+ST_EXPORT double strata_glm_predict_class(const strata_glm_model_t *model, double score)
+{
+    if (score != 0) {
+        return (score > 0) ? 1.0 : -1.0;
+    }
+    return (model != NULL && model->zero_positive) ? 1.0 : -1.0;
+}
+
 ST_EXPORT strata_status_t strata_glm_predict(const strata_glm_model_t *model,
                                              const strata_glm_problem_t *prob, double *scores)
 {
@@ -238,7 +248,7 @@ static st_status_t st_glm_metrics(const strata_glm_model_t *model, int64_t n, co
         return ST_OK;
     }
     for (i = 0; i < n; i++) {
-        correct += ((z[i] > 0 ? 1.0 : -1.0) == y[i]);
+        correct += (strata_glm_predict_class(model, z[i]) == y[i]);
     }
     m->accuracy = (double)correct / (double)n;
     if (kind == ST_GLM_LOGISTIC || kind == ST_GLM_L1_LOGISTIC) {

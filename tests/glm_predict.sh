@@ -236,5 +236,23 @@ if [ "$(grep -c bogus "$err")" -ne 1 ]; then
     echo "FAIL: 2 ranks: the usage message printed more than once:"; cat "$err"; fail=1
 fi
 
+# a score of exactly 0 (a row with no feature the model knows) is the model file's
+# second label, as in LIBLINEAR: +1 for "label -1 1" (before: always -1)
+printf 'solver_type L2R_LR\nnr_class 2\nlabel -1 1\nnr_feature 2\nbias -1\nw\n0.5 \n-0.25 \n' \
+    >"$dir/neg.model"
+printf '1 1:1 3:100\n-1 2:1 4:7\n1 3:5\n' >"$dir/tie.svm"
+expect 0 "a tie, label -1 1" $P "$dir/tie.svm" "$dir/neg.model" "$dir/tie.out"
+if [ "$(tr '\n' ' ' <"$dir/tie.out")" != "-1 1 1 " ]; then
+    echo "FAIL: a tie, label -1 1: predicted $(tr '\n' ' ' <"$dir/tie.out"), expected -1 1 1"
+    fail=1
+fi
+contains "a tie, label -1 1: accuracy" "Accuracy = 33.3333% (1/3)"
+sed 's/^label -1 1$/label 1 -1/; s/^0.5 $/-0.5 /; s/^-0.25 $/0.25 /' "$dir/neg.model" >"$dir/pos.model"
+expect 0 "a tie, label 1 -1" $P "$dir/tie.svm" "$dir/pos.model" "$dir/tie.out"
+if [ "$(tr '\n' ' ' <"$dir/tie.out")" != "-1 1 -1 " ]; then
+    echo "FAIL: a tie, label 1 -1: predicted $(tr '\n' ' ' <"$dir/tie.out"), expected -1 1 -1"
+    fail=1
+fi
+
 [ $fail -eq 0 ] && echo "glm_predict: PASS"
 exit $fail

@@ -221,7 +221,7 @@ static size_t predict_format(const strata_glm_model_t *model, const predict_opts
             len += (size_t)snprintf(buf + len, cap - len, "%.17g\n", scores[i]);
             continue;
         }
-        label = (scores[i] > 0) ? 1.0 : -1.0;
+        label = strata_glm_predict_class(model, scores[i]);
         if (opts->probability) {
             p = strata_glm_predict_prob(model, scores[i]);
             len += (size_t)snprintf(buf + len, cap - len, "%g %g %g\n", label, p, 1.0 - p);
