@@ -49,6 +49,10 @@ for o in "-t 4294967298" "-r 4294967297" "-E 4294967297" "-r 2147483648" "-p 429
     contains "train $o: out of range" "out of range"
 done
 
+# class weights on a regression model: refused (before: silently ignored)
+expect 2 "ridge --weight-pos" $T/strata-train -q -s ridge --weight-pos 2 "$dir/train.svm" "$dir/o.model"
+contains "ridge --weight-pos named" "apply to the classification models"
+
 # 3. numbers the solvers cannot work with: an error, never a model of zeros
 expect 1 "lambda 1e-320" $T/strata-train -q -l 1e-320 "$dir/train.svm" "$dir/o.model"
 contains "lambda 1e-320 named" "is too small for 200 rows"

@@ -254,7 +254,7 @@ int main(int argc, char **argv)
     const char *train_file, *test_file = NULL, *why, *base, *ckpt_opt = NULL;
     char model_file[4096], ckpt_file[4096 + 8], msg[1024];
     double cost = 0;
-    int opt, nranks, regression, l1, cost_set = 0, prec = 0, rc = 0;
+    int opt, nranks, regression, l1, cost_set = 0, prec = 0, rc = 0, weights_set = 0;
     strata_status_t status;
 
     MPI_Init(&argc, &argv);
@@ -323,8 +323,14 @@ int main(int argc, char **argv)
             }
             break;
         case 'B': param.bias = parse_double("--bias", optarg); break;
-        case OPT_WPOS: param.weight_pos = parse_double("--weight-pos", optarg); break;
-        case OPT_WNEG: param.weight_neg = parse_double("--weight-neg", optarg); break;
+        case OPT_WPOS:
+            param.weight_pos = parse_double("--weight-pos", optarg);
+            weights_set      = 1;
+            break;
+        case OPT_WNEG:
+            param.weight_neg = parse_double("--weight-neg", optarg);
+            weights_set      = 1;
+            break;
         case OPT_SEED: param.seed = (uint64_t)parse_long("--seed", optarg); break;
         case OPT_TEST: test_file = optarg; break;
         case OPT_CKPT: ckpt_opt = optarg; break;
@@ -407,6 +413,10 @@ int main(int argc, char **argv)
     regression = (param.solver != NULL &&
                   (!strcmp(param.solver, "ridge") || !strcmp(param.solver, "lasso") ||
                    !strcmp(param.solver, "elastic-net")));
+    if (regression && weights_set) {   /* the regression models weigh every row 1 */
+        die_usage("--weight-pos and --weight-neg apply to the classification models, not "
+                  "to %s", param.solver);
+    }
     status = strata_glm_problem_read_prec(train_file, regression, prec, MPI_COMM_WORLD, msg,
                                           sizeof(msg), &prob);
     if (status != STRATA_OK) {
