@@ -70,7 +70,9 @@ typedef struct st_glm_data {
     int64_t   nnz;            /**< stored entries on this rank (explicit zeros included) */
     int64_t   nnz_global;     /**< stored entries over all ranks */
     int64_t  *indptr;         /**< n_rows + 1 entries, indptr[0] = 0 */
-    uint32_t *indices;        /**< nnz entries, 0-based, strictly increasing in each row */
+    uint32_t *indices;        /**< nnz entries, 0-based, strictly increasing in each row
+                                   (as read; a relabelled copy, st_glm_order.h, keeps each
+                                   row's order of entries, so not there) */
     int       prec;           /**< 32 or 64: exactly one of val32/val64 is non-NULL */
     float    *val32;          /**< nnz values when prec is 32 */
     double   *val64;          /**< nnz values when prec is 64 */

@@ -45,10 +45,12 @@
 #define ST_GLM_LBFGS_BACKTRACK 60     /* shorter steps tried before giving up */
 /* Where the decrease Armijo asks is below P's rounding (FLAT |P|), P cannot tell a
  * good step from a bad one and its slope along p must: a step is taken if P rises
- * by no more than rounding and the slope there is at most SLOPE |g.p| (Hager and
- * Zhang's approximate Wolfe condition, SIAM J. Optim. 2005). Without it, a feature
- * of 1e12 among ones of 1 leaves L-BFGS at P's optimum to 11 digits with a gradient
- * too large for the duality gap to close. */
+ * by no more than rounding and the slope there is within SLOPE |g.p| of 0 (Hager and
+ * Zhang's approximate Wolfe condition, SIAM J. Optim. 2005; a first step that is too
+ * short, slope below -SLOPE |g.p|, is taken too, as Armijo's test would). Without
+ * it, a feature of 1e12 among ones of 1 leaves L-BFGS at P's optimum to 11 digits
+ * with a gradient too large for the duality gap to close. A step that leaves w as it
+ * was ends the run: no progress is left in double precision. */
 #define ST_GLM_LBFGS_FLAT      1e-10
 #define ST_GLM_LBFGS_SLOPE     0.9
 
@@ -249,7 +251,7 @@ strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_
     double *s[ST_GLM_LBFGS_PAIRS], *y[ST_GLM_LBFGS_PAIRS], rho[ST_GLM_LBFGS_PAIRS];
     double alpha[ST_GLM_LBFGS_PAIRS], f, fn, gp, dn, t, q, sy;
     strata_status_t status = STRATA_OK;
-    int k, first = 0, count = 0, ok, tries, flat;
+    int k, first = 0, count = 0, ok, tries, flat, moved;
 
     memset(&lb, 0, sizeof(lb));
     memset(&ctx, 0, sizeof(ctx));
@@ -354,7 +356,8 @@ strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_
             st_glm_lbfgs_eval(&lb, wn, &fn, gn, &objn);
             flat = -ST_GLM_LBFGS_ARMIJO * t * gp <= ST_GLM_LBFGS_FLAT * fabs(f);
             dn   = st_glm_vdot(gn, p, d_all);
-            if (flat ? (fn <= f + ST_GLM_LBFGS_FLAT * fabs(f) && dn <= ST_GLM_LBFGS_SLOPE * -gp)
+            if (flat ? (fn <= f + ST_GLM_LBFGS_FLAT * fabs(f) && dn <= ST_GLM_LBFGS_SLOPE * -gp &&
+                        (dn >= ST_GLM_LBFGS_SLOPE * gp || tries == 0))
                      : (fn <= f + ST_GLM_LBFGS_ARMIJO * t * gp)) {
                 break;
             }
@@ -374,9 +377,14 @@ strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_
         }
         /* the new pair: s = wn - w, y = gn - g */
         k = (count < ST_GLM_LBFGS_PAIRS) ? (first + count) % ST_GLM_LBFGS_PAIRS : first;
+        moved = 0;
         for (j = 0; j < d_all; j++) {
             s[k][j] = wn[j] - w[j];
             y[k][j] = gn[j] - g[j];
+            moved  |= (s[k][j] != 0);
+        }
+        if (!moved) {
+            break;   /* the step changed no weight: w stays (the same on every rank) */
         }
         sy = st_glm_vdot(s[k], y[k], d_all);
         if (sy > 0) {

@@ -168,9 +168,18 @@ static double st_glm_sqhinge_d2loss(double z, double y)
     return (y * z <= 1.0) ? 2.0 : 0.0;
 }
 
+/* phi(z + dz) - phi(z) without the cancellation of the difference: where both
+ * sides are active, r1^2 - r0^2 = dm (dm - 2 r0) (r = 1 - y z, dm = y dz) */
 static double st_glm_sqhinge_loss_diff(double z, double dz, double y)
 {
-    return st_glm_sqhinge_loss(z + dz, y) - st_glm_sqhinge_loss(z, y);
+    double r0 = 1.0 - y * z, dm = y * dz, r1 = r0 - dm, a, b;
+
+    if (r0 > 0.0 && r1 > 0.0) {
+        return dm * (dm - 2.0 * r0);
+    }
+    a = fmax(0.0, r0);
+    b = fmax(0.0, r1);
+    return b * b - a * a;
 }
 
 static double st_glm_sqhinge_neg_conj(double alpha, double y, double c)

@@ -269,16 +269,19 @@ static int st_glm_newton_cg(st_glm_newton_t *nt, const double *g, const double *
     return ST_MIN(steps, ST_GLM_NEWTON_CG_MAX);
 }
 
-/* 1 + the largest column index any rank's rows hold (0: none; collective). */
+/* 1 + the largest column index any rank's rows hold (0: none; collective). Every
+ * entry is looked at: a row's entries need not be in column order (the frequency
+ * order relabels the columns and keeps each row's order of entries). */
 static int64_t st_glm_newton_cols(const st_glm_data_t *data, MPI_Comm comm)
 {
-    int64_t i, cols = 0;
+    int64_t k, nnz = data->indptr[data->n_rows];
+    uint32_t top = 0;
+    int64_t cols;
 
-    for (i = 0; i < data->n_rows; i++) {
-        if (data->indptr[i + 1] > data->indptr[i]) {
-            cols = ST_MAX(cols, (int64_t)data->indices[data->indptr[i + 1] - 1] + 1);
-        }
+    for (k = data->indptr[0]; k < nnz; k++) {
+        top = ST_MAX(top, data->indices[k] + 1);
     }
+    cols = (int64_t)top;
     st_glm_allreduce(comm, &cols, 1, MPI_INT64_T, MPI_MAX);
     return cols;
 }
@@ -296,6 +299,7 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     double *c = NULL, *rows = NULL, *mem = NULL, *w, *g, *pre, *s, *r, *q, *hq, *wfull;
     double n = (double)data->n_rows_global, f, gs, ws, ss, t, change;
     int k, ok, halvings, cg = 0;
+    strata_status_t status = STRATA_OK;
 
     memset(&nt, 0, sizeof(nt));
     memset(&ctx, 0, sizeof(ctx));
@@ -407,6 +411,13 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
                      cg);
     }
     wfull = nt.sum + (2 * d_all + 2) * (1 + nt.nparts);
+    if (!ctx.info.converged && ctx.info.rounds == 0 && param->max_rounds > 0 && isfinite(f)) {
+        /* w = 0 is not the optimum, and no step from it lowers P in double precision
+           (features of 1e308): an error, not a model of zeros (infinite: the caller's) */
+        st_glm_msg(msg, msg_len, "the Newton method found no step that lowers the objective "
+                   "from w = 0 (features too large for double precision? scale them)");
+        status = STRATA_ERR_UNSUPPORTED;
+    }
     memset(wfull, 0, (size_t)full_all * sizeof(double));
     memcpy(wfull, w, (size_t)d * sizeof(double));
     if (param->bias > 0) {
@@ -418,5 +429,5 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     free(rows);
     free(mem);
     st_glm_order_free(&order);
-    return STRATA_OK;
+    return status;
 }

@@ -86,6 +86,22 @@ for m in lbfgs newton; do
     contains "$m, feature 3 times 1e12: converged" "^converged after"
 done
 
+# features so large that no Newton step lowers P from w = 0: an error (before: 0
+# rounds, a model of zeros, exit 0)
+printf '+1 1:1e308 2:1\n-1 1:1e308 2:-1\n' >"$dir/f308.svm"
+expect 1 "newton, a feature of 1e308" $T/strata-train -q --method newton "$dir/f308.svm" "$dir/o.model"
+contains "newton, 1e308: named" "Newton method found no step"
+# L-BFGS where double precision has no progress left ends (before: the same round
+# again and again until -r: a step too short to change w passed the slope test)
+awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^3:/) { split($i, a, ":"); $i = sprintf("3:%.17g", a[2] * 1e12) }
+       print }' "$dir/train.svm" >"$dir/t12.svm"
+expect 0 "lbfgs, -e 1e-14 out of reach" $T/strata-train --method lbfgs -l 1e-3 -e 1e-14 -r 400 \
+    "$dir/t12.svm" "$dir/o.model"
+contains "lbfgs, -e 1e-14: stopped" "^stopped after"
+if grep -q "^stopped after 400 rounds" "$out"; then
+    echo "FAIL: lbfgs ran to -r without progress"; fail=1
+fi
+
 # 4. a lasso run's -r is a bound, not an allocation
 expect 0 "lasso -r 2000000000" $T/strata-train -q -s lasso -r 2000000000 "$dir/train.svm" "$dir/o.model"
 contains "lasso -r 2000000000 converged" "^converged after"

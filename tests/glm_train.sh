@@ -230,6 +230,31 @@ expect 0 "lasso, one rank, -t 2" tools/strata-train -s lasso -t 2 -r 3 "$dir/reg
 contains "lasso: round lines" "^round    3  primal .* rel .* time .* s (allreduce"
 contains "lasso: one thread said" "1 rank(s) x 1 thread(s)"
 
+# Newton in the frequency order of the columns: a row's entries are no longer in
+# column order there, and the columns it works on are all those held (before: up to
+# the last entry of each row only, so a column beyond froze at 0, its gradient went
+# into the loss sums, and the run "converged" at P 0.6907 with a false gap; with a
+# constant last column on hashed data, 0 rounds and a model of zeros)
+printf '+1 1:1 2:1\n-1 2:1\n+1 2:0.5\n-1 1:0.3 2:2\n+1 1:2 2:1\n-1 2:-1\n' >"$dir/t1.svm"
+for o in given frequency; do
+    expect 0 "newton, $o order" tools/strata-train --method newton --feature-order $o -l 0.01 \
+        -e 1e-8 "$dir/t1.svm" "$dir/mo"
+    near "newton, $o order: P" "$(converged_primal)" 5.2421845e-01 1e-6
+done
+awk '{ print $0, "4097:1" }' "$dir/train.svm" >"$dir/const.svm"
+expect 0 "newton, a constant last column" timeout -k 5 120 tools/strata-train --method newton \
+    --feature-order frequency -l 1e-5 "$dir/const.svm" "$dir/mo"
+contains "newton, a constant last column: converged" "^converged after"
+contains "newton, a constant last column: every column held" "of the 4097 columns held"
+
+# the squared hinge's loss differences in Newton's line search without cancellation
+# (before: a feature of 1e12 stalled it at a relative gap of 3e-2 after 47 steps)
+awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^3:/) { split($i, a, ":"); $i = "3:" a[2] * 1e12 }
+       print }' "$dir/reg.svm" | awk '{ $1 = ($1 > 0) ? "+1" : "-1"; print }' >"$dir/sq12.svm"
+expect 0 "sqsvm newton, a feature of 1e12" tools/strata-train -s sqsvm --method newton -l 1e-3 \
+    -e 1e-6 -r 300 "$dir/sq12.svm" "$dir/mo"
+contains "sqsvm newton, a feature of 1e12: converged" "^converged after"
+
 # regression
 expect 0 "ridge" tools/strata-train -s ridge -l 0.010666666666666666 -e 1e-5 -r 2000 "$dir/reg.svm" "$dir/mr"
 contains "ridge converged" "^converged after"
