@@ -972,12 +972,35 @@ static void st_coll_agree_config(void)
  * host once, so it is on the same virtual node in every communicator (collectives,
  * so never done lazily).
  */
+/* A hash of this kernel's boot id (the same in every network namespace and
+ * container of one machine), 0 when it cannot be read. */
+static int st_coll_machine_color(void)
+{
+    char id[64];
+    size_t n = 0;
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+
+    if (f != NULL) {
+        n = fread(id, 1, sizeof(id), f);
+        fclose(f);
+    }
+    return (n > 0) ? (int)(st_coll_hash(id, n) & 0x7fffffff) : 0;
+}
+
 void st_coll_init_world(void)
 {
-    MPI_Comm host;
+    MPI_Comm host, machine;
+    int n;
 
     st_coll_agree_config();
     pthread_once(&st_coll_once, st_coll_init_once);
+    /* the ranks on this machine's cores, whatever the hosts MPI sees (spin counts) */
+    if (PMPI_Comm_split(MPI_COMM_WORLD, st_coll_machine_color(), st_coll_world_rank,
+                        &machine) == MPI_SUCCESS) {
+        PMPI_Comm_size(machine, &n);
+        st_set_machine_ranks(n);
+        PMPI_Comm_free(&machine);
+    }
     if (st_config.vnodes > 1 &&
         PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, st_coll_world_rank,
                              MPI_INFO_NULL, &host) == MPI_SUCCESS) {

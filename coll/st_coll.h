@@ -41,6 +41,15 @@ st_status_t st_shm_create(MPI_Comm comm, const int *group, const int *pkg, st_sh
 void st_shm_destroy(st_shm_t *shm);
 
 /*
+ * The ranks of the job that share this machine's cores (one kernel: hosts that are
+ * network namespaces or containers of one machine count together; 0: unknown), set
+ * once at MPI_Init; and whether @a nranks ranks (those of a node), or those, are
+ * more than its cores: waits then yield at once (STRATA_SPIN_COUNT=auto).
+ */
+void st_set_machine_ranks(int n);
+int st_oversubscribed(int nranks);
+
+/*
  * Allreduce of @a count elements of @a type with @a op among the ranks of the
  * segment; @a sbuf may be MPI_IN_PLACE. @a progress_comm is polled with
  * PMPI_Iprobe while waiting so other MPI traffic of this process keeps moving.

@@ -1018,16 +1018,27 @@ static size_t st_shm_chunk_size(int nareas)
     return ST_MAX(ST_MIN(chunk, (size_t)ST_SHM_CHUNK_MAX), (size_t)ST_SHM_CHUNK_MIN);
 }
 
+static _Atomic int st_machine_ranks;
+
+void st_set_machine_ranks(int n)
+{
+    st_machine_ranks = n;
+}
+
+int st_oversubscribed(int nranks)
+{
+    return ST_MAX(nranks, (int)st_machine_ranks) > (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 static int st_shm_spin_count(int nranks)
 {
     if (st_config.spin_count >= 0) {
         return st_config.spin_count;
     }
-    /* oversubscribed: a spinning rank only delays the one it waits for */
-    if (nranks > (int)sysconf(_SC_NPROCESSORS_ONLN)) {
-        return 0;
-    }
-    return ST_SHM_SPIN_DEFAULT;
+    /* oversubscribed: a spinning rank only delays the one it waits for (on the
+       namespace cluster, 4 hosts x 2 ranks on 2 cores: 8 B took 170-210 us spinning
+       1000 polls, 60-80 us yielding at once; bench/RESULTS.md) */
+    return st_oversubscribed(nranks) ? 0 : ST_SHM_SPIN_DEFAULT;
 }
 
 st_status_t st_shm_create(MPI_Comm comm, const int *group, const int *pkg, st_shm_t **shm_p)

@@ -63,6 +63,7 @@
 #include "config.h"
 
 #include "st_ucx.h"
+#include "st_coll.h"
 #include "st_config.h"
 #include "st_mpi.h"
 
@@ -1419,7 +1420,9 @@ st_status_t st_ucx_lane_create(MPI_Comm comm, st_ucx_lane_t **lane_p)
     lane->notice[0] = lane->nonce;
     lane->notice[1] = (uint64_t)rank;
     lane->addr_len  = (size_t)-v[1];
-    lane->spin      = (st_config.spin_count >= 0) ? st_config.spin_count : ST_UCX_SPIN_DEFAULT;
+    lane->spin      = (st_config.spin_count >= 0) ? st_config.spin_count
+                      : st_oversubscribed(0)      ? 0
+                                                  : ST_UCX_SPIN_DEFAULT;
 
     /* 2. worker addresses, padded to the longest */
     lane->addrs = malloc((size_t)size * lane->addr_len);
@@ -1474,7 +1477,7 @@ st_status_t st_ucx_lane_create(MPI_Comm comm, st_ucx_lane_t **lane_p)
     st_ucx_list_push(&st_ucx_lanes, lane);
     pthread_mutex_unlock(&st_ucx_lock);
     free(mine);
-    st_debug("ucx: lane %u: rank %d of %d", lane->id, rank, size);
+    st_debug("ucx: lane %u: rank %d of %d, spin %d", lane->id, rank, size, lane->spin);
     *lane_p = lane;
     return ST_OK;
 

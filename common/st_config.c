@@ -115,7 +115,7 @@ static const st_config_field_t st_config_table[] = {
              ST_CONFIG_SIZE, small_msg, 0, 1LL << 30, 0, NULL),
     ST_FIELD("SPIN_COUNT", "auto",
              "Polls of a shared flag, or idle polls of UCX, before yielding the core (auto: 0 "
-             "when oversubscribed; 10 for UCX).",
+             "when the job's ranks on this machine outnumber its cores; else 1000, 10 for UCX).",
              ST_CONFIG_INT, spin_count, 0, INT_MAX, 1, NULL),
     ST_FIELD_JOB("CHECK_ARGS", "n",
              "Check with one extra collective that all ranks took the same path (debugging).",

@@ -89,6 +89,19 @@ if [ $rc -ne 0 ] || [ -s "$err" ]; then
     echo "FAIL: test_allreduce on 2 hosts x 2 ranks: exit $rc"; cat "$out" "$err"; fail=1
 fi
 
+# the 4 ranks share this machine's cores though MPI sees 2 hosts: with more ranks
+# than cores, every wait yields at once (tests/spin.sh; before: each host's 2 ranks
+# were counted alone, and spun)
+if [ "$(getconf _NPROCESSORS_ONLN)" -lt 4 ]; then
+    # shellcheck disable=SC2086
+    timeout -k 10 100 $ST_MPIRUN $args --host h1:2,h2:2 -np 4 -x STRATA_LOG_LEVEL=debug \
+        tools/strata-bench -b 8 -e 64K -r 1 >"$out" 2>"$err"
+    spins=$(sed -n 's/.*\(segment\|ucx: lane\) .*spin \([0-9]*\).*/\2/p' "$err" | sort -u | tr '\n' ' ')
+    if [ "$spins" != "0 " ]; then
+        echo "FAIL: 2 namespace hosts x 2 ranks: spin counts '$spins', expected 0"; fail=1
+    fi
+fi
+
 # hierarchical CoCoA+ over the two hosts (the node level of Strata's plan) reaches
 # the optimum of flat CoCoA+ and of the serial reference
 # shellcheck disable=SC2086
