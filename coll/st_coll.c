@@ -966,14 +966,8 @@ static void st_coll_agree_config(void)
     }
 }
 
-/*
- * After PMPI_Init, where every rank of MPI_COMM_WORLD is: the ranks agree on the
- * knobs they must hold alike; with virtual nodes, find this process's rank on its
- * host once, so it is on the same virtual node in every communicator (collectives,
- * so never done lazily).
- */
 /* A hash of this kernel's boot id (the same in every network namespace and
- * container of one machine), 0 when it cannot be read. */
+ * container of one machine), MPI_UNDEFINED when it cannot be read. */
 static int st_coll_machine_color(void)
 {
     char id[64];
@@ -984,9 +978,16 @@ static int st_coll_machine_color(void)
         n = fread(id, 1, sizeof(id), f);
         fclose(f);
     }
-    return (n > 0) ? (int)(st_coll_hash(id, n) & 0x7fffffff) : 0;
+    return (n > 0) ? (int)(st_coll_hash(id, n) & 0x7fffffff) : MPI_UNDEFINED;
 }
 
+/*
+ * After PMPI_Init, where every rank of MPI_COMM_WORLD is: the ranks agree on the
+ * knobs they must hold alike; count the ranks on this machine's kernel (spin
+ * counts); with virtual nodes, find this process's rank on its host once, so it is
+ * on the same virtual node in every communicator (collectives, so never done
+ * lazily).
+ */
 void st_coll_init_world(void)
 {
     MPI_Comm host, machine;
@@ -996,7 +997,7 @@ void st_coll_init_world(void)
     pthread_once(&st_coll_once, st_coll_init_once);
     /* the ranks on this machine's cores, whatever the hosts MPI sees (spin counts) */
     if (PMPI_Comm_split(MPI_COMM_WORLD, st_coll_machine_color(), st_coll_world_rank,
-                        &machine) == MPI_SUCCESS) {
+                        &machine) == MPI_SUCCESS && machine != MPI_COMM_NULL) {
         PMPI_Comm_size(machine, &n);
         st_set_machine_ranks(n);
         PMPI_Comm_free(&machine);

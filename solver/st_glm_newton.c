@@ -274,14 +274,11 @@ static int st_glm_newton_cg(st_glm_newton_t *nt, const double *g, const double *
  * order relabels the columns and keeps each row's order of entries). */
 static int64_t st_glm_newton_cols(const st_glm_data_t *data, MPI_Comm comm)
 {
-    int64_t k, nnz = data->indptr[data->n_rows];
-    uint32_t top = 0;
-    int64_t cols;
+    int64_t k, nnz = data->indptr[data->n_rows], cols = 0;
 
     for (k = data->indptr[0]; k < nnz; k++) {
-        top = ST_MAX(top, data->indices[k] + 1);
+        cols = ST_MAX(cols, (int64_t)data->indices[k] + 1);
     }
-    cols = (int64_t)top;
     st_glm_allreduce(comm, &cols, 1, MPI_INT64_T, MPI_MAX);
     return cols;
 }
