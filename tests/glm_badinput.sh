@@ -6,13 +6,14 @@
 # whose 1 / (lambda n) overflows, an objective that overflows, features so large
 # that L-BFGS's first steps were all too long (before: a zero model written, exit
 # 0; now a first step no longer than Polyak's, and where even that cannot be, an
-# error), a feature of 1e12 that L-BFGS could not converge with, a lasso run with a huge -r (before: out of memory for a trace of -r
-# rounds), a pipe or a directory as the data (before: "Illegal seek").
+# error), a feature of 1e12 that L-BFGS could not converge with, a lasso run with
+# a huge -r (before: out of memory for a trace of -r rounds), a pipe or a directory
+# as the data (before: "Illegal seek"), a run that ends short of -e (a warning).
 #
 . "${top_srcdir}/tests/common.sh"
 fail=0
 dir=$(mktemp -d)
-out="$dir/out"
+out="$dir/out" err="$dir/err"
 trap 'rm -rf "$dir"' EXIT
 T=tools
 
@@ -101,6 +102,17 @@ contains "lbfgs, -e 1e-14: stopped" "^stopped after"
 if grep -q "^stopped after 400 rounds" "$out"; then
     echo "FAIL: lbfgs ran to -r without progress"; fail=1
 fi
+contains "lbfgs, -e 1e-14: the warning" "warning: the relative gap .* did not reach -e 1e-14 .* a larger -e is within reach"
+# a run that stops at -r short of -e says so on stderr, and what helps (before: exit 0,
+# and a model worse than w = 0 from coordinate descent on these scales, unflagged)
+$T/strata-train --method cd -l 1e-4 -r 20 "$dir/t12.svm" "$dir/o.model" >"$out" 2>"$err"
+check "cd, 20 rounds on t12: exit 0" test $? -eq 0
+check "cd, 20 rounds: the warning" grep -q "^strata-train: warning: the relative gap .* did not reach -e 0.001 in 20 rounds: raise -r, or try --method newton or lbfgs" "$err"
+$T/strata-train -q -s svm -r 3 "$dir/train.svm" "$dir/o.model" >"$out" 2>"$err"
+check "svm, 3 rounds: the warning without --method" grep -q "in 3 rounds: raise -r to go on$" "$err"
+# -e 0 asks for exactly -r rounds: no warning
+$T/strata-train -q --method cd -e 0 -r 20 "$dir/t12.svm" "$dir/o.model" >"$out" 2>"$err"
+check "cd, -e 0: exit 0, nothing on stderr" test $? -eq 0 -a ! -s "$err"
 
 # 4. a lasso run's -r is a bound, not an allocation
 expect 0 "lasso -r 2000000000" $T/strata-train -q -s lasso -r 2000000000 "$dir/train.svm" "$dir/o.model"

@@ -200,6 +200,31 @@ static const char *allreduce_name(void)
     return (active != NULL && active()) ? "Strata (preloaded)" : "Open MPI's";
 }
 
+/* Rank 0, a run that ended before the gap reached -e (LIBLINEAR warns as well):
+ * say so on stderr, with what would help. Not for -e 0 (a fixed number of rounds). */
+static void warn_unconverged(const strata_glm_info_t *info, const strata_glm_param_t *param)
+{
+    const char *s = param->solver;
+    double rel    = info->gap / fmax(fabs(info->primal), 1e-300);
+    const char *hint;
+
+    if (info->rounds < param->max_rounds) {
+        /* L-BFGS and Newton end when no step changes P any more */
+        hint = "no step makes progress any more in double precision; a larger -e is within "
+               "reach";
+    } else if (info->method == STRATA_GLM_METHOD_CD &&
+               (!strcmp(s, "logistic") || !strcmp(s, "sqsvm") || !strcmp(s, "ridge"))) {
+        /* SDCA needs many epochs where lambda n is small or the features' scales differ
+           widely (a model worse than w = 0 after thousands of rounds, bench/GLM.md) */
+        hint = "raise -r, or try --method newton or lbfgs (fewer passes where lambda n is "
+               "small or the features' scales differ widely)";
+    } else {
+        hint = "raise -r to go on";
+    }
+    fprintf(stderr, "strata-train: warning: the relative gap %.3e did not reach -e %g in %d "
+            "rounds: %s\n", rel, param->tol, info->rounds, hint);
+}
+
 static void print_metrics(const char *file, const strata_glm_metrics_t *m)
 {
     printf("test %s: %lld examples", file, (long long)m->n);
@@ -462,6 +487,9 @@ int main(int argc, char **argv)
         if (info.nodes > 0) {
             printf("hierarchical: %d nodes, %d inner rounds per round\n", info.nodes,
                    info.inner_rounds);
+        }
+        if (!info.converged && param.tol > 0) {
+            warn_unconverged(&info, &param);
         }
         status = strata_glm_model_save(model, model_file, msg, sizeof(msg));
         if (status != STRATA_OK) {
