@@ -53,6 +53,7 @@ static const char *const st_fallback_names[STRATA_FALLBACK_LAST] = {
     [STRATA_FALLBACK_ARGS]            = "args",
     [STRATA_FALLBACK_MULTINODE]       = "multinode",
     [STRATA_FALLBACK_SHM]             = "shm",
+    [STRATA_FALLBACK_CONFIG]          = "config",
 };
 
 ST_EXPORT const char *strata_fallback_string(strata_fallback_t reason)
@@ -182,6 +183,60 @@ st_status_t st_coll_node_shm(MPI_Comm node_comm, const st_topo_t *topo, st_shm_t
     return status;
 }
 
+/* FNV-1a of @a n bytes */
+static uint64_t st_coll_hash(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    uint64_t h = 14695981039346656037ULL;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        h = (h ^ b[i]) * 1099511628211ULL;
+    }
+    return h;
+}
+
+/* Fill h[0..n) with a hash of each knob the ranks must hold alike (0 for the
+ * others) and h[n..2n) with their complements: after an allreduce (MAX) of the 2n,
+ * knob i agrees on every rank iff h[i] == ~h[n + i]. */
+static void st_coll_config_hashes(uint64_t *h, int n, const st_config_field_t *f)
+{
+    size_t size;
+    void *mine;
+    int i;
+
+    for (i = 0; i < n; i++) {
+        mine = st_config_value(&f[i], &st_config, &size);
+        if (f[i].type == ST_CONFIG_STRING) {
+            size = strnlen(mine, size);
+        }
+        h[i]     = f[i].job ? st_coll_hash(mine, size) : 0;
+        h[n + i] = ~h[i];
+    }
+}
+
+/*
+ * Collective over @a comm: nonzero when its ranks hold every job knob alike.
+ * MPI_Init made them so; MPI initialized behind Strata's back (a binding that
+ * calls PMPI_Init) leaves each rank its own environment's, and ranks deciding
+ * from different thresholds would wait for each other on different paths.
+ */
+static int st_coll_config_alike(MPI_Comm comm)
+{
+    int n, i, alike = 1;
+    const st_config_field_t *f = st_config_fields(&n);
+    uint64_t h[2 * n];
+
+    st_coll_config_hashes(h, n, f);
+    if (st_mpi_allreduce(h, 2 * n, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS) {
+        return 0;
+    }
+    for (i = 0; i < n; i++) {
+        alike &= (h[i] == ~h[n + i]);
+    }
+    return alike;
+}
+
 /*
  * Collective over the plan's communicator: called by every rank on the same call.
  * Builds the layout (topo/), then, on one node, the shared-memory segment.
@@ -208,6 +263,18 @@ static void st_plan_setup(st_plan_t *plan)
         st_topo_destroy(plan->topo);
         plan->topo = NULL;
         st_debug("layout failed (%s): falling back", strata_status_string(status));
+        return;
+    }
+    if (!st_coll_config_alike(plan->comm)) {
+        static atomic_int warned;
+
+        plan->fallback_reason = STRATA_FALLBACK_CONFIG;
+        if (plan->rank == 0 && atomic_exchange(&warned, 1) == 0) {
+            st_warn("the ranks' STRATA_* settings differ (MPI was initialized without "
+                    "Strata's MPI_Init, so they were not made alike): communicators whose "
+                    "ranks differ use PMPI_Allreduce (give every rank the same: mpirun -x, "
+                    "or strata-run)");
+        }
         return;
     }
     /* from here on, every rank decides from the same table */
@@ -897,19 +964,6 @@ ST_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatyp
                             MPI_Op op, MPI_Comm comm)
     __attribute__((alias("st_coll_mpi_allreduce")));
 
-/* FNV-1a of @a n bytes */
-static uint64_t st_coll_hash(const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    uint64_t h = 14695981039346656037ULL;
-    size_t i;
-
-    for (i = 0; i < n; i++) {
-        h = (h ^ b[i]) * 1099511628211ULL;
-    }
-    return h;
-}
-
 /*
  * The knobs every rank must hold alike (st_config_field_t.job: the ranks' algorithms
  * depend on them; a plain mpirun passes the launching shell's variables to the
@@ -929,14 +983,7 @@ static void st_coll_agree_config(void)
     void *mine;
 
     st_config_init();
-    for (i = 0; i < n; i++) {
-        mine = st_config_value(&f[i], &st_config, &size);
-        if (f[i].type == ST_CONFIG_STRING) {
-            size = strnlen(mine, size);
-        }
-        h[i]     = f[i].job ? st_coll_hash(mine, size) : 0;
-        h[n + i] = ~h[i];
-    }
+    st_coll_config_hashes(h, n, f);
     if (PMPI_Allreduce(MPI_IN_PLACE, h, 2 * n, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) !=
         MPI_SUCCESS) {
         return;

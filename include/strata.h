@@ -61,6 +61,8 @@ typedef enum {
     STRATA_FALLBACK_ARGS,          /**< invalid arguments (negative count, aliased buffers) */
     STRATA_FALLBACK_MULTINODE,     /**< spans several nodes, and no UCX lane (no UCX, or it failed) */
     STRATA_FALLBACK_SHM,           /**< the shared-memory segment could not be set up */
+    STRATA_FALLBACK_CONFIG,        /**< the ranks' job knobs differ (MPI initialized without
+                                        Strata's MPI_Init: they were not made alike) */
     STRATA_FALLBACK_LAST
 } strata_fallback_t;
 

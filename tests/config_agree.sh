@@ -5,7 +5,9 @@
 # ranks of its own host get them): every rank takes rank 0's value, rank 0 names
 # the knob once, and the job neither hangs nor gives a wrong answer (before: a
 # hang at the first call where the paths differ, at MPI_Init with virtual nodes,
-# or at MPI_Finalize with the statistics). Launched MPMD: "A : B".
+# or at MPI_Finalize with the statistics). Launched MPMD: "A : B". Where MPI was
+# initialized without Strata's MPI_Init, a communicator whose ranks differ uses
+# PMPI_Allreduce.
 #
 . "${top_srcdir}/tests/common.sh"
 fail=0
@@ -49,5 +51,20 @@ check "ENABLE: the same answer" grep -q 'distance to optimum' "$out"
 run -np 1 env STRATA_SPIN_COUNT=5 STRATA_SHM_NT=y $bench : -np 1 $bench
 check "SPIN_COUNT, SHM_NT on one rank: the job ends well" test $? -eq 0
 check "SPIN_COUNT, SHM_NT: nothing said" test ! -s "$err"
+
+# 6. MPI initialized behind Strata's back (tests/test_lazy_init calls PMPI_Init): no
+# agreement at MPI_Init, so each new communicator checks its ranks' knobs (before: a
+# threshold on one rank gave wrong sums, a chunk size a bus error)
+lazy=tests/test_lazy_init
+run -np 2 $lazy
+check "PMPI_Init, the same knobs: Strata's path" grep -qx "fast 12 config 0" "$out"
+check "PMPI_Init, the same knobs: nothing said" test ! -s "$err"
+for knob in SMALL_MSG=1M SHM_CHUNK=4K; do
+    run -np 1 env STRATA_$knob $lazy : -np 2 $lazy
+    check "PMPI_Init, $knob on rank 0 only: the job ends well" test $? -eq 0
+    check "PMPI_Init, $knob: exact sums, handed to PMPI_Allreduce" grep -qx "fast 0 config 12" "$out"
+    check "PMPI_Init, $knob: said once, by rank 0" \
+        test "$(grep -c "^\[strata 0\] WARN: the ranks' STRATA_\* settings differ" "$err")" -eq 1
+done
 
 exit $fail
