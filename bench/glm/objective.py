@@ -28,8 +28,33 @@ import numpy as np
 import scipy.sparse as sp
 
 
+def load_bin(path):
+    """(X csr float64, y in {-1,+1}) from Strata's binary CSR file (solver/st_glm_data_bin.c:
+    a 128-byte header, then row pointers, 0-based columns, values, labels; not verified)."""
+    with open(path, "rb") as f:
+        h = f.read(128)
+    if h[:8] != b"STGLMCSR":
+        raise ValueError(f"{path}: not a Strata binary CSR file")
+    prec = int.from_bytes(h[16:20], "little")
+    rows, cols, nnz = (int.from_bytes(h[o:o + 8], "little") for o in (24, 32, 40))
+    off = [int.from_bytes(h[48 + 8 * s:56 + 8 * s], "little") for s in range(4)]
+    m = np.memmap(path, dtype=np.uint8, mode="r")
+    indptr = np.frombuffer(m, np.int64, rows + 1, off[0])
+    indices = np.frombuffer(m, np.uint32, nnz, off[1]).astype(np.int32)
+    values = np.frombuffer(m, np.float32 if prec in (4, 32) else np.float64, nnz, off[2])
+    y = np.frombuffer(m, np.float64, rows, off[3])
+    X = sp.csr_matrix((values.astype(np.float64), indices, np.array(indptr)), shape=(rows, cols))
+    return X, np.where(y > 0, 1.0, -1.0)
+
+
 def load_svm(path, n_features=None):
-    """(X csr float64, y in {-1,+1}) from an svmlight file, 1-based indices."""
+    """(X csr float64, y in {-1,+1}) from an svmlight file, 1-based indices (or from
+    Strata's binary CSR file, by its magic number)."""
+    with open(path, "rb") as f:
+        binary = (f.read(8) == b"STGLMCSR")
+    if binary:
+        X, y = load_bin(path)
+        return _widen(X, n_features), y
     st = os.stat(path)
     cache = path + ".npz"
     key = np.array([st.st_size, int(st.st_mtime)], dtype=np.int64)
