@@ -585,6 +585,13 @@ static void st_coll_fast(st_plan_t *plan, const void *sbuf, void *rbuf, size_t c
     r_dev = (rinfo.kind == ST_MEM_DEVICE);
 
     plan->stats.device_calls += (s_dev || r_dev);
+    /* the program's copies into its buffers may still be landing (st_cuda_settle):
+     * the paths below read them on Strata's stream, or the peers do through IPC */
+    if ((s_dev && st_cuda_settle(sinfo.ctx) != 0) ||
+        (r_dev && (!s_dev || rinfo.ctx != sinfo.ctx) && st_cuda_settle(rinfo.ctx) != 0)) {
+        st_coll_stage_fatal(plan, "waiting for the program's copies failed", bytes);
+        return;
+    }
     if (plan->ipc != NULL && bytes >= st_config.cuda_ipc_min) {
         rc = st_cuda_ipc_allreduce(plan->ipc, plan->shm, plan->comm, sbuf, rbuf, count, type,
                                    op, src_info, &rinfo);

@@ -66,25 +66,29 @@ static const st_reduce_kernel_t *const st_reduce_table[ST_TYPE_LAST][ST_OP_LAST]
     ST_TYPE_KERNELS(ST_ROW)
 };
 
-static const size_t st_type_sizes[ST_TYPE_LAST] = {
-    [ST_TYPE_CHAR] = sizeof(char), [ST_TYPE_SCHAR] = 1, [ST_TYPE_UCHAR] = 1,
-    [ST_TYPE_SHORT] = sizeof(short), [ST_TYPE_USHORT] = sizeof(short),
-    [ST_TYPE_INT] = sizeof(int), [ST_TYPE_UINT] = sizeof(int),
-    [ST_TYPE_LONG] = sizeof(long), [ST_TYPE_ULONG] = sizeof(long),
-    [ST_TYPE_LLONG] = sizeof(long long), [ST_TYPE_ULLONG] = sizeof(long long),
-    [ST_TYPE_INT8] = 1, [ST_TYPE_INT16] = 2, [ST_TYPE_INT32] = 4, [ST_TYPE_INT64] = 8,
-    [ST_TYPE_UINT8] = 1, [ST_TYPE_UINT16] = 2, [ST_TYPE_UINT32] = 4, [ST_TYPE_UINT64] = 8,
-    [ST_TYPE_AINT] = sizeof(long), [ST_TYPE_OFFSET] = sizeof(long long),
-    [ST_TYPE_COUNT] = sizeof(long long),
-    [ST_TYPE_FLOAT] = sizeof(float), [ST_TYPE_DOUBLE] = sizeof(double),
-    [ST_TYPE_LDOUBLE] = sizeof(long double), [ST_TYPE_BOOL] = sizeof(bool),
-    [ST_TYPE_CFLOAT] = sizeof(float _Complex), [ST_TYPE_CDOUBLE] = sizeof(double _Complex),
-    [ST_TYPE_CLDOUBLE] = sizeof(long double _Complex), [ST_TYPE_BYTE] = 1,
-    [ST_TYPE_FLOAT_INT] = sizeof(st_float_int_t), [ST_TYPE_DOUBLE_INT] = sizeof(st_double_int_t),
-    [ST_TYPE_LONG_INT] = sizeof(st_long_int_t), [ST_TYPE_TWO_INT] = sizeof(st_2int_t),
-    [ST_TYPE_SHORT_INT] = sizeof(st_short_int_t),
-    [ST_TYPE_LDOUBLE_INT] = sizeof(st_ldouble_int_t),
+/* each type's C layout: size (padding of pair types included) and alignment */
+#define ST_LAYOUT(_id, _ctype) [ST_TYPE_##_id] = {sizeof(_ctype), _Alignof(_ctype)},
+static const struct {
+    size_t size, align;
+} st_type_layouts[ST_TYPE_LAST] = {
+    ST_LAYOUT(CHAR, char) ST_LAYOUT(SCHAR, signed char) ST_LAYOUT(UCHAR, unsigned char)
+    ST_LAYOUT(SHORT, short) ST_LAYOUT(USHORT, unsigned short)
+    ST_LAYOUT(INT, int) ST_LAYOUT(UINT, unsigned)
+    ST_LAYOUT(LONG, long) ST_LAYOUT(ULONG, unsigned long)
+    ST_LAYOUT(LLONG, long long) ST_LAYOUT(ULLONG, unsigned long long)
+    ST_LAYOUT(INT8, int8_t) ST_LAYOUT(INT16, int16_t) ST_LAYOUT(INT32, int32_t)
+    ST_LAYOUT(INT64, int64_t) ST_LAYOUT(UINT8, uint8_t) ST_LAYOUT(UINT16, uint16_t)
+    ST_LAYOUT(UINT32, uint32_t) ST_LAYOUT(UINT64, uint64_t)
+    ST_LAYOUT(AINT, MPI_Aint) ST_LAYOUT(OFFSET, MPI_Offset) ST_LAYOUT(COUNT, MPI_Count)
+    ST_LAYOUT(FLOAT, float) ST_LAYOUT(DOUBLE, double) ST_LAYOUT(LDOUBLE, long double)
+    ST_LAYOUT(BOOL, bool)
+    ST_LAYOUT(CFLOAT, float _Complex) ST_LAYOUT(CDOUBLE, double _Complex)
+    ST_LAYOUT(CLDOUBLE, long double _Complex) ST_LAYOUT(BYTE, unsigned char)
+    ST_LAYOUT(FLOAT_INT, st_float_int_t) ST_LAYOUT(DOUBLE_INT, st_double_int_t)
+    ST_LAYOUT(LONG_INT, st_long_int_t) ST_LAYOUT(TWO_INT, st_2int_t)
+    ST_LAYOUT(SHORT_INT, st_short_int_t) ST_LAYOUT(LDOUBLE_INT, st_ldouble_int_t)
 };
+#undef ST_LAYOUT
 
 #define ST_TYPE_NAME(_id, _name) [ST_TYPE_##_id] = _name,
 static const char *const st_type_names[ST_TYPE_LAST] = {ST_TYPE_LIST(ST_TYPE_NAME)};
@@ -100,7 +104,12 @@ static const char *const st_op_names[ST_OP_LAST] = {
 
 size_t st_type_size(st_type_t type)
 {
-    return ((unsigned)type < ST_TYPE_LAST) ? st_type_sizes[type] : 0;
+    return ((unsigned)type < ST_TYPE_LAST) ? st_type_layouts[type].size : 0;
+}
+
+size_t st_type_align(st_type_t type)
+{
+    return ((unsigned)type < ST_TYPE_LAST) ? st_type_layouts[type].align : 1;
 }
 
 const char *st_type_name(st_type_t type)

@@ -58,6 +58,8 @@ typedef struct {
 
 /* Size in bytes of one element of @a type (C sizeof, padding of pair types included). */
 size_t st_type_size(st_type_t type);
+/* Alignment in bytes of @a type (C _Alignof): the GPU kernels need it. */
+size_t st_type_align(st_type_t type);
 const char *st_type_name(st_type_t type);
 const char *st_op_name(st_op_t op);
 

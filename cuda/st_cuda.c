@@ -44,6 +44,7 @@ enum {
     ST_CU_MEMORYTYPE_HOST                    = 1,
     ST_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS    = 1,
     ST_CU_STREAM_NON_BLOCKING                = 1,
+    ST_CU_ERROR_INVALID_CONTEXT              = 201,
     ST_CU_ERROR_NOT_FOUND                    = 500
 };
 
@@ -86,6 +87,7 @@ typedef struct {
     st_cu_result_t (*host_register)(void *p, size_t bytes, unsigned flags);
     st_cu_result_t (*host_unregister)(void *p);
     st_cu_result_t (*stream_destroy)(void *stream);
+    st_cu_result_t (*device_get_uuid)(unsigned char uuid[16], int dev);   /* optional */
 } st_cu_api_t;
 
 static st_cu_api_t            st_cu;
@@ -144,6 +146,7 @@ int st_cuda_loaded(void)
             *(void**)&st_cu.host_register         = dlsym(lib, "cuMemHostRegister_v2");
             *(void**)&st_cu.host_unregister       = dlsym(lib, "cuMemHostUnregister");
             *(void**)&st_cu.stream_destroy        = dlsym(lib, "cuStreamDestroy_v2");
+            *(void**)&st_cu.device_get_uuid       = dlsym(lib, "cuDeviceGetUuid_v2");
             if (st_cu.pointer_get_attribute != NULL && st_cu.memcpy != NULL &&
                 st_cu.ctx_push != NULL && st_cu.ctx_pop != NULL) {
                 st_debug("libcuda is loaded: device buffers are staged through host memory");
@@ -269,6 +272,28 @@ int st_cuda_copy(void *dst, const void *src, size_t bytes, void *ctx)
         return -1;
     }
     return 0;
+}
+
+int st_cuda_settle(void *ctx)
+{
+    st_cu_ctx_t popped;
+    st_cu_result_t rc;
+
+    if (!st_cuda_loaded() || st_cu.stream_sync == NULL) {
+        return 0;
+    }
+    if (ctx != NULL && st_cu.ctx_push(ctx) != 0) {
+        ctx = NULL;
+    }
+    rc = st_cu.stream_sync(NULL);
+    if (ctx != NULL) {
+        st_cu.ctx_pop(&popped);
+    }
+    if (rc != 0 && !(ctx == NULL && rc == ST_CU_ERROR_INVALID_CONTEXT)) {
+        st_error("cuStreamSynchronize of the legacy stream failed (CUresult %d)", rc);
+        return -1;
+    }
+    return 0;   /* no context current: no work of the program to wait for here */
 }
 
 /* ---- the GPU reduction kernels ---- */
@@ -427,12 +452,18 @@ int st_cuda_fold_ready(st_type_t type, st_op_t op)
 int st_cuda_fold(st_type_t type, st_op_t op, void *out, const void *const *src, int nsrc,
                  size_t count, void *stream)
 {
+    return st_cuda_fold_to(type, op, &out, 1, src, nsrc, count, stream);
+}
+
+int st_cuda_fold_to(st_type_t type, st_op_t op, void *const *out, int nout,
+                    const void *const *src, int nsrc, size_t count, void *stream)
+{
     st_cuda_fold_args_t args;
     st_cu_function_t fn;
     size_t blocks;
     int k;
 
-    if (nsrc < 1 || nsrc > ST_CUDA_MAX_SRC) {
+    if (nsrc < 1 || nsrc > ST_CUDA_MAX_SRC || nout < 1 || nout > ST_CUDA_MAX_SRC) {
         return -1;
     }
     if (count == 0) {
@@ -442,11 +473,14 @@ int st_cuda_fold(st_type_t type, st_op_t op, void *out, const void *const *src, 
         return -1;
     }
     memset(&args, 0, sizeof(args));
-    args.out   = out;
     args.count = count;
     args.nsrc  = nsrc;
+    args.nout  = nout;
     for (k = 0; k < nsrc; k++) {
         args.src[k] = src[k];
+    }
+    for (k = 0; k < nout; k++) {
+        args.out[k] = out[k];
     }
     /* enough blocks to fill any GPU; the kernels' grid-stride loops do the rest */
     blocks = ST_MIN((count + ST_CUDA_FOLD_BLOCK - 1) / ST_CUDA_FOLD_BLOCK, (size_t)65535);
@@ -462,6 +496,31 @@ int st_cuda_ipc_usable(void)
            st_cu.memcpy_async != NULL && st_cu.ctx_get_current != NULL &&
            st_cu.module_load_data != NULL && st_cu.module_get_function != NULL &&
            st_cu.launch_kernel != NULL;
+}
+
+int st_cuda_gpu_id(int ordinal, unsigned char id[16])
+{
+    static struct {
+        int known;
+        unsigned char id[16];
+    } ids[64];
+    int dev, rc = -1;
+
+    if (!st_cuda_loaded() || st_cu.device_get_uuid == NULL || st_cu.device_get == NULL ||
+        ordinal < 0 || ordinal >= 64) {
+        return -1;
+    }
+    pthread_mutex_lock(&st_cu_lock);
+    if (!ids[ordinal].known && st_cu.device_get(&dev, ordinal) == 0 &&
+        st_cu.device_get_uuid(ids[ordinal].id, dev) == 0) {
+        ids[ordinal].known = 1;
+    }
+    if (ids[ordinal].known) {
+        memcpy(id, ids[ordinal].id, 16);
+        rc = 0;
+    }
+    pthread_mutex_unlock(&st_cu_lock);
+    return rc;
 }
 
 int st_cuda_ctx_enter(void *ctx)

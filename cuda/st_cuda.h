@@ -60,6 +60,15 @@ st_mem_kind_t st_cuda_query(const void *ptr, st_cuda_buf_t *info);
 int st_cuda_copy(void *dst, const void *src, size_t bytes, void *ctx);
 
 /**
+ * Wait until the program's work on the legacy stream of context @a ctx (NULL: the
+ * thread's current one) has ended. A synchronous cuMemcpy into device memory from
+ * pageable host memory, or from device memory, and a cuMemset, return before the
+ * data lands; what reads the buffer on another stream (Strata's own, a peer's
+ * through CUDA IPC) must wait for it. @return 0, or -1 (the driver's error logged).
+ */
+int st_cuda_settle(void *ctx);
+
+/**
  * @return 1 when this build carries a GPU kernel for (@a type, @a op): built with
  *         nvcc (configure found CUDA), and not a long double type (no GPU has one).
  */
@@ -79,6 +88,14 @@ int st_cuda_fold(st_type_t type, st_op_t op, void *out, const void *const *src, 
                  size_t count, void *stream);
 
 /**
+ * The same fold, its result written to each of the @a nout buffers @a out (at
+ * most ST_CUDA_MAX_SRC; any may be a source, in place): one pass over the sources
+ * however many outputs.
+ */
+int st_cuda_fold_to(st_type_t type, st_op_t op, void *const *out, int nout,
+                    const void *const *src, int nsrc, size_t count, void *stream);
+
+/**
  * @return 1 when st_cuda_fold can launch the kernel of (@a type, @a op) in the
  *         current context: the kernels' module loads on its GPU (it may not where
  *         the build targets only later GPUs: warned once per context).
@@ -91,6 +108,10 @@ int st_cuda_fold_ready(st_type_t type, st_op_t op);
 
 /** @return 1 when the loaded driver has everything the IPC path uses. */
 int st_cuda_ipc_usable(void);
+
+/** The UUID of device @a ordinal (the same GPU has the same one in every process,
+ *  whatever CUDA_VISIBLE_DEVICES numbers it): 0, or -1 when the driver cannot say. */
+int st_cuda_gpu_id(int ordinal, unsigned char id[16]);
 
 /** Make @a ctx current in this thread (0), until st_cuda_ctx_leave(). */
 int st_cuda_ctx_enter(void *ctx);

@@ -92,7 +92,6 @@ typedef st_cu_complex_t<double> st_cdouble_t;
 #define ST_CU_KERNEL(_on, _on_name, _X, _tn, _T, _U) \
     extern "C" __global__ void st_fold_##_tn##_##_on_name(st_cuda_fold_args_t args) \
     { \
-        _T *out = (_T *)args.out; \
         unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; \
         unsigned long long step = (unsigned long long)gridDim.x * blockDim.x; \
         int k; \
@@ -101,7 +100,9 @@ typedef st_cu_complex_t<double> st_cdouble_t;
             for (k = 1; k < args.nsrc; k++) { \
                 acc = _X(_T, _U, acc, ((const _T *)args.src[k])[i]); \
             } \
-            out[i] = acc; \
+            for (k = 0; k < args.nout; k++) { \
+                ((_T *)args.out[k])[i] = acc; \
+            } \
         } \
     }
 
@@ -126,7 +127,7 @@ typedef struct {
     const char *name;
     st_cu_emu_kind_t kind;
     void (*fold)(st_cuda_fold_args_t);
-    void (*epoch)(st_glm_epoch_args_t);
+    void (*epoch)(st_glm_epoch_args_t, unsigned grid);
 } st_cu_emu_entry_t;
 
 #define ST_CU_EMU_ENTRY(_on, _on_name, _X, _tn, _T, _U) \
@@ -134,7 +135,7 @@ typedef struct {
 #define ST_CU_EMU_FAMILY(_cls, _tn, _T, _U) ST_OPS_##_cls(ST_CU_EMU_ENTRY, _tn, _T, _U)
 static const st_cu_emu_entry_t st_cu_emulated[] = {
     ST_KERNEL_TYPES(ST_CU_EMU_FAMILY)
-    {"st_glm_tpa_epoch", ST_CU_EMU_EPOCH, NULL, st_glm_tpa_epoch},
+    {"st_glm_tpa_epoch", ST_CU_EMU_EPOCH, NULL, st_glm_tpa_epoch_waves},
 };
 
 extern "C" const void *st_cuda_emulated_kernel(const char *name)
@@ -147,8 +148,9 @@ extern "C" const void *st_cuda_emulated_kernel(const char *name)
     return NULL;
 }
 
-/* @return 0, or the CUresult a GPU would give (700: an illegal address) */
-extern "C" int st_cuda_emulated_launch(const void *kernel, void **params)
+/* @return 0, or the CUresult a GPU would give (700: an illegal address); @a grid
+ * blocks (the epoch runs in waves of that many rows) */
+extern "C" int st_cuda_emulated_launch(const void *kernel, unsigned grid, void **params)
 {
     const st_cu_emu_entry_t *e = (const st_cu_emu_entry_t *)kernel;
 
@@ -156,8 +158,13 @@ extern "C" int st_cuda_emulated_launch(const void *kernel, void **params)
         st_cuda_fold_args_t a;
 
         memcpy(&a, params[0], sizeof(a));
-        if (a.nsrc < 1 || a.nsrc > ST_CUDA_MAX_SRC || !fake_cuda_is_device(a.out)) {
+        if (a.nsrc < 1 || a.nsrc > ST_CUDA_MAX_SRC || a.nout < 1 || a.nout > ST_CUDA_MAX_SRC) {
             return 700;
+        }
+        for (int k = 0; k < a.nout; k++) {
+            if (!fake_cuda_is_device(a.out[k])) {
+                return 700;
+            }
         }
         for (int k = 0; k < a.nsrc; k++) {
             if (!fake_cuda_is_device(a.src[k])) {
@@ -176,7 +183,7 @@ extern "C" int st_cuda_emulated_launch(const void *kernel, void **params)
                         !fake_cuda_is_device(a.u))) {
             return 700;
         }
-        e->epoch(a);
+        e->epoch(a, grid);
     }
     return 0;
 }

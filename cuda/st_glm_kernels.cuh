@@ -6,7 +6,10 @@
  * shared memory, in double), one thread takes the coordinate step (the CPU
  * solver's own function, solver/st_glm_steps.h), and the threads add the update
  * into u with atomics. Blocks work on different rows at once, asynchronously, as
- * PASSCoDe-Atomic threads do on a CPU: the GPU counts as one CoCoA+ worker.
+ * PASSCoDe-Atomic threads do on a CPU: the GPU counts as one CoCoA+ worker. u is
+ * read from L2 (__ldcg): the other blocks' atomics land there, and an SM's own L1,
+ * not coherent with them, would serve a hot feature's value stale for a whole
+ * epoch.
  *
  * Included by st_cuda_kernels.cu (one fatbin). With ST_CUDA_EMULATE (one block of
  * one thread) the kernel is sequential SDCA, in the CPU solver's order of
@@ -26,6 +29,54 @@ static inline double atomicAdd(double *p, double v)
     *p = old + v;
     return old;
 }
+#define __ldcg(p) (*(p))
+#endif
+
+#ifdef ST_CUDA_EMULATE
+#include <cstdlib>
+
+/* The epoch as @a grid blocks run it, emulated: in waves of @a grid rows, each
+ * wave's inner products against u as the wave began, then its steps and updates;
+ * a synchronous mini-batch, the most that blocks running together can miss of
+ * each other's updates (a GPU's blocks see some of them, at random). One row a
+ * wave: the kernel below on one block of one thread, sequential SDCA. */
+static void st_glm_tpa_epoch_waves(st_glm_epoch_args_t a, unsigned grid)
+{
+    int64_t size = (grid > 0) ? grid : 1, j0, j, i, k, m;
+    double delta, coef, *z = (double *)malloc((size_t)size * sizeof(double));
+
+    if (z == NULL) {
+        abort();   /* the stand-in's host memory: the test cannot go on */
+    }
+    for (j0 = 0; j0 < a.n; j0 += m) {
+        m = (a.n - j0 < size) ? a.n - j0 : size;
+        for (j = 0; j < m; j++) {
+            i    = a.order[j0 + j];
+            z[j] = 0;
+            for (k = a.indptr[i] - a.nnz_base; k < a.indptr[i + 1] - a.nnz_base; k++) {
+                z[j] += (double)a.values[k] * a.u[a.indices[k]];
+            }
+            if (a.bias > 0) {
+                z[j] += a.bias * a.u[a.bias_index];
+            }
+        }
+        for (j = 0; j < m; j++) {
+            i     = a.order[j0 + j];
+            delta = st_glm_dual_step_of(a.step, a.y[i], a.c[i], z[j], a.scale * a.sqnorm[i],
+                                        &a.alpha[i]);
+            if (delta != 0) {
+                coef = a.scale * delta;
+                for (k = a.indptr[i] - a.nnz_base; k < a.indptr[i + 1] - a.nnz_base; k++) {
+                    a.u[a.indices[k]] += coef * (double)a.values[k];
+                }
+                if (a.bias > 0) {
+                    a.u[a.bias_index] += coef * a.bias;
+                }
+            }
+        }
+    }
+    free(z);
+}
 #endif
 
 extern "C" __global__ void st_glm_tpa_epoch(st_glm_epoch_args_t a)
@@ -42,7 +93,7 @@ extern "C" __global__ void st_glm_tpa_epoch(st_glm_epoch_args_t a)
         end = a.indptr[i + 1] - a.nnz_base;
         s   = 0;
         for (k = a.indptr[i] - a.nnz_base + t; k < end; k += blockDim.x) {
-            s += (double)a.values[k] * a.u[a.indices[k]];
+            s += (double)a.values[k] * __ldcg(&a.u[a.indices[k]]);
         }
         part[t] = s;
         __syncthreads();
@@ -55,7 +106,7 @@ extern "C" __global__ void st_glm_tpa_epoch(st_glm_epoch_args_t a)
         if (t == 0) {
             z = part[0];
             if (a.bias > 0) {
-                z += a.bias * a.u[a.bias_index];
+                z += a.bias * __ldcg(&a.u[a.bias_index]);
             }
             q        = a.scale * a.sqnorm[i];
             delta    = st_glm_dual_step_of(a.step, a.y[i], a.c[i], z, q, &a.alpha[i]);

@@ -185,7 +185,15 @@ typedef struct {
     int      method;         /**< STRATA_GLM_METHOD_AUTO (default), _CD (0), _LBFGS or
                                   _NEWTON; rounds and max_rounds count L-BFGS or Newton
                                   iterations */
+    int      gpu_rows;       /**< gpu: rows the GPU steps on at once (thread blocks), 1
+                                  to 65535; 0 (default): STRATA_GLM_GPU_ROWS. The
+                                  steps of rows in flight together are safe as a
+                                  mini-batch of that size: each row's curvature counts
+                                  its features by how many rows share them (README) */
 } strata_glm_param_t;
+
+/** Rows the GPU local solver steps on at once by default (strata_glm_param_t.gpu_rows). */
+#define STRATA_GLM_GPU_ROWS 1024
 
 /** Progress of a training run, as the last round left it. */
 typedef struct {

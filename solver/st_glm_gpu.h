@@ -21,11 +21,15 @@ typedef struct st_glm_gpu st_glm_gpu_t;
  * included); @a step is the model's ST_GLM_STEP_*; with @a bias > 0 the bias
  * feature is u[@a d]. @a d_all entries of u. The rows' entries stream from host
  * memory when all of it does not fit in @a mem_cap bytes (0: the GPU's free memory
- * less a margin). @return 0, or -1 with @a msg. Keeps @a data (streaming reads it).
+ * less a margin). @a rows: rows in flight at once (the kernel's thread blocks; 0:
+ * ST_GLM_GPU_ROWS_DEFAULT); above 1, each row's curvature is its mini-batch
+ * bound (st_glm_gpu_curvature). @return 0, or -1 with @a msg. Keeps @a data
+ * (streaming reads it).
  */
 int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sqnorm,
                     int step, double bias, int64_t d, int64_t d_all, int64_t mem_cap,
-                    MPI_Comm comm, st_glm_gpu_t **gpu_p, char *msg, size_t msg_len);
+                    int rows, MPI_Comm comm, st_glm_gpu_t **gpu_p, char *msg,
+                    size_t msg_len);
 
 /* Chunks the rows stream in (0: in GPU memory). */
 int st_glm_gpu_chunks_used(const st_glm_gpu_t *gpu);

@@ -268,6 +268,9 @@ ST_EXPORT const char *strata_glm_check_param(const strata_glm_param_t *param)
     if (param->gpu_mem < 0) {
         return "gpu_mem must be >= 0 (0: the GPU's free memory)";
     }
+    if (param->gpu_rows < 0 || param->gpu_rows > 65535) {
+        return "gpu_rows must be in [1, 65535] (0: the default)";
+    }
     if (param->gpu && param->threads != 1) {
         return "gpu: the GPU is the rank's one local solver (threads must be 1)";
     }
@@ -1461,7 +1464,8 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
     }
     if (param->gpu) {   /* the rank's rows go to its GPU (one worker) */
         ok = (st_glm_gpu_open(tr.data, tr.c, tr.sqnorm, st_glm_model_step(loss), tr.bias, tr.d,
-                              tr.d_all, param->gpu_mem, comm, &tr.gpu, msg, msg_len) == 0);
+                              tr.d_all, param->gpu_mem, param->gpu_rows, comm, &tr.gpu, msg,
+                              msg_len) == 0);
         if (!st_glm_agree(comm, ok)) {
             if (ok) {
                 st_glm_msg(msg, msg_len, "--gpu: the GPU solver could not start on another "

@@ -9,7 +9,8 @@
  * Kernels: cuModuleLoadData accepts only an nvcc fatbin (by its magic number), and
  * cuLaunchKernel runs Strata's own GPU kernels compiled for the host
  * (cuda/st_cuda_kernels.cu with ST_CUDA_EMULATE, linked in), after checking that
- * every pointer they get is device memory.
+ * every pointer they get is device memory; the GLM solver's epoch runs its
+ * launch's blocks in waves of that many rows (cuda/st_glm_kernels.cuh).
  *
  * Streams: work on a stream (cuMemcpyAsync, and the fold kernels, whose argument
  * is known) is only queued, and runs when the stream is synchronized (or before
@@ -19,9 +20,20 @@
  * legacy stream (NULL, cuMemcpy) does not wait for it: Strata's streams are
  * non-blocking.
  *
+ * The legacy stream: as the driver's, cuMemcpy into device memory returns before
+ * the data lands when its source is pageable host memory (once the bytes are
+ * staged) or device memory (at once); only a copy from pinned memory is complete
+ * on return. Such copies wait on the legacy stream, in order, and land when it is
+ * synchronized (cuStreamSynchronize(NULL), cuCtxSynchronize), before the next
+ * copy out of device memory or kernel on it, and before cuMemFree. A reader that
+ * does not wait for it (a kernel on a non-blocking stream, another process through
+ * CUDA IPC) finds the old bytes, as on a GPU where the DMA had not ended.
+ *
  * It counts the pointer queries it answers (fake_cuda_queries), and with
  * FAKE_CUDA_SINGLES=1 its cuPointerGetAttributes fails as a driver's that lacks
- * one of the attributes asked; with FAKE_CUDA_NO_KERNELS=1 cuModuleLoadData fails
+ * one of the attributes asked; with FAKE_CUDA_GPUS=N the ranks' buffers are on N
+ * GPUs (cuDeviceGetUuid: local rank mod N; default one GPU for all);
+ * with FAKE_CUDA_NO_KERNELS=1 cuModuleLoadData fails
  * as on a GPU none of the fatbin's code runs on.
  */
 #define _GNU_SOURCE
@@ -63,10 +75,11 @@ static unsigned long fake_copies, fake_pushes, fake_launches;
 static void *fake_current;   /* the context cuCtxSetCurrent made current */
 
 static void fake_flush(void);   /* the stream's queued work, run now */
+static void fake_land(void);    /* the legacy stream's copies land */
 
 /* the kernels, compiled for the host (cuda/st_cuda_kernels.cu) */
 const void *st_cuda_emulated_kernel(const char *name);
-int st_cuda_emulated_launch(const void *kernel, void **params);
+int st_cuda_emulated_launch(const void *kernel, unsigned grid, void **params);
 
 static int fake_find(uintptr_t p)
 {
@@ -124,7 +137,8 @@ void fake_cuda_free(void *p)
 {
     int k;
 
-    fake_flush();   /* as cudaFree: the device's work on it ends first */
+    fake_land();    /* as cudaFree: the device's work on it ends first */
+    fake_flush();
     k = fake_find((uintptr_t)p);
     if (k >= 0 && fake_region[k].fd >= 0) {
         munmap(fake_region[k].base, fake_region[k].size);
@@ -226,7 +240,8 @@ int cuPointerGetAttributes(unsigned n, int *attributes, void **data, unsigned lo
     return 0;
 }
 
-int cuMemcpy(unsigned long long dst, unsigned long long src, size_t bytes)
+/* a copy done now: the device's memory opened for it only */
+static void fake_copy(unsigned long long dst, unsigned long long src, size_t bytes)
 {
     int kd = fake_find((uintptr_t)dst), ks = fake_find((uintptr_t)src);
 
@@ -236,6 +251,57 @@ int cuMemcpy(unsigned long long dst, unsigned long long src, size_t bytes)
     fake_protect(kd, PROT_NONE);
     fake_protect(ks, PROT_NONE);
     fake_copies++;
+}
+
+/* ---- the legacy stream's copies not landed yet ---- */
+
+#define FAKE_LATE 64
+static struct {
+    unsigned long long dst, src;   /* src: device memory, or the staged bytes */
+    void *staged;
+    size_t bytes;
+} fake_late[FAKE_LATE];
+static int fake_nlate;
+
+/* the legacy stream's copies land, in order */
+static void fake_land(void)
+{
+    int q;
+
+    for (q = 0; q < fake_nlate; q++) {
+        fake_copy(fake_late[q].dst, fake_late[q].src, fake_late[q].bytes);
+        free(fake_late[q].staged);
+    }
+    fake_nlate = 0;
+}
+
+static int fake_is_pinned(const void *p, size_t bytes);
+
+int cuMemcpy(unsigned long long dst, unsigned long long src, size_t bytes)
+{
+    int from_dev = (fake_find((uintptr_t)src) >= 0);
+    void *staged = NULL;
+
+    if (fake_find((uintptr_t)dst) < 0 || bytes == 0 ||
+        (!from_dev && fake_is_pinned((const void*)(uintptr_t)src, bytes))) {
+        fake_land();   /* into host memory, or from pinned memory: complete on return */
+        fake_copy(dst, src, bytes);
+        return 0;
+    }
+    if (!from_dev) {   /* pageable: staged now, lands later */
+        if ((staged = malloc(bytes)) == NULL) {
+            return 2;
+        }
+        memcpy(staged, (const void*)(uintptr_t)src, bytes);
+        src = (unsigned long long)(uintptr_t)staged;
+    }
+    if (fake_nlate == FAKE_LATE) {
+        fake_land();
+    }
+    fake_late[fake_nlate].dst      = dst;
+    fake_late[fake_nlate].src      = src;
+    fake_late[fake_nlate].staged   = staged;
+    fake_late[fake_nlate++].bytes  = bytes;
     return 0;
 }
 
@@ -294,6 +360,20 @@ int cuDeviceGet(int *dev, int ordinal)
     return 0;
 }
 
+/* The GPU's UUID: one GPU that every rank shares, or with FAKE_CUDA_GPUS=N, GPU
+ * (local rank mod N), as ranks take their host's GPUs in turn */
+int cuDeviceGetUuid_v2(unsigned char *uuid, int dev)
+{
+    const char *n = getenv("FAKE_CUDA_GPUS"), *r = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    int gpus = (n != NULL) ? atoi(n) : 1;
+
+    (void)dev;
+    memset(uuid, 0, 16);
+    memcpy(uuid, "GPU-", 4);
+    uuid[4] = (unsigned char)((gpus > 1 && r != NULL) ? atoi(r) % gpus : 0);
+    return 0;
+}
+
 int cuDevicePrimaryCtxRetain(void **ctx, int dev)
 {
     (void)dev;
@@ -318,6 +398,7 @@ int cuCtxGetCurrent(void **ctx)
 
 int cuCtxSynchronize(void)
 {
+    fake_land();
     fake_flush();
     return 0;
 }
@@ -353,14 +434,14 @@ static int fake_queued;
 static const void *fake_folds[512];   /* the fold kernels handed out */
 static int fake_nfolds;
 
-static int fake_run(const void *fn, void **params)
+static int fake_run(const void *fn, unsigned grid, void **params)
 {
     int k, rc;
 
     for (k = 0; k < FAKE_REGIONS; k++) {
         fake_protect(fake_region[k].base != NULL ? k : -1, PROT_READ | PROT_WRITE);
     }
-    rc = st_cuda_emulated_launch(fn, params);
+    rc = st_cuda_emulated_launch(fn, grid, params);
     for (k = 0; k < FAKE_REGIONS; k++) {
         fake_protect(fake_region[k].base != NULL ? k : -1, PROT_NONE);
     }
@@ -377,9 +458,9 @@ static void fake_flush(void)
     for (q = 0; q < fake_queued; q++) {
         if (fake_queue[q].fn != NULL) {
             params[0] = &fake_queue[q].args;
-            fake_run(fake_queue[q].fn, params);
+            fake_run(fake_queue[q].fn, 1, params);   /* a fold: any grid */
         } else {
-            cuMemcpy(fake_queue[q].dst, fake_queue[q].src, fake_queue[q].bytes);
+            fake_copy(fake_queue[q].dst, fake_queue[q].src, fake_queue[q].bytes);
         }
     }
     fake_queued = 0;
@@ -458,8 +539,11 @@ int cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
         fake_enqueue(fn)->args = *(const st_cuda_fold_args_t*)params[0];
         return 0;
     }
+    if (stream == NULL) {
+        fake_land();   /* in order on the legacy stream */
+    }
     fake_flush();   /* the solver's kernels (other arguments) run now, after the queue */
-    return fake_run(fn, params);
+    return fake_run(fn, gx, params);
 }
 
 /* ---- CUDA IPC and streams ---- */
@@ -629,6 +713,21 @@ int cuMemHostRegister_v2(void *p, size_t bytes, unsigned flags)
     return 0;
 }
 
+/* is [p, p + bytes) inside one pinned range? */
+static int fake_is_pinned(const void *p, size_t bytes)
+{
+    uintptr_t first = (uintptr_t)p / 4096, end = ((uintptr_t)p + bytes + 4095) / 4096;
+    int k;
+
+    for (k = 0; k < FAKE_PINNED; k++) {
+        if (fake_pinned[k].p != NULL && fake_pinned[k].first <= first &&
+            end <= fake_pinned[k].end) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int cuMemHostUnregister(void *p)
 {
     int k;
@@ -647,6 +746,8 @@ int cuStreamSynchronize(void *stream)
 {
     if (stream == FAKE_STREAM) {
         fake_flush();
+    } else if (stream == NULL) {
+        fake_land();
     }
     return (stream == FAKE_STREAM || stream == NULL) ? 0 : 400;
 }

@@ -32,7 +32,7 @@ chmod +x "$dir/bin/nvidia-smi"
 runall() { # BUDGET LOGDIR
     PATH="$dir/bin:$PATH" \
         LD_LIBRARY_PATH="$top_builddir/tests/fake${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-        RUNALL_BUDGET=$1 RUNALL_SKIP="sweep-4 kernels-time" GLM_ROWS=2000 \
+        RUNALL_BUDGET=$1 RUNALL_SKIP="sweep-4 kernels-time" GLM_ROWS=2000 GLM_GPU_ROWS=1 \
         bash "$top_srcdir/tests/gpu/run-all.sh" --pack "$2.tar.gz" "$2" >"$out" 2>"$err"
 }
 

@@ -157,14 +157,16 @@ static int same_elem(st_type_t type, const unsigned char *a, const unsigned char
 static unsigned char *host_src[MAX_SRC], *host_want, *host_got;
 static dptr_t dev_src[MAX_SRC], dev_out;
 
-/* one fold of @a nsrc sources of @a count elements on the GPU, checked */
+/* one fold of @a nsrc sources of @a count elements on the GPU, checked; @a in_place
+ * 0: into another buffer, 1: into the first source, 2: into every source at once
+ * (st_cuda_fold_to, as the CUDA IPC path's one-GPU step) */
 static void check_fold(st_type_t type, st_op_t op, int nsrc, size_t count, int in_place)
 {
     const st_reduce_kernel_t *kernel = st_reduce_kernel(type, op);
     size_t size = st_type_size(type), i, bad = 0, first = 0;
     const void *hs[MAX_SRC], *ds[MAX_SRC];
-    void *out;
-    int k;
+    void *out, *outs[MAX_SRC];
+    int k, o;
 
     for (k = 0; k < nsrc; k++) {
         for (i = 0; i < count; i++) {
@@ -176,21 +178,28 @@ static void check_fold(st_type_t type, st_op_t op, int nsrc, size_t count, int i
     }
     st_reduce_fold(kernel, size, host_want, hs, nsrc, count);
     out = in_place ? (void*)(uintptr_t)dev_src[0] : (void*)(uintptr_t)dev_out;
-    if (!CHECKF(st_cuda_fold(type, op, out, ds, nsrc, count, NULL) == 0,
+    for (k = 0; k < nsrc; k++) {
+        outs[k] = (void*)(uintptr_t)dev_src[k];
+    }
+    if (!CHECKF((in_place == 2 ? st_cuda_fold_to(type, op, outs, nsrc, ds, nsrc, count, NULL)
+                               : st_cuda_fold(type, op, out, ds, nsrc, count, NULL)) == 0,
                 "%s %s: st_cuda_fold failed", st_type_name(type), st_op_name(op))) {
         return;
     }
     CHECK(cu.sync() == 0);
-    memset(host_got, 0xa5, count * size);
-    cu.copy((dptr_t)(uintptr_t)host_got, (dptr_t)(uintptr_t)out, count * size);
-    for (i = 0; i < count; i++) {
-        if (!same_elem(type, host_got + i * size, host_want + i * size) && bad++ == 0) {
-            first = i;
+    for (o = 0; o < (in_place == 2 ? nsrc : 1); o++) {
+        memset(host_got, 0xa5, count * size);
+        cu.copy((dptr_t)(uintptr_t)host_got, (dptr_t)(uintptr_t)(in_place == 2 ? outs[o] : out),
+                count * size);
+        for (i = 0; i < count; i++) {
+            if (!same_elem(type, host_got + i * size, host_want + i * size) && bad++ == 0) {
+                first = i;
+            }
         }
     }
     CHECKF(bad == 0, "%s %s, %d sources, %zu elements%s: %zu differ from the host engine "
            "(first at %zu)", st_type_name(type), st_op_name(op), nsrc, count,
-           in_place ? ", in place" : "", bad, first);
+           in_place == 2 ? ", into every source" : in_place ? ", in place" : "", bad, first);
 }
 
 static double now(void)
@@ -337,7 +346,7 @@ int main(int argc, char **argv)
             }
             for (n = 0; n < (int)ST_ARRAY_SIZE(nsrcs); n++) {
                 for (c = 0; c < (int)ST_ARRAY_SIZE(counts); c++) {
-                    check_fold(type, op, nsrcs[n], counts[c], (n + c) % 2);
+                    check_fold(type, op, nsrcs[n], counts[c], (n + c) % 3);
                 }
             }
             ntested++;

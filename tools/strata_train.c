@@ -74,6 +74,9 @@ static void usage(FILE *f)
             "                        (TPA-SCD; rows in GPU memory, float values)\n"
             "      --gpu-mem SIZE    with --gpu: GPU memory a rank may use (K, M, G;\n"
             "                        default: what is free); rows beyond it stream\n"
+            "      --gpu-rows N      with --gpu: rows stepped on at once (1 to 65535;\n"
+            "                        default %d); each row's step is safe for a\n"
+            "                        mini-batch of N rows\n"
             "  -p, --prec P          hold the feature values in P = 32 or 64 bits\n"
             "                        (default: 64 for text, the file's for binary);\n"
             "                        32 rounds each to a float: half their memory\n"
@@ -90,7 +93,8 @@ static void usage(FILE *f)
             "                        uninterrupted run would have given\n"
             "  -q, --quiet           no progress lines\n"
             "  -h, --help            this message\n"
-            "Exit status: 0 trained (converged or not), 1 a run-time error, 2 bad usage.\n");
+            "Exit status: 0 trained (converged or not), 1 a run-time error, 2 bad usage.\n",
+            STRATA_GLM_GPU_ROWS);
 }
 
 static void die_usage(const char *fmt, ...)
@@ -247,6 +251,7 @@ int main(int argc, char **argv)
 {
     enum { OPT_ETA = 256, OPT_WPOS, OPT_WNEG, OPT_SEED, OPT_TEST, OPT_TMODE, OPT_GAP,
            OPT_CKPT, OPT_CKPT_EVERY, OPT_RESUME, OPT_HIER, OPT_INNER, OPT_GPU, OPT_GPU_MEM,
+           OPT_GPU_ROWS,
            OPT_FORDER, OPT_METHOD };
     static const struct option longopts[] = {
         {"solver", required_argument, NULL, 's'}, {"lambda", required_argument, NULL, 'l'},
@@ -260,6 +265,7 @@ int main(int argc, char **argv)
         {"hierarchical", no_argument, NULL, OPT_HIER},
         {"gpu", no_argument, NULL, OPT_GPU},
         {"gpu-mem", required_argument, NULL, OPT_GPU_MEM},
+        {"gpu-rows", required_argument, NULL, OPT_GPU_ROWS},
         {"feature-order", required_argument, NULL, OPT_FORDER},
         {"method", required_argument, NULL, OPT_METHOD},
         {"inner-rounds", required_argument, NULL, OPT_INNER},
@@ -313,6 +319,12 @@ int main(int argc, char **argv)
         case OPT_HIER: param.hierarchical = 1; break;
         case OPT_GPU: param.gpu = 1; break;
         case OPT_GPU_MEM: param.gpu_mem = parse_size("--gpu-mem", optarg); break;
+        case OPT_GPU_ROWS:
+            param.gpu_rows = parse_int("--gpu-rows", optarg);
+            if (param.gpu_rows < 1 || param.gpu_rows > 65535) {
+                die_usage("option --gpu-rows needs 1 to 65535 rows, not '%s'", optarg);
+            }
+            break;
         case OPT_INNER: {
             long v = parse_long("--inner-rounds", optarg);
 
