@@ -54,6 +54,10 @@ fi
 for s in check-2-shared check-4-shared check-2-nocache time-2 time-4; do
     check "step $s reported failed" grep -q "^$s: FAIL" "$sum"
 done
+if ! command -v nvidia-cuda-mps-control >/dev/null 2>&1; then
+    check "step time-4-mps said skipped" \
+        grep -q "^time-4-mps: skipped (no nvidia-cuda-mps-control)" "$sum"
+fi
 contains "the summary printed" "== summary"
 contains "the packed logs named" "logs packed into $dir/all.tar.gz"
 tar tzf "$dir/all.tar.gz" >"$dir/packed"

@@ -36,6 +36,8 @@
 #                buffers staged through pinned host memory piece by piece;
 #  time-2, time-4 Strata on device buffers against copy-to-host + MPI_Allreduce +
 #                copy-back by hand, and a device-to-device copy, 1 KB to 1 GB;
+#  time-4-mps    time-4 under the CUDA MPS daemon (where nvidia-cuda-mps-control
+#                is), with STRATA_CUDA_IPC_MIN=16K;
 #  kernels-time  the reduction kernels against a device copy;
 #  glm           the GPU local solver (tests/gpu/glm.sh): strata-train --gpu against
 #                the CPU solver on all cores, the same optimum, time to the gap,
@@ -65,7 +67,7 @@ finish() {
     echo "== summary"
     cat "$LOG/summary.txt"
     if [ -n "$pack" ]; then
-        tar czf "$pack" -C "$LOG" --exclude='*.bin' --exclude='*.model' \
+        tar czf "$pack" -C "$LOG" --exclude='*.bin' --exclude='*.model' --exclude=mps \
             --exclude=test_cuda_buffers . && echo "run-all: logs packed into $pack"
     fi
     echo "run-all: logs in $LOG; exit $rc"
@@ -115,8 +117,10 @@ ncores=$(machine_cores)
     >"$LOG/versions.txt" 2>&1
 
 if [ ! -x tools/strata-run ] || [ ! -e .libs/libstrata.so ]; then
-    step build 300 bash -c '{ [ -x configure ] || autoreconf -fi; } && ./configure &&
-        make -j"$(nproc)"' || finish
+    # CC=mpicc: a CC in the environment (the GPU machine's image sets one) would
+    # build without MPI's headers
+    step build 300 bash -c '{ [ -x configure ] || autoreconf -fi; } &&
+        ./configure CC=mpicc --with-cuda="'"$CUDA"'" && make -j"$(nproc)"' || finish
 fi
 if [ ! -x tests/test_cuda_fold ] || [ ! -x tests/test_allreduce ]; then
     step build-tests 120 make -j"$(nproc)" tests/test_cuda_fold tests/test_allreduce || finish
@@ -155,6 +159,19 @@ if [ "$have_buffers" -eq 0 ]; then
     fi
     step time-2 150 tools/strata-run mpirun -np 2 --bind-to none "$LOG/test_cuda_buffers" --time
     step time-4 150 tools/strata-run mpirun -np 4 --bind-to none "$LOG/test_cuda_buffers" --time
+    if command -v nvidia-cuda-mps-control >/dev/null 2>&1; then
+        export CUDA_MPS_PIPE_DIRECTORY=$LOG/mps CUDA_MPS_LOG_DIRECTORY=$LOG/mps
+        mkdir -p "$LOG/mps"
+        if nvidia-cuda-mps-control -d; then
+            step time-4-mps 150 env STRATA_CUDA_IPC_MIN=16K tools/strata-run mpirun -np 4 \
+                --bind-to none -x CUDA_MPS_PIPE_DIRECTORY -x STRATA_CUDA_IPC_MIN \
+                "$LOG/test_cuda_buffers" --time
+            echo quit | nvidia-cuda-mps-control
+        fi
+        unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+    else
+        echo "time-4-mps: skipped (no nvidia-cuda-mps-control)" >>"$LOG/summary.txt"
+    fi
 fi
 step kernels-time 120 mpirun -np 1 --bind-to none tests/test_cuda_fold --time
 # the GPU local solver of strata-train (issue 6): it cuts its own steps to the budget
