@@ -11,10 +11,10 @@
  * not coherent with them, would serve a hot feature's value stale for a whole
  * epoch.
  *
- * Included by st_cuda_kernels.cu (one fatbin). With ST_CUDA_EMULATE (one block of
- * one thread) the kernel is sequential SDCA, in the CPU solver's order of
- * operations: the stand-in driver of the tests runs it so, and a GPU run on it
- * gives the CPU solver's model bit for bit.
+ * Included by st_cuda_kernels.cu (one fatbin). With ST_CUDA_EMULATE the stand-in
+ * driver of the tests runs the launch's blocks in waves (st_glm_tpa_epoch_waves);
+ * with one block, the kernel is sequential SDCA in the CPU solver's order of
+ * operations, and a GPU run on it gives the CPU solver's model bit for bit.
  */
 #include "st_glm_kernels.h"
 #include "st_glm_steps.h"

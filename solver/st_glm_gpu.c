@@ -154,25 +154,25 @@ static double *st_glm_gpu_curvature(const st_glm_data_t *data, const float *valu
     double f, x, *v;
     uint32_t *omega;
 
-    v     = malloc((size_t)ST_MAX(n, 1) * sizeof(double));
-    omega = calloc((size_t)ST_MAX(d_all, 1), sizeof(uint32_t));
-    if (v == NULL || omega == NULL) {
-        free(v);
-        free(omega);
-        return NULL;
-    }
     tau = ST_MIN(tau, ST_MAX(n, 1));
-    if (tau <= 1) {
-        memcpy(v, sqnorm, (size_t)n * sizeof(double));
-        free(omega);
+    v   = malloc((size_t)ST_MAX(n, 1) * sizeof(double));
+    if (v == NULL || tau <= 1) {
+        if (v != NULL) {
+            memcpy(v, sqnorm, (size_t)n * sizeof(double));
+        }
         return v;
+    }
+    omega = calloc((size_t)ST_MAX(d_all, 1), sizeof(uint32_t));
+    if (omega == NULL) {
+        free(v);
+        return NULL;
     }
     f = (double)(tau - 1) / (double)ST_MAX(n - 1, 1);
     for (k = 0; k < data->indptr[n]; k++) {
         omega[data->indices[k]]++;
     }
     for (i = 0; i < n; i++) {
-        v[i] = (bias > 0) ? (1 + (double)(tau - 1)) * bias * bias : 0;
+        v[i] = (bias > 0) ? (double)tau * bias * bias : 0;   /* in every row */
         for (k = data->indptr[i]; k < data->indptr[i + 1]; k++) {
             x = values[k];
             v[i] += (1 + f * (double)(omega[data->indices[k]] - 1)) * x * x;
