@@ -40,8 +40,9 @@
 #                is), with STRATA_CUDA_IPC_MIN=16K;
 #  kernels-time  the reduction kernels against a device copy;
 #  glm           the GPU local solver (tests/gpu/glm.sh): strata-train --gpu against
-#                the CPU solver on all cores, the same optimum, time to the gap,
-#                epochs/s, streaming.
+#                the CPU solver on all cores: on Criteo-like data (dense features:
+#                the gap each reaches, reported) and on sparse ridge data (the same
+#                optimum, judged); time to the gap, epochs/s, streaming.
 # Exit: 0 all ran and passed, 1 a step failed or was skipped, 77 no GPU.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
