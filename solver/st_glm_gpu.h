@@ -22,7 +22,7 @@ typedef struct st_glm_gpu st_glm_gpu_t;
  * feature is u[@a d]. @a d_all entries of u. The rows' entries stream from host
  * memory when all of it does not fit in @a mem_cap bytes (0: the GPU's free memory
  * less a margin). @a rows: rows in flight at once (the kernel's thread blocks; 0:
- * ST_GLM_GPU_ROWS_DEFAULT); above 1, each row's curvature is its mini-batch
+ * STRATA_GLM_GPU_ROWS); above 1, each row's curvature is its mini-batch
  * bound (st_glm_gpu_curvature). @return 0, or -1 with @a msg. Keeps @a data
  * (streaming reads it).
  */

@@ -165,8 +165,8 @@ static void check_fold(st_type_t type, st_op_t op, int nsrc, size_t count, int i
     const st_reduce_kernel_t *kernel = st_reduce_kernel(type, op);
     size_t size = st_type_size(type), i, bad = 0, first = 0;
     const void *hs[MAX_SRC], *ds[MAX_SRC];
-    void *out, *outs[MAX_SRC];
-    int k, o;
+    void *outs[MAX_SRC];
+    int k, o, nout = (in_place == 2) ? nsrc : 1;
 
     for (k = 0; k < nsrc; k++) {
         for (i = 0; i < count; i++) {
@@ -177,20 +177,18 @@ static void check_fold(st_type_t type, st_op_t op, int nsrc, size_t count, int i
         ds[k] = (const void*)(uintptr_t)dev_src[k];
     }
     st_reduce_fold(kernel, size, host_want, hs, nsrc, count);
-    out = in_place ? (void*)(uintptr_t)dev_src[0] : (void*)(uintptr_t)dev_out;
-    for (k = 0; k < nsrc; k++) {
+    outs[0] = in_place ? (void*)(uintptr_t)dev_src[0] : (void*)(uintptr_t)dev_out;
+    for (k = 1; k < nout; k++) {
         outs[k] = (void*)(uintptr_t)dev_src[k];
     }
-    if (!CHECKF((in_place == 2 ? st_cuda_fold_to(type, op, outs, nsrc, ds, nsrc, count, NULL)
-                               : st_cuda_fold(type, op, out, ds, nsrc, count, NULL)) == 0,
+    if (!CHECKF(st_cuda_fold_to(type, op, outs, nout, ds, nsrc, count, NULL) == 0,
                 "%s %s: st_cuda_fold failed", st_type_name(type), st_op_name(op))) {
         return;
     }
     CHECK(cu.sync() == 0);
-    for (o = 0; o < (in_place == 2 ? nsrc : 1); o++) {
+    for (o = 0; o < nout; o++) {
         memset(host_got, 0xa5, count * size);
-        cu.copy((dptr_t)(uintptr_t)host_got, (dptr_t)(uintptr_t)(in_place == 2 ? outs[o] : out),
-                count * size);
+        cu.copy((dptr_t)(uintptr_t)host_got, (dptr_t)(uintptr_t)outs[o], count * size);
         for (i = 0; i < count; i++) {
             if (!same_elem(type, host_got + i * size, host_want + i * size) && bad++ == 0) {
                 first = i;
