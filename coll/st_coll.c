@@ -287,7 +287,11 @@ static void st_plan_setup(st_plan_t *plan)
         return;
     }
     if (plan->topo->nnodes > 1) {
-        status = st_hier_create(plan->comm, plan->topo, st_config.small_msg, &plan->hier);
+        status = st_hier_create(plan->comm, plan->topo,
+                                (st_config.small_msg == ST_CONFIG_SIZE_AUTO)
+                                        ? ST_SMALL_MSG_DEFAULT
+                                        : st_config.small_msg,
+                                &plan->hier);
         if (status != ST_OK) {
             plan->fallback_reason = STRATA_FALLBACK_MULTINODE;
             st_debug("communicator spans %d nodes, no inter-node level (%s): falling back",

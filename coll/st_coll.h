@@ -49,6 +49,11 @@ void st_shm_destroy(st_shm_t *shm);
 void st_set_machine_ranks(int n);
 int st_oversubscribed(int nranks);
 
+/* STRATA_SMALL_MSG=auto: 16K between nodes and on nodes of up to 3 ranks or of
+ * more ranks than cores; less on a node of more ranks on their own cores. */
+#define ST_SMALL_MSG_DEFAULT 16384
+size_t st_shm_small_auto(int nranks, int oversubscribed);
+
 /*
  * Allreduce of @a count elements of @a type with @a op among the ranks of the
  * segment; @a sbuf may be MPI_IN_PLACE. @a progress_comm is polled with

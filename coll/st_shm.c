@@ -126,6 +126,7 @@ struct st_shm {
 #define ST_SHM_CHUNK_MIN     (16 * 1024)
 #define ST_SHM_CHUNK_MAX     (512 * 1024)
 #define ST_SHM_SPIN_DEFAULT  1000
+#define ST_SHM_SMALL_FIT     (13 * 1024)   /* st_shm_small_auto: 1K at 16 ranks */
 #define ST_SHM_PROGRESS_MASK 15
 
 static inline char *st_shm_slot(st_shm_t *shm, unsigned buf, int rank)
@@ -1010,7 +1011,7 @@ static size_t st_shm_chunk_size(int nareas)
 {
     size_t chunk;
 
-    if (st_config.shm_chunk != 0) {
+    if (st_config.shm_chunk != ST_CONFIG_SIZE_AUTO) {
         return ST_ALIGN_UP(st_config.shm_chunk, ST_SHM_PAGE);
     }
     chunk = st_config.shm_size / (2 * (size_t)nareas);
@@ -1028,6 +1029,30 @@ void st_set_machine_ranks(int n)
 int st_oversubscribed(int nranks)
 {
     return ST_MAX(nranks, (int)st_machine_ranks) > (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/*
+ * STRATA_SMALL_MSG=auto: the latency path (every rank reads all p inputs) against
+ * the bandwidth path (each reads about 2n, behind two more synchronizations). On
+ * 16 ranks with 16 cores the latency path cost 3.7 us per KB and the bandwidth path
+ * 0.66 us per KB plus about 0.7 us: it paid only to about 1 KB (bench/RESULTS.md,
+ * "16 ranks on 16 cores"); at 2 ranks 16K was best. The reads' difference grows
+ * with p - 3 (p inputs against about 3 times the message in both directions),
+ * hence ST_SHM_SMALL_FIT / (p - 3), fitted to the 16-rank point, rounded down to a
+ * power of two (a cache line at least). Oversubscribed ranks keep 16K: there a
+ * synchronization may cost a time slice (4 ranks on 2 cores: 16K beat 4K at 8-16 KB
+ * by 10-35 %).
+ */
+size_t st_shm_small_auto(int nranks, int oversubscribed)
+{
+    size_t s;
+
+    if (oversubscribed || nranks <= 3) {
+        return ST_SMALL_MSG_DEFAULT;
+    }
+    s = ST_SHM_SMALL_FIT / (size_t)(nranks - 3);
+    s = (size_t)1 << (63 - __builtin_clzll((unsigned long long)s | 1));
+    return ST_MIN(ST_MAX(s, (size_t)ST_CACHE_LINE), (size_t)ST_SMALL_MSG_DEFAULT);
 }
 
 static int st_shm_spin_count(int nranks)
@@ -1109,7 +1134,10 @@ st_status_t st_shm_create(MPI_Comm comm, const int *group, const int *pkg, st_sh
     shm->data       = (char*)base + ctrl_bytes;
     shm->chunk      = chunk;
     shm->buf_stride = (size_t)nareas * chunk;
-    shm->small_msg  = ST_MIN(st_config.small_msg, chunk);
+    shm->small_msg  = ST_MIN((st_config.small_msg == ST_CONFIG_SIZE_AUTO)
+                                 ? st_shm_small_auto(size, st_oversubscribed(size))
+                                 : st_config.small_msg,
+                             chunk);
     shm->spin       = st_shm_spin_count(size);
     st_debug("segment %zu bytes, %d ranks, %d socket groups, chunk %zu, small <= %zu, spin %d",
              seg_size, size, ngroups, chunk, shm->small_msg, shm->spin);

@@ -110,9 +110,10 @@ static const st_config_field_t st_config_table[] = {
     ST_FIELD_JOB("SHM_CHUNK", "auto",
              "Bytes each rank moves per pipeline step (auto: from SHM_SIZE and ranks).",
              ST_CONFIG_SIZE, shm_chunk, 4096, 1LL << 30, 1, NULL),
-    ST_FIELD_JOB("SMALL_MSG", "16K",
-             "Messages up to this size take the latency path (every rank reduces all).",
-             ST_CONFIG_SIZE, small_msg, 0, 1LL << 30, 0, NULL),
+    ST_FIELD_JOB("SMALL_MSG", "auto",
+             "Messages up to this size take the latency path (every rank reduces all; auto: "
+             "16K, less on a node of 4 or more ranks on their own cores).",
+             ST_CONFIG_SIZE, small_msg, 0, 1LL << 30, 1, NULL),
     ST_FIELD("SPIN_COUNT", "auto",
              "Polls of a shared flag, or idle polls of UCX, before yielding the core (auto: 0 "
              "when the job's ranks on this machine outnumber its cores; else 1000, 10 for UCX).",
@@ -277,7 +278,7 @@ st_status_t st_config_parse(const st_config_field_t *field, const char *str, voi
             if (field->type == ST_CONFIG_INT) {
                 *(int*)dst = -1;
             } else {
-                *(size_t*)dst = 0;
+                *(size_t*)dst = ST_CONFIG_SIZE_AUTO;
             }
             return ST_OK;
         }
@@ -345,7 +346,7 @@ void st_config_format(const st_config_field_t *field, const void *src, char *buf
         break;
     case ST_CONFIG_SIZE:
         s = *(const size_t*)src;
-        if (field->allow_auto && s == 0) {
+        if (field->allow_auto && s == ST_CONFIG_SIZE_AUTO) {
             snprintf(buf, len, "auto");
         } else if (s != 0 && s % (1u << 30) == 0) {
             snprintf(buf, len, "%zuG", s >> 30);

@@ -49,13 +49,16 @@ typedef enum {
     ST_UCX_NO            /* never start UCX */
 } st_config_ucx_t;
 
+/* a size knob's "auto" (0 may be a value: STRATA_SMALL_MSG=0) */
+#define ST_CONFIG_SIZE_AUTO ((size_t)-1)
+
 typedef struct {
     int    enable;      /* master switch */
     int    log_level;   /* st_log_level_t */
     int    stats;       /* 0 off, 1 job summary at finalize, 2 every rank */
     size_t shm_size;    /* budget of one node segment */
-    size_t shm_chunk;   /* bytes per rank per pipeline step; 0 = auto */
-    size_t small_msg;   /* latency path up to this many bytes */
+    size_t shm_chunk;   /* bytes per rank per pipeline step; ST_CONFIG_SIZE_AUTO = auto */
+    size_t small_msg;   /* latency path up to this many bytes; ST_CONFIG_SIZE_AUTO = auto */
     int    spin_count;  /* polls before yielding the core; -1 = auto */
     int    check_args;  /* agree on the fast-path decision with an extra collective */
     int    shm_method;  /* st_config_shm_method_t */

@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "st_config.h"
+#include "st_coll.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -108,7 +109,7 @@ static const t_case_t t_cases[] = {
     {"SPIN_COUNT", "2147483648", T_RANGE, 0}, {"SPIN_COUNT", "9223372036854775807", T_RANGE, 0},
     {"SPIN_COUNT", "-1", T_BAD, 0}, {"SPIN_COUNT", "12X", T_BAD, 0},
     {"SPIN_COUNT", "autox", T_BAD, 0}, {"SPIN_COUNT", "99999999999999999999", T_BAD, 0},
-    /* size in [0, 1G], no auto */
+    /* size in [0, 1G], auto -> ST_CONFIG_SIZE_AUTO (0 is a value) */
     {"SMALL_MSG", "4096", T_OK, 4096}, {"SMALL_MSG", "64K", T_OK, 64 * T_K},
     {"SMALL_MSG", "8M", T_OK, 8 * T_M}, {"SMALL_MSG", "1G", T_OK, T_G},
     {"SMALL_MSG", "16k", T_OK, 16 * T_K}, {"SMALL_MSG", "2MB", T_OK, 2 * T_M},
@@ -119,7 +120,8 @@ static const t_case_t t_cases[] = {
     {"SMALL_MSG", "1073741824", T_OK, T_G},
     {"SMALL_MSG", "1073741825", T_RANGE, 0}, {"SMALL_MSG", "2G", T_RANGE, 0},
     {"SMALL_MSG", "1025M", T_RANGE, 0},
-    {"SMALL_MSG", "auto", T_BAD, 0}, {"SMALL_MSG", "-1", T_BAD, 0},
+    {"SMALL_MSG", "auto", T_OK, -1}, {"SMALL_MSG", "AUTO", T_OK, -1},
+    {"SMALL_MSG", "autos", T_BAD, 0}, {"SMALL_MSG", "-1", T_BAD, 0},
     {"SMALL_MSG", "12X", T_BAD, 0}, {"SMALL_MSG", "8 M", T_BAD, 0},
     {"SMALL_MSG", "4096 ", T_OK, 4096}, {"SMALL_MSG", "4096\t", T_OK, 4096},
     {"SMALL_MSG", "8MBB", T_BAD, 0}, {"SMALL_MSG", "K", T_BAD, 0},
@@ -134,9 +136,9 @@ static const t_case_t t_cases[] = {
     {"SHM_SIZE", "65535", T_RANGE, 0}, {"SHM_SIZE", "0", T_RANGE, 0},
     {"SHM_SIZE", "4097M", T_RANGE, 0}, {"SHM_SIZE", "5G", T_RANGE, 0},
     {"SHM_SIZE", "auto", T_BAD, 0}, {"SHM_SIZE", "-1", T_BAD, 0},
-    /* size in [4K, 1G], auto -> 0 */
-    {"SHM_CHUNK", "auto", T_OK, 0}, {"SHM_CHUNK", "AUTO", T_OK, 0},
-    {"SHM_CHUNK", "aUtO", T_OK, 0}, {"SHM_CHUNK", "4096", T_OK, 4096},
+    /* size in [4K, 1G], auto -> ST_CONFIG_SIZE_AUTO */
+    {"SHM_CHUNK", "auto", T_OK, -1}, {"SHM_CHUNK", "AUTO", T_OK, -1},
+    {"SHM_CHUNK", "aUtO", T_OK, -1}, {"SHM_CHUNK", "4096", T_OK, 4096},
     {"SHM_CHUNK", "4K", T_OK, 4 * T_K}, {"SHM_CHUNK", "256k", T_OK, 256 * T_K},
     {"SHM_CHUNK", "1G", T_OK, T_G}, {"SHM_CHUNK", "1gb", T_OK, T_G},
     {"SHM_CHUNK", "4095", T_RANGE, 0}, {"SHM_CHUNK", "3K", T_RANGE, 0},
@@ -312,13 +314,13 @@ static const t_format_t t_formats[] = {
     {"STATS", 0, "0"}, {"STATS", 2, "2"},
     {"SPIN_COUNT", -1, "auto"}, {"SPIN_COUNT", 0, "0"}, {"SPIN_COUNT", 1000, "1000"},
     {"SPIN_COUNT", INT_MAX, NULL},
-    {"SMALL_MSG", 0, "0"}, {"SMALL_MSG", 1, "1"}, {"SMALL_MSG", 1023, NULL},
+    {"SMALL_MSG", 0, "0"}, {"SMALL_MSG", 1, "1"}, {"SMALL_MSG", -1, "auto"}, {"SMALL_MSG", 1023, NULL},
     {"SMALL_MSG", 16 * T_K, "16K"}, {"SMALL_MSG", 32 * T_K, "32K"},
     {"SMALL_MSG", 3 * T_M, "3M"}, {"SMALL_MSG", T_G, "1G"}, {"SMALL_MSG", T_M + T_K, NULL},
     {"SMALL_MSG", T_M + 1, NULL},
     {"SHM_SIZE", 64 * T_K, "64K"}, {"SHM_SIZE", 8 * T_M, "8M"}, {"SHM_SIZE", 4 * T_G, "4G"},
     {"SHM_SIZE", 64 * T_K + 1, NULL}, {"SHM_SIZE", 3 * T_G + 5 * T_M, NULL},
-    {"SHM_CHUNK", 0, "auto"}, {"SHM_CHUNK", 4096, "4K"}, {"SHM_CHUNK", 12 * T_K, "12K"},
+    {"SHM_CHUNK", -1, "auto"}, {"SHM_CHUNK", 4096, "4K"}, {"SHM_CHUNK", 12 * T_K, "12K"},
     {"SHM_CHUNK", 4097, NULL}, {"SHM_CHUNK", T_G, "1G"},
 };
 
@@ -415,7 +417,7 @@ static void t_check_environment(void)
         t_fail("STRATA_STATS=bogus: stats %d, expected the default 0", st_config.stats);
     }
     if (st_config.enable != 1 || st_config.log_level != 1 || st_config.shm_size != 8 * T_M ||
-        st_config.shm_chunk != 0 || st_config.spin_count != -1 || st_config.check_args != 0) {
+        st_config.shm_chunk != ST_CONFIG_SIZE_AUTO || st_config.spin_count != -1 || st_config.check_args != 0) {
         t_fail("defaults: enable %d log_level %d shm_size %zu shm_chunk %zu spin_count %d "
                "check_args %d", st_config.enable, st_config.log_level, st_config.shm_size,
                st_config.shm_chunk, st_config.spin_count, st_config.check_args);
@@ -473,6 +475,38 @@ static void t_check_environment(void)
     }
 }
 
+/* STRATA_SMALL_MSG=auto: 16K up to 3 ranks or oversubscribed; else a power of two
+ * that falls with the ranks (1K at 16: bench/RESULTS.md), from 16K to a cache line */
+static void t_small_auto(void)
+{
+    static const struct {
+        int    nranks, over;
+        size_t bytes;
+    } c[] = {
+        {2, 0, 16384}, {3, 0, 16384}, {4, 0, 8192}, {5, 0, 4096}, {8, 0, 2048},
+        {16, 0, 1024}, {32, 0, 256}, {1024, 0, 64}, {4, 1, 16384}, {16, 1, 16384},
+    };
+    size_t i, got, prev = (size_t)-1;
+    int p;
+
+    for (i = 0; i < ST_ARRAY_SIZE(c); i++) {
+        got = st_shm_small_auto(c[i].nranks, c[i].over);
+        if (got != c[i].bytes) {
+            t_fail("small_auto(%d ranks, oversubscribed %d) = %zu, expected %zu", c[i].nranks,
+                   c[i].over, got, c[i].bytes);
+        }
+    }
+    for (p = 2; p <= 4096; p++) {
+        got = st_shm_small_auto(p, 0);
+        if (got > prev || (got & (got - 1)) != 0 || got == 0) {
+            t_fail("small_auto(%d ranks) = %zu: not a power of two falling with the ranks",
+                   p, got);
+            break;
+        }
+        prev = got;
+    }
+}
+
 int main(void)
 {
     size_t i;
@@ -492,6 +526,7 @@ int main(void)
         t_format_case(&t_formats[i]);
     }
     t_check_environment();
+    t_small_auto();
 
     if (t_failures > 0) {
         return 1;

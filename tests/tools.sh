@@ -54,6 +54,13 @@ if [ "$(nproc)" -ge 2 ]; then
     contains "strata-info --topo sees rank 0 bound" "^0  *[^ ]*  *0  *0  *0  *[0-9-]*  *[0-9-]*  *yes "
     contains "strata-info --topo sees rank 1 bound" "^1  *[^ ]*  *0  *0  *0  *[0-9-]*  *[0-9-]*  *yes "
 fi
+# STRATA_SMALL_MSG: auto is 16K on 2 ranks (and on more than the cores); 0 is a
+# value (no latency path), not auto
+expect 0 "strata-info --topo, SMALL_MSG auto" $ST_MPIRUN -np 2 tools/strata-info --topo
+contains "SMALL_MSG auto on 2 ranks: 16K" "latency path up to 16384 bytes"
+STRATA_SMALL_MSG=0 expect 0 "strata-info --topo, SMALL_MSG=0" $ST_MPIRUN -np 2 \
+    -x STRATA_SMALL_MSG tools/strata-info --topo
+contains "SMALL_MSG=0: no latency path" "latency path up to 0 bytes"
 expect 2 "strata-info --json alone" tools/strata-info --json
 expect 2 "strata-info --topo with an argument" tools/strata-info --topo extra
 contains "strata-info names the argument" "extra"

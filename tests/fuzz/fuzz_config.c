@@ -164,7 +164,7 @@ static int st_fuzz_expect(const st_config_field_t *f, const char *s, st_fuzz_val
             if (f->type == ST_CONFIG_INT) {
                 want->i = -1;
             } else {
-                want->z = 0;
+                want->z = ST_CONFIG_SIZE_AUTO;
             }
             return 1;
         }
@@ -229,7 +229,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                   "denotes", f->name, s);
     if (f->type == ST_CONFIG_INT || f->type == ST_CONFIG_SIZE) {
         long long v = f->type == ST_CONFIG_INT ? (long long)dst.i : (long long)dst.z;
-        int is_auto = f->allow_auto && v == (f->type == ST_CONFIG_INT ? -1 : 0);
+        int is_auto = f->allow_auto && (f->type == ST_CONFIG_INT ? dst.i == -1
+                                                                : dst.z == ST_CONFIG_SIZE_AUTO);
 
         ST_FUZZ_CHECK(is_auto || (v >= f->min && v <= f->max), "STRATA_%s=%lld outside "
                       "[%lld, %lld]", f->name, v, f->min, f->max);

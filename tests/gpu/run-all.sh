@@ -31,6 +31,8 @@
 #                cache off (STRATA_CUDA_IPC_CACHE=n);
 #  host-N        strata-bench --compare on N = the machine's cores ranks, host
 #                buffers, 8 B to 64 MB, against Open MPI's own allreduce (CSV too);
+#  host-small    256 B to 32 KB on 4, 8 and N ranks, STRATA_SMALL_MSG auto against
+#                16K (the latency path's threshold, fitted at 16 ranks only);
 #  check-per-gpu one rank per GPU, when there are several;
 #  check-4-vnodes 4 ranks as 2 virtual nodes (UCX over tcp between them): device
 #                buffers staged through pinned host memory piece by piece;
@@ -144,6 +146,12 @@ fi
 if [ "$ncores" -ge 2 ]; then   # issue 2: host buffers, a rank per core
     step "host-$ncores" 180 mpirun -np "$ncores" --map-by core --bind-to core \
         tools/strata-bench --compare -b 8 -e 64M -r 5 --csv "$LOG/host-$ncores.csv"
+fi
+if [ "$ncores" -ge 8 ]; then   # issue 2: the latency path's auto threshold, 4, 8, N ranks
+    step host-small 120 bash -c 'for p in 4 8 '"$ncores"'; do for s in auto 16K; do
+        echo "== $p ranks, STRATA_SMALL_MSG=$s"
+        mpirun -np $p --map-by core --bind-to core -x STRATA_SMALL_MSG=$s \
+            tools/strata-bench --compare -b 256 -e 32K -r 3 || exit 1; done; done'
 fi
 if [ "$have_buffers" -eq 0 ]; then
     if [ "$ngpu" -gt 1 ]; then
