@@ -88,6 +88,8 @@ typedef struct {
     st_cu_result_t (*host_unregister)(void *p);
     st_cu_result_t (*stream_destroy)(void *stream);
     st_cu_result_t (*device_get_uuid)(unsigned char uuid[16], int dev);   /* optional */
+    st_cu_result_t (*device_get_attribute)(int *value, int attrib, int dev); /* optional */
+    st_cu_result_t (*occupancy)(int *blocks, void *fn, int block, size_t smem); /* optional */
 } st_cu_api_t;
 
 static st_cu_api_t            st_cu;
@@ -147,6 +149,9 @@ int st_cuda_loaded(void)
             *(void**)&st_cu.host_unregister       = dlsym(lib, "cuMemHostUnregister");
             *(void**)&st_cu.stream_destroy        = dlsym(lib, "cuStreamDestroy_v2");
             *(void**)&st_cu.device_get_uuid       = dlsym(lib, "cuDeviceGetUuid_v2");
+            *(void**)&st_cu.device_get_attribute  = dlsym(lib, "cuDeviceGetAttribute");
+            *(void**)&st_cu.occupancy             =
+                    dlsym(lib, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
             if (st_cu.pointer_get_attribute != NULL && st_cu.memcpy != NULL &&
                 st_cu.ctx_push != NULL && st_cu.ctx_pop != NULL) {
                 st_debug("libcuda is loaded: device buffers are staged through host memory");
@@ -691,6 +696,23 @@ void st_cuda_free(void *ptr)
     if (ptr != NULL && st_cu.mem_free != NULL) {
         st_cu.mem_free((st_cu_ptr_t)(uintptr_t)ptr);
     }
+}
+
+/* CUdevice_attribute: CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT */
+#define ST_CU_ATTR_SMS 16
+
+int st_cuda_resident_warps(int ordinal, void *fn, unsigned block)
+{
+    int dev = 0, sms = 0, blocks = 0;
+
+    if (st_cu.device_get == NULL || st_cu.device_get_attribute == NULL ||
+        st_cu.occupancy == NULL || fn == NULL || block < 32 ||
+        st_cu.device_get(&dev, ordinal) != 0 ||
+        st_cu.device_get_attribute(&sms, ST_CU_ATTR_SMS, dev) != 0 ||
+        st_cu.occupancy(&blocks, fn, (int)block, 0) != 0 || sms < 1 || blocks < 1) {
+        return 0;
+    }
+    return sms * blocks * (int)(block / 32);
 }
 
 size_t st_cuda_mem_free(void)

@@ -150,6 +150,9 @@ void *st_cuda_kernel(const char *name);
 int st_cuda_launch(void *fn, unsigned grid, unsigned block, void *args, void *stream);
 /** Free bytes of the current context's GPU (0: unknown). */
 size_t st_cuda_mem_free(void);
+/** Warps of kernel @a fn in blocks of @a block threads that device @a ordinal runs at
+ * once (its SMs x the blocks each holds x the warps a block); 0: unknown */
+int st_cuda_resident_warps(int ordinal, void *fn, unsigned block);
 /** Pin host memory for asynchronous copies (0), or -1 (copies still work, slower). */
 int st_cuda_host_register(void *p, size_t bytes);
 void st_cuda_host_unregister(void *p);

@@ -121,7 +121,8 @@ ST_KERNEL_TYPES(ST_CU_FAMILY)
 
 extern "C" int fake_cuda_is_device(const void *p);
 
-typedef enum { ST_CU_EMU_FOLD, ST_CU_EMU_EPOCH } st_cu_emu_kind_t;
+/* the epoch kernels: a block a row, or a warp a row */
+typedef enum { ST_CU_EMU_FOLD, ST_CU_EMU_EPOCH, ST_CU_EMU_EPOCH_WARP } st_cu_emu_kind_t;
 
 typedef struct {
     const char *name;
@@ -136,6 +137,7 @@ typedef struct {
 static const st_cu_emu_entry_t st_cu_emulated[] = {
     ST_KERNEL_TYPES(ST_CU_EMU_FAMILY)
     {"st_glm_tpa_epoch", ST_CU_EMU_EPOCH, NULL, st_glm_tpa_epoch_waves},
+    {"st_glm_tpa_epoch_warp", ST_CU_EMU_EPOCH_WARP, NULL, st_glm_tpa_epoch_waves},
 };
 
 extern "C" const void *st_cuda_emulated_kernel(const char *name)
@@ -149,8 +151,10 @@ extern "C" const void *st_cuda_emulated_kernel(const char *name)
 }
 
 /* @return 0, or the CUresult a GPU would give (700: an illegal address); @a grid
- * blocks (the epoch runs in waves of that many rows) */
-extern "C" int st_cuda_emulated_launch(const void *kernel, unsigned grid, void **params)
+ * blocks of @a block threads (an epoch runs in waves of its rows in flight: the
+ * blocks, or their warps) */
+extern "C" int st_cuda_emulated_launch(const void *kernel, unsigned grid, unsigned block,
+                                       void **params)
 {
     const st_cu_emu_entry_t *e = (const st_cu_emu_entry_t *)kernel;
 
@@ -176,14 +180,17 @@ extern "C" int st_cuda_emulated_launch(const void *kernel, unsigned grid, void *
         st_glm_epoch_args_t a;
 
         memcpy(&a, params[0], sizeof(a));
-        if (a.n > 0 && (!fake_cuda_is_device(a.order) || !fake_cuda_is_device(a.indptr) ||
+        if (e->kind == ST_CU_EMU_EPOCH_WARP && (block % 32 != 0)) {
+            return 1;   /* a warp a row: whole warps only */
+        }
+        if (a.n > 0 && (!fake_cuda_is_device(a.indptr) ||
                         !fake_cuda_is_device(a.indices) || !fake_cuda_is_device(a.values) ||
                         !fake_cuda_is_device(a.y) || !fake_cuda_is_device(a.c) ||
                         !fake_cuda_is_device(a.sqnorm) || !fake_cuda_is_device(a.alpha) ||
                         !fake_cuda_is_device(a.u))) {
             return 700;
         }
-        e->epoch(a, grid);
+        e->epoch(a, (e->kind == ST_CU_EMU_EPOCH_WARP) ? grid * (block / 32) : grid);
     }
     return 0;
 }

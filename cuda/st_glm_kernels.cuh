@@ -1,12 +1,14 @@
 /*
  * The GPU local solver of the dual GLMs: TPA-SCD (Parnell, Duenner, Atasu,
  * Sifalakis, Pozidis, "Large-scale stochastic learning using GPUs", IPDPSW 2017),
- * as Snap ML runs it. One thread block per coordinate at a time: the block's
- * threads compute the row's inner product with u together (a tree reduction in
- * shared memory, in double), one thread takes the coordinate step (the CPU
- * solver's own function, solver/st_glm_steps.h), and the threads add the update
- * into u with atomics. Blocks work on different rows at once, asynchronously, as
- * PASSCoDe-Atomic threads do on a CPU: the GPU counts as one CoCoA+ worker. u is
+ * as Snap ML runs it. One thread block per coordinate at a time (st_glm_tpa_epoch;
+ * st_glm_tpa_epoch_warp below: a warp): the block's threads compute the row's inner
+ * product with u together (a tree reduction in shared memory, in double), one
+ * thread takes the coordinate step (the CPU solver's own function,
+ * solver/st_glm_steps.h), and the threads add the update into u with atomics. The
+ * epoch's rows are row0 + perm(j), the keyed permutation of solver/st_glm_perm.h.
+ * Blocks work on different rows at once, asynchronously, as PASSCoDe-Atomic threads
+ * do on a CPU: the GPU counts as one CoCoA+ worker. u is
  * read from L2 (__ldcg): the other blocks' atomics land there, and an SM's own L1,
  * not coherent with them, would serve a hot feature's value stale for a whole
  * epoch.
@@ -35,7 +37,7 @@ static inline double atomicAdd(double *p, double v)
 #ifdef ST_CUDA_EMULATE
 #include <cstdlib>
 
-/* The epoch as @a grid blocks run it, emulated: in waves of @a grid rows, each
+/* The epoch as @a grid rows in flight run it, emulated: in waves of @a grid rows, each
  * wave's inner products against u as the wave began, then its steps and updates;
  * a synchronous mini-batch, the most that blocks running together can miss of
  * each other's updates (a GPU's blocks see some of them, at random). One row a
@@ -51,7 +53,7 @@ static void st_glm_tpa_epoch_waves(st_glm_epoch_args_t a, unsigned grid)
     for (j0 = 0; j0 < a.n; j0 += m) {
         m = (a.n - j0 < size) ? a.n - j0 : size;
         for (j = 0; j < m; j++) {
-            i    = a.order[j0 + j];
+            i    = a.row0 + (int64_t)st_glm_perm_at(&a.perm, (uint64_t)(j0 + j));
             z[j] = 0;
             for (k = a.indptr[i] - a.nnz_base; k < a.indptr[i + 1] - a.nnz_base; k++) {
                 z[j] += (double)a.values[k] * a.u[a.indices[k]];
@@ -61,7 +63,7 @@ static void st_glm_tpa_epoch_waves(st_glm_epoch_args_t a, unsigned grid)
             }
         }
         for (j = 0; j < m; j++) {
-            i     = a.order[j0 + j];
+            i     = a.row0 + (int64_t)st_glm_perm_at(&a.perm, (uint64_t)(j0 + j));
             delta = st_glm_dual_step_of(a.step, a.y[i], a.c[i], z[j], a.scale * a.sqnorm[i],
                                         &a.alpha[i]);
             if (delta != 0) {
@@ -89,7 +91,7 @@ extern "C" __global__ void st_glm_tpa_epoch(st_glm_epoch_args_t a)
     unsigned w;
 
     for (j = blockIdx.x; j < a.n; j += gridDim.x) {
-        i   = a.order[j];
+        i   = a.row0 + (int64_t)st_glm_perm_at(&a.perm, (uint64_t)j);
         end = a.indptr[i + 1] - a.nnz_base;
         s   = 0;
         for (k = a.indptr[i] - a.nnz_base + t; k < end; k += blockDim.x) {
@@ -126,3 +128,53 @@ extern "C" __global__ void st_glm_tpa_epoch(st_glm_epoch_args_t a)
         __syncthreads();   /* part and delta_sh are free for the next row */
     }
 }
+
+#ifndef ST_CUDA_EMULATE
+/*
+ * The same epoch with a warp, not a block, per row: rows of a few dozen entries
+ * (sparse data) keep a block's threads mostly idle and wait on its barriers; a
+ * warp sums its lanes' products by shuffles, without shared memory or barriers,
+ * and a block holds ST_GLM_GPU_WARP_BLOCK / 32 rows at a time. The sums' order is
+ * the lanes' tree (the stand-in emulates the rows in flight, as for the block
+ * kernel, not the lanes).
+ */
+extern "C" __global__ void st_glm_tpa_epoch_warp(st_glm_epoch_args_t a)
+{
+    const unsigned lane = threadIdx.x & 31u, wpb = blockDim.x >> 5;
+    const int64_t warps = (int64_t)gridDim.x * wpb;
+    int64_t j, i, k, beg, end;
+    double s, z, delta = 0, coef;
+    unsigned w;
+
+    for (j = (int64_t)blockIdx.x * wpb + (threadIdx.x >> 5); j < a.n; j += warps) {
+        i   = a.row0 + (int64_t)st_glm_perm_at(&a.perm, (uint64_t)j);
+        beg = a.indptr[i] - a.nnz_base;
+        end = a.indptr[i + 1] - a.nnz_base;
+        s   = 0;
+        for (k = beg + lane; k < end; k += 32) {
+            s += (double)a.values[k] * __ldcg(&a.u[a.indices[k]]);
+        }
+        for (w = 16; w > 0; w >>= 1) {
+            s += __shfl_down_sync(0xffffffffu, s, w);
+        }
+        if (lane == 0) {
+            z = s;
+            if (a.bias > 0) {
+                z += a.bias * __ldcg(&a.u[a.bias_index]);
+            }
+            delta = st_glm_dual_step_of(a.step, a.y[i], a.c[i], z, a.scale * a.sqnorm[i],
+                                        &a.alpha[i]);
+        }
+        delta = __shfl_sync(0xffffffffu, delta, 0);
+        if (delta != 0) {
+            coef = a.scale * delta;
+            for (k = beg + lane; k < end; k += 32) {
+                atomicAdd(&a.u[a.indices[k]], coef * (double)a.values[k]);
+            }
+            if (lane == 0 && a.bias > 0) {
+                atomicAdd(&a.u[a.bias_index], coef * a.bias);
+            }
+        }
+    }
+}
+#endif

@@ -8,11 +8,17 @@
 
 #include <stdint.h>
 
-#define ST_GLM_GPU_BLOCK 64   /* threads per block: one block works on one row at a time */
+#include "st_glm_perm.h"
 
-/* One epoch of dual coordinate ascent over rows order[0 .. n), against u. */
+/* threads per block of the block kernel (st_glm_tpa_epoch): a block works on one row
+ * at a time */
+#define ST_GLM_GPU_BLOCK 64
+/* threads per block of the warp kernel (st_glm_tpa_epoch_warp): a warp a row, so
+ * ST_GLM_GPU_WARP_BLOCK / 32 rows at a time per block */
+#define ST_GLM_GPU_WARP_BLOCK 256
+
+/* One epoch of dual coordinate ascent over rows row0 + perm(j), j < n, against u. */
 typedef struct {
-    const int64_t *order;     /* the rows, in this epoch's order */
     const int64_t *indptr;    /* CSR of the rank's rows: row i's entries are
                                  indices/values[indptr[i] - nnz_base .. indptr[i + 1] -
                                  nnz_base) (streaming: the chunk in GPU memory) */
@@ -22,7 +28,9 @@ typedef struct {
     const double *y, *c, *sqnorm;
     double *alpha;            /* the rows' dual variables, updated */
     double *u;                /* the local view of the shared vector, updated */
-    int64_t n;                /* rows in order */
+    int64_t row0;             /* the epoch's first row (streaming: the chunk's) */
+    int64_t n;                /* rows */
+    st_glm_perm_t perm;       /* the epoch's order: of [0, n), from the host's key */
     int64_t bias_index;       /* the bias feature's index in u (bias > 0) */
     double bias;              /* 0: none */
     double scale;             /* sigma' / (lambda n) */

@@ -172,7 +172,9 @@ typedef struct {
     int      gpu;            /**< dual models, 1: each rank's local solver runs on a GPU
                                   (TPA-SCD; the rank's rank on its host picks one of
                                   the host's GPUs, modulo their count), its rows in GPU
-                                  memory with float values; threads must be 1. Needs a
+                                  memory with float values; threads > 1 share the
+                                  round's host work (the merge, the duality gap's pass
+                                  over the rows; thread_mode does not apply). Needs a
                                   build with the CUDA toolkit and a CUDA driver at run
                                   time, else STRATA_ERR_UNSUPPORTED saying why */
     int64_t  gpu_mem;        /**< gpu: GPU memory a rank may use, in bytes (default 0: the
@@ -185,14 +187,18 @@ typedef struct {
     int      method;         /**< STRATA_GLM_METHOD_AUTO (default), _CD (0), _LBFGS or
                                   _NEWTON; rounds and max_rounds count L-BFGS or Newton
                                   iterations */
-    int      gpu_rows;       /**< gpu: rows the GPU steps on at once (thread blocks), 1
-                                  to 65535; 0 (default): STRATA_GLM_GPU_ROWS. The
+    int      gpu_rows;       /**< gpu: rows the GPU steps on at once (warps or thread
+                                  blocks), 1 to 65535; 0 (default): as many warps as
+                                  the GPU runs at once where that grows the rows' mean
+                                  curvature by at most half, else STRATA_GLM_GPU_ROWS
+                                  (README, "GPU local solver"). The
                                   steps of rows in flight together are safe as a
                                   mini-batch of that size: each row's curvature counts
                                   its features by how many rows share them (README) */
 } strata_glm_param_t;
 
-/** Rows the GPU local solver steps on at once by default (strata_glm_param_t.gpu_rows). */
+/** Rows the GPU local solver steps on at once by default where the rows share dense
+ * features (strata_glm_param_t.gpu_rows). */
 #define STRATA_GLM_GPU_ROWS 1024
 
 /** Progress of a training run, as the last round left it. */

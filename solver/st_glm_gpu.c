@@ -4,16 +4,27 @@
  * and runs where there is none (strata-train --gpu then says why it cannot).
  *
  * In memory: the rank's CSR, labels, weights, norms, dual variables and u live in
- * GPU memory; an epoch is one launch over the round's row order.
+ * GPU memory; an epoch is one launch. Its order is computed on the GPU, row by
+ * row, from one key the host draws (solver/st_glm_perm.h: the CPU solver's order
+ * for the same key), so no order is shuffled or copied.
+ *
+ * Two kernels (cuda/st_glm_kernels.cuh): a warp a row (the default), or a block
+ * of 64 threads a row for long rows (an average of ST_GLM_GPU_LONG_ROW entries or
+ * more). STRATA_GLM_GPU_KERNEL=warp or block chooses for measurements.
+ *
+ * Rows in flight (the kernel's warps or blocks; each row's step counts them in
+ * its curvature): param.gpu_rows, or by default as many warps as the GPU holds at
+ * once where that costs the steps little (the curvature bound grows the mean
+ * curvature by at most half), else STRATA_GLM_GPU_ROWS.
  *
  * Streaming, when the CSR does not fit (in the GPU's free memory, or in
  * param.gpu_mem): the per-row arrays (indptr, labels, weights, norms, dual
- * variables, the order) and u stay in GPU memory, the rows' entries (indices and
- * float values) stream from pinned host memory in chunks of consecutive rows,
- * into two buffers on two streams: chunk k + 1 is copied while chunk k's kernel
- * runs. An epoch visits the chunks in turn, each chunk's rows in the order the
- * epoch's permutation gives them (a stable partition of the CPU solver's
- * permutation by chunk). Same optimum, another order of the steps.
+ * variables) and u stay in GPU memory, the rows' entries (indices and float
+ * values) stream from pinned host memory in chunks of consecutive rows, into two
+ * buffers on two streams: chunk k + 1 is copied while chunk k's kernel runs. An
+ * epoch visits the chunks in turn, each chunk's rows in a permutation of their
+ * own (from the epoch's key and the chunk's number). Same optimum, another order
+ * of the steps.
  */
 #include "config.h"
 
@@ -29,28 +40,30 @@
 
 /* GPU memory left to the driver and other users when the budget is the free memory */
 #define ST_GLM_GPU_MARGIN (256u << 20)
+/* rows of at least this many entries on average take the block kernel */
+#define ST_GLM_GPU_LONG_ROW 256
+/* rows in flight by default: the GPU's warps while the mean curvature grows by at most
+ * this factor */
+#define ST_GLM_GPU_MAX_INFLATION 1.5
 
 struct st_glm_gpu {
     int device;
-    int rows;                   /* rows in flight: the kernel's thread blocks */
+    int rows;                   /* rows in flight: the kernel's warps or blocks */
+    int warp;                   /* the warp kernel (else the block kernel) */
     void *kernel;
     int64_t n, d_all, nnz;
     st_glm_epoch_args_t a;      /* the resident device arrays (and, in memory, the CSR) */
-    int64_t *order;             /* device: the epoch's order (n) */
     void *stream[2];            /* [0] in memory; both streaming */
     /* streaming */
     int streaming, nchunks;
     int64_t *chunk_nnz;         /* nchunks + 1: each chunk's first entry, then nnz */
-    int32_t *row_chunk;         /* each row's chunk */
+    int64_t *chunk_row;         /* nchunks + 1: each chunk's first row, then n */
     const uint32_t *h_indices;  /* the host's entries, pinned when the driver could */
     const float *h_values;
     float *h_values_own;        /* 64-bit data: its float copy */
     int pinned[2];
     uint32_t *b_indices[2];     /* device chunk buffers */
     float *b_values[2];
-    int64_t *h_order;           /* host: the epoch's order, partitioned by chunk */
-    int64_t *h_count;           /* host: the chunks' starts in the order (nchunks + 1), and
-                                   cursors (nchunks) */
 };
 
 static void *st_glm_gpu_put(const void *host, size_t bytes, int *ok)
@@ -82,7 +95,6 @@ void st_glm_gpu_close(st_glm_gpu_t *g)
     st_cuda_free((void*)g->a.sqnorm);
     st_cuda_free(g->a.alpha);
     st_cuda_free(g->a.u);
-    st_cuda_free(g->order);
     if (!g->streaming) {
         st_cuda_free((void*)g->a.indices);
         st_cuda_free((void*)g->a.values);
@@ -100,36 +112,48 @@ void st_glm_gpu_close(st_glm_gpu_t *g)
     }
     free(g->h_values_own);
     free(g->chunk_nnz);
-    free(g->row_chunk);
-    free(g->h_order);
-    free(g->h_count);
+    free(g->chunk_row);
     free(g);
 }
 
 /* Cut the rows into chunks of consecutive rows with at most @a cap entries each
- * (cap >= the longest row): chunk_nnz[k] is chunk k's first entry, row_chunk[r]
- * the chunk of row r. */
+ * (cap >= the longest row): chunk k holds rows chunk_row[k] .. chunk_row[k + 1] - 1,
+ * entries chunk_nnz[k] .. chunk_nnz[k + 1] - 1. */
 static int st_glm_gpu_chunks(st_glm_gpu_t *g, const int64_t *indptr, int64_t cap)
 {
     int64_t r, start = 0;
     int n = 0;
 
     g->chunk_nnz = malloc((size_t)(g->n + 2) * sizeof(int64_t));
-    g->row_chunk = malloc((size_t)ST_MAX(g->n, 1) * sizeof(int32_t));
-    if (g->chunk_nnz == NULL || g->row_chunk == NULL) {
+    g->chunk_row = malloc((size_t)(g->n + 2) * sizeof(int64_t));
+    if (g->chunk_nnz == NULL || g->chunk_row == NULL) {
         return -1;
     }
     g->chunk_nnz[0] = 0;
+    g->chunk_row[0] = 0;
     for (r = 0; r < g->n; r++) {
         if (r > start && indptr[r + 1] - indptr[start] > cap) {
             g->chunk_nnz[++n] = indptr[r];
+            g->chunk_row[n]   = r;
             start             = r;
         }
-        g->row_chunk[r] = n;
     }
     g->nchunks          = n + 1;
     g->chunk_nnz[n + 1] = indptr[g->n];
+    g->chunk_row[n + 1] = g->n;
     return 0;
+}
+
+/* The rows holding each feature (omega_j): NULL, out of memory. */
+static uint32_t *st_glm_gpu_omega(const st_glm_data_t *data, int64_t d_all)
+{
+    uint32_t *omega = calloc((size_t)ST_MAX(d_all, 1), sizeof(uint32_t));
+    int64_t k;
+
+    for (k = 0; omega != NULL && k < data->indptr[data->n_rows]; k++) {
+        omega[data->indices[k]]++;
+    }
+    return omega;
 }
 
 /*
@@ -138,48 +162,81 @@ static int st_glm_gpu_chunks(st_glm_gpu_t *g, const int64_t *indptr, int64_t cap
  * randomized dual coordinate ascent with arbitrary sampling", NIPS 2015):
  *
  *     v_i = sum_j (1 + (tau - 1) (omega_j - 1) / (n - 1)) x_ij^2
+ *         = |x_i|^2 + (tau - 1) s_i,   s_i = sum_j (omega_j - 1) / (n - 1) x_ij^2
  *
  * with omega_j the rows holding feature j (the bias: every row). A feature few
  * rows share counts once; one in every row counts tau times, since the rows in
  * flight all move u along it at once: without this, a thousand blocks stepping on
  * rows that share dense features overshoot together, and the dual oscillates
  * instead of converging (seen on an H200: relative gap 1.1 after 300 rounds on
- * Criteo-like data). tau = 1: the plain squared norms. NULL: out of memory.
+ * Criteo-like data). tau = 1: the plain squared norms. With @a mean_share, the
+ * mean over the rows of s_i / |x_i|^2 (the mean curvature is 1 + (tau - 1) times
+ * it) and @a v NULL: that alone.
  */
-static double *st_glm_gpu_curvature(const st_glm_data_t *data, const float *values,
-                                    const double *sqnorm, double bias, int64_t d_all,
-                                    int64_t tau)
+static void st_glm_gpu_curvature(const st_glm_data_t *data, const float *values,
+                                 const double *sqnorm, const uint32_t *omega, double bias,
+                                 int64_t tau, double *v, double *mean_share)
 {
-    int64_t n = data->n_rows, i, k;
-    double f, x, *v;
-    uint32_t *omega;
+    int64_t n = data->n_rows, i, k, rows = 0;
+    double f = 1 / (double)ST_MAX(n - 1, 1), x, si, sum = 0, q;
 
     tau = ST_MIN(tau, ST_MAX(n, 1));
-    v   = malloc((size_t)ST_MAX(n, 1) * sizeof(double));
-    if (v == NULL || tau <= 1) {
-        if (v != NULL) {
-            memcpy(v, sqnorm, (size_t)n * sizeof(double));
-        }
-        return v;
-    }
-    omega = calloc((size_t)ST_MAX(d_all, 1), sizeof(uint32_t));
-    if (omega == NULL) {
-        free(v);
-        return NULL;
-    }
-    f = (double)(tau - 1) / (double)ST_MAX(n - 1, 1);
-    for (k = 0; k < data->indptr[n]; k++) {
-        omega[data->indices[k]]++;
-    }
     for (i = 0; i < n; i++) {
-        v[i] = (bias > 0) ? (double)tau * bias * bias : 0;   /* in every row */
+        si = (bias > 0) ? bias * bias : 0;   /* in every row */
+        q  = si;
         for (k = data->indptr[i]; k < data->indptr[i + 1]; k++) {
             x = values[k];
-            v[i] += (1 + f * (double)(omega[data->indices[k]] - 1)) * x * x;
+            si += f * (double)(omega[data->indices[k]] - 1) * x * x;
+            q += x * x;
+        }
+        if (v != NULL) {
+            v[i] = (tau <= 1) ? sqnorm[i] : q + (double)(tau - 1) * si;
+        }
+        if (q > 0) {
+            sum += si / q;
+            rows++;
         }
     }
-    free(omega);
-    return v;
+    if (mean_share != NULL) {
+        *mean_share = (rows > 0) ? sum / (double)rows : 0;
+    }
+}
+
+/* Rows in flight by default: as many as the GPU's warps (the warp kernel) where that
+ * grows the mean curvature by at most ST_GLM_GPU_MAX_INFLATION, else fewer, down to
+ * STRATA_GLM_GPU_ROWS (or the warps, if fewer); @a share from st_glm_gpu_curvature;
+ * @a in_flight: rows in flight per kernel row (2 when two chunks' kernels run). */
+static int st_glm_gpu_auto_rows(int warp, int warps, double share, int in_flight)
+{
+    double fit;
+    int floor_rows, rows;
+
+    if (!warp || warps <= 0) {
+        return STRATA_GLM_GPU_ROWS;
+    }
+    floor_rows = ST_MIN(STRATA_GLM_GPU_ROWS, warps);
+    fit = (share > 0) ? 1 + (ST_GLM_GPU_MAX_INFLATION - 1) / share / in_flight : (double)warps;
+    rows = (int)ST_MAX((double)floor_rows, ST_MIN((double)warps, fit));
+    return (rows >= 8) ? rows - rows % 8 : rows;   /* whole blocks of 8 warps */
+}
+
+/* The launch of the chosen kernel for g->rows rows in flight: the block kernel, a
+ * block each; the warp kernel, up to 8 warps a block, as many as divide the rows
+ * (so that blocks x warps = rows: the curvature counts them) */
+static void st_glm_gpu_shape(const st_glm_gpu_t *g, int64_t rows, unsigned *grid,
+                             unsigned *block)
+{
+    unsigned r = (unsigned)ST_MAX(ST_MIN(rows, (int64_t)g->rows), 1), wpb;
+
+    if (!g->warp) {
+        *grid  = r;
+        *block = ST_GLM_GPU_BLOCK;
+        return;
+    }
+    for (wpb = ST_GLM_GPU_WARP_BLOCK / 32; r % wpb != 0; wpb /= 2) {
+    }
+    *grid  = r / wpb;
+    *block = 32 * wpb;
 }
 
 int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sqnorm,
@@ -187,13 +244,21 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
                     int rows, MPI_Comm comm, st_glm_gpu_t **gpu_p, char *msg,
                     size_t msg_len)
 {
-    double *curv;
+    const char *kind = getenv("STRATA_GLM_GPU_KERNEL");
+    double *curv, share = 0;
     int64_t m = data->n_rows, nnz = data->indptr[data->n_rows], k, cap, longest = 0;
     size_t resident, csr, budget, free_bytes;
+    uint32_t *omega;
     MPI_Comm host;
     st_glm_gpu_t *g;
     int local = 0, ok = 1, b;
     char err[256];
+
+    if (kind != NULL && *kind != '\0' && strcmp(kind, "warp") != 0 &&
+        strcmp(kind, "block") != 0) {
+        snprintf(msg, msg_len, "--gpu: STRATA_GLM_GPU_KERNEL='%s' is not warp or block", kind);
+        return -1;
+    }
 
     if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host) ==
         MPI_SUCCESS) {
@@ -210,11 +275,12 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
         return -1;
     }
     g->device    = local;
-    g->rows      = (rows > 0) ? rows : STRATA_GLM_GPU_ROWS;
     g->n         = m;
     g->d_all     = d_all;
     g->nnz       = nnz;
-    g->kernel    = st_cuda_kernel("st_glm_tpa_epoch");
+    g->warp      = (kind != NULL && *kind != '\0') ? (strcmp(kind, "warp") == 0)
+                                                    : (nnz < ST_GLM_GPU_LONG_ROW * ST_MAX(m, 1));
+    g->kernel    = st_cuda_kernel(g->warp ? "st_glm_tpa_epoch_warp" : "st_glm_tpa_epoch");
     g->stream[0] = st_cuda_stream_new();
     if (g->kernel == NULL || g->stream[0] == NULL) {
         snprintf(msg, msg_len, "--gpu: the GPU solver's kernel or stream is unavailable on "
@@ -239,7 +305,7 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
     }
 
     /* what must stay on the GPU, what may stream, and the budget */
-    resident   = (size_t)(m + 1) * 8 + (size_t)m * 5 * 8 + (size_t)d_all * 8;
+    resident   = (size_t)(m + 1) * 8 + (size_t)m * 4 * 8 + (size_t)d_all * 8;
     csr        = (size_t)nnz * (sizeof(uint32_t) + sizeof(float));
     free_bytes = st_cuda_mem_free();
     budget     = (mem_cap > 0) ? (size_t)mem_cap
@@ -263,9 +329,7 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
             st_glm_gpu_close(g);
             return -1;
         }
-        g->h_order = malloc((size_t)ST_MAX(m, 1) * sizeof(int64_t));
-        if (g->h_order == NULL || st_glm_gpu_chunks(g, data->indptr, cap) != 0 ||
-            (g->h_count = calloc(2 * (size_t)g->nchunks + 1, sizeof(int64_t))) == NULL ||
+        if (st_glm_gpu_chunks(g, data->indptr, cap) != 0 ||
             (g->stream[1] = st_cuda_stream_new()) == NULL) {
             snprintf(msg, msg_len, "--gpu: out of memory setting up streaming");
             st_glm_gpu_close(g);
@@ -287,15 +351,31 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
     g->a.indptr = st_glm_gpu_put(data->indptr, (size_t)(m + 1) * sizeof(int64_t), &ok);
     g->a.y      = st_glm_gpu_put(data->y, (size_t)m * sizeof(double), &ok);
     g->a.c      = st_glm_gpu_put(c, (size_t)m * sizeof(double), &ok);
-    /* streaming, the two chunks' kernels run at once: twice the rows in flight */
-    curv = st_glm_gpu_curvature(data, g->h_values, sqnorm, bias, d_all,
-                                (int64_t)g->rows * (g->streaming ? 2 : 1));
-    ok          = ok && (curv != NULL);
+    /* the rows in flight, and their curvatures; streaming, the two chunks' kernels
+     * run at once: twice the rows in flight */
+    omega = st_glm_gpu_omega(data, d_all);
+    curv  = malloc((size_t)ST_MAX(m, 1) * sizeof(double));
+    if (omega == NULL || curv == NULL) {
+        free(omega);
+        free(curv);
+        snprintf(msg, msg_len, "--gpu: out of host memory");
+        st_glm_gpu_close(g);
+        return -1;
+    }
+    g->rows = rows;
+    if (rows <= 0) {
+        st_glm_gpu_curvature(data, g->h_values, sqnorm, omega, bias, 1, NULL, &share);
+        g->rows = st_glm_gpu_auto_rows(g->warp, st_cuda_resident_warps(g->device, g->kernel,
+                                                                       ST_GLM_GPU_WARP_BLOCK),
+                                       share, g->streaming ? 2 : 1);
+    }
+    st_glm_gpu_curvature(data, g->h_values, sqnorm, omega, bias,
+                         (int64_t)g->rows * (g->streaming ? 2 : 1), curv, NULL);
+    free(omega);
     g->a.sqnorm = st_glm_gpu_put(curv, (size_t)m * sizeof(double), &ok);
     free(curv);
     g->a.alpha  = st_glm_gpu_put(NULL, (size_t)m * sizeof(double), &ok);
     g->a.u      = st_glm_gpu_put(NULL, (size_t)d_all * sizeof(double), &ok);
-    g->order    = st_glm_gpu_put(NULL, (size_t)m * sizeof(int64_t), &ok);
     if (!ok) {
         snprintf(msg, msg_len, "--gpu: GPU %d could not allocate %.1f MB for the rank's %lld "
                  "rows and %lld nonzeros%s (set a smaller --gpu-mem to stream more, or use "
@@ -327,55 +407,53 @@ int st_glm_gpu_chunks_used(const st_glm_gpu_t *g)
     return g->streaming ? g->nchunks : 0;
 }
 
-/* A block per row at a time: g->rows blocks, fewer on fewer rows. */
-static unsigned st_glm_gpu_grid(const st_glm_gpu_t *g, int64_t rows)
+int st_glm_gpu_rows(const st_glm_gpu_t *g)
 {
-    return (unsigned)ST_MAX(ST_MIN(rows, (int64_t)g->rows), 1);
+    return g->rows;
 }
 
-/* One streamed epoch: the epoch's order @a perm partitioned by chunk (stably), then
- * chunk after chunk, on its buffer's stream: its entries and its rows' order to the
- * GPU, and its kernel. A chunk always takes the same buffer, stream and range of
- * the device order, so a chunk's kernels never overlap each other, and the copies
- * of chunk k + 1 overlap the kernel of chunk k. */
-static int st_glm_gpu_epoch_streamed(st_glm_gpu_t *g, const st_glm_epoch_args_t *a0,
-                                     const int64_t *perm)
+const char *st_glm_gpu_kernel_name(const st_glm_gpu_t *g)
 {
-    int64_t j, r, e0, e1, rows, *start = g->h_count, *cursor = g->h_count + g->nchunks + 1;
+    return g->warp ? "a warp a row" : "a block a row";
+}
+
+/* Launch the epoch kernel on @a a's rows, on @a stream. */
+static int st_glm_gpu_launch(const st_glm_gpu_t *g, st_glm_epoch_args_t *a, void *stream)
+{
+    unsigned grid, block;
+
+    st_glm_gpu_shape(g, a->n, &grid, &block);
+    return st_cuda_launch(g->kernel, grid, block, a, stream);
+}
+
+/* One streamed epoch under @a key: chunk after chunk, on its buffer's stream, its
+ * entries to the GPU and its kernel, over its rows in a permutation of their own. A
+ * chunk always takes the same buffer and stream, so a buffer is refilled only after
+ * the kernel that read it, and the copies of chunk k + 1 overlap the kernel of
+ * chunk k. */
+static int st_glm_gpu_epoch_streamed(st_glm_gpu_t *g, const st_glm_epoch_args_t *a0,
+                                     uint64_t key)
+{
     st_glm_epoch_args_t a;
+    int64_t e0, e1;
     int k, b;
 
-    memset(start, 0, (size_t)(g->nchunks + 1) * sizeof(int64_t));
-    for (j = 0; j < g->n; j++) {
-        start[g->row_chunk[perm[j]] + 1]++;
-    }
     for (k = 0; k < g->nchunks; k++) {
-        start[k + 1] += start[k];
-    }
-    memcpy(cursor, start, (size_t)g->nchunks * sizeof(int64_t));
-    for (j = 0; j < g->n; j++) {
-        r = perm[j];
-        g->h_order[cursor[g->row_chunk[r]]++] = r;
-    }
-    for (k = 0; k < g->nchunks; k++) {
-        b    = k % 2;
-        e0   = g->chunk_nnz[k];
-        e1   = g->chunk_nnz[k + 1];
-        rows = start[k + 1] - start[k];
-        a    = *a0;
-        a.order    = g->order + start[k];
-        a.n        = rows;
+        b          = k % 2;
+        e0         = g->chunk_nnz[k];
+        e1         = g->chunk_nnz[k + 1];
+        a          = *a0;
+        a.row0     = g->chunk_row[k];
+        a.n        = g->chunk_row[k + 1] - g->chunk_row[k];
         a.indices  = g->b_indices[b];
         a.values   = g->b_values[b];
         a.nnz_base = e0;
+        st_glm_perm_init(&a.perm, (uint64_t)a.n, key ^ st_glm_perm_mix((uint64_t)k + 1));
         if (st_cuda_copy_async(g->b_indices[b], g->h_indices + e0,
                                (size_t)(e1 - e0) * sizeof(uint32_t), g->stream[b]) != 0 ||
             st_cuda_copy_async(g->b_values[b], g->h_values + e0,
                                (size_t)(e1 - e0) * sizeof(float), g->stream[b]) != 0 ||
-            st_cuda_copy_async(g->order + start[k], g->h_order + start[k],
-                               (size_t)rows * sizeof(int64_t), g->stream[b]) != 0 ||
-            st_cuda_launch(g->kernel, st_glm_gpu_grid(g, rows), ST_GLM_GPU_BLOCK, &a,
-                           g->stream[b]) != 0) {
+            (a.n > 0 && st_glm_gpu_launch(g, &a, g->stream[b]) != 0)) {
             return -1;
         }
     }
@@ -383,10 +461,10 @@ static int st_glm_gpu_epoch_streamed(st_glm_gpu_t *g, const st_glm_epoch_args_t 
 }
 
 int st_glm_gpu_round(st_glm_gpu_t *g, const double *w, double *u, double *alpha,
-                     double scale, int epochs, int64_t *perm,
-                     void (*shuffle)(int64_t *perm, int64_t n, void *arg), void *arg)
+                     double scale, int epochs, uint64_t (*next_key)(void *arg), void *arg)
 {
     st_glm_epoch_args_t a = g->a;
+    uint64_t key;
     int epoch;
 
     if (st_cuda_copy(a.u, w, (size_t)g->d_all * sizeof(double), NULL) != 0 ||
@@ -394,22 +472,19 @@ int st_glm_gpu_round(st_glm_gpu_t *g, const double *w, double *u, double *alpha,
         return -1;
     }
     a.scale = scale;
-    /* in memory, one stream: an epoch's order is copied after the previous epoch's
-     * kernel, and the host draws the next order while the GPU runs */
+    /* in memory: one launch an epoch, on one stream; the host only draws the keys */
     for (epoch = 0; epoch < epochs && g->n > 0; epoch++) {
-        shuffle(perm, g->n, arg);
+        key = next_key(arg);
         if (g->streaming) {
-            if (st_glm_gpu_epoch_streamed(g, &a, perm) != 0) {
+            if (st_glm_gpu_epoch_streamed(g, &a, key) != 0) {
                 return -1;
             }
             continue;
         }
-        a.order = g->order;
-        a.n     = g->n;
-        if (st_cuda_copy_async(g->order, perm, (size_t)g->n * sizeof(int64_t), g->stream[0]) !=
-                    0 ||
-            st_cuda_launch(g->kernel, st_glm_gpu_grid(g, g->n), ST_GLM_GPU_BLOCK, &a,
-                           g->stream[0]) != 0) {
+        a.row0 = 0;
+        a.n    = g->n;
+        st_glm_perm_init(&a.perm, (uint64_t)g->n, key);
+        if (st_glm_gpu_launch(g, &a, g->stream[0]) != 0) {
             return -1;
         }
     }

@@ -21,10 +21,11 @@ typedef struct st_glm_gpu st_glm_gpu_t;
  * included); @a step is the model's ST_GLM_STEP_*; with @a bias > 0 the bias
  * feature is u[@a d]. @a d_all entries of u. The rows' entries stream from host
  * memory when all of it does not fit in @a mem_cap bytes (0: the GPU's free memory
- * less a margin). @a rows: rows in flight at once (the kernel's thread blocks; 0:
- * STRATA_GLM_GPU_ROWS); above 1, each row's curvature is its mini-batch
- * bound (st_glm_gpu_curvature). @return 0, or -1 with @a msg. Keeps @a data
- * (streaming reads it).
+ * less a margin). @a rows: rows in flight at once (the kernel's warps or blocks;
+ * 0: as many warps as the GPU holds where the rows share few features, else
+ * STRATA_GLM_GPU_ROWS); above 1, each row's curvature is its mini-batch bound
+ * (st_glm_gpu_curvature). @return 0, or -1 with @a msg. Keeps @a data (streaming
+ * reads it).
  */
 int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sqnorm,
                     int step, double bias, int64_t d, int64_t d_all, int64_t mem_cap,
@@ -35,19 +36,21 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
 int st_glm_gpu_chunks_used(const st_glm_gpu_t *gpu);
 void st_glm_gpu_close(st_glm_gpu_t *gpu);
 
-/* The GPU's device number (for the progress header). */
+/* The GPU's device number, the rows in flight and the kernel's kind, in words (for
+ * the progress header). */
 int st_glm_gpu_device(const st_glm_gpu_t *gpu);
+int st_glm_gpu_rows(const st_glm_gpu_t *gpu);
+const char *st_glm_gpu_kernel_name(const st_glm_gpu_t *gpu);
 
 /*
  * One round's local epochs: u starts as @a w, the dual variables as @a alpha; each
- * epoch @a shuffle(@a perm, n, @a arg) draws the order of the n rows on the host
- * (the CPU solver's orders, so the stand-in driver's sequential kernel reproduces
- * the CPU run bit for bit), then the kernel runs it with @a scale = sigma' /
- * (lambda n). @a u and @a alpha get the results. @return 0, or -1 (a CUDA call
- * failed; logged).
+ * epoch's order is the permutation of the rows that @a next_key(@a arg) selects
+ * (solver/st_glm_perm.h: the CPU solver's order for the same key, so the stand-in
+ * driver's sequential kernel reproduces the CPU run bit for bit), computed on the
+ * GPU; the kernel runs with @a scale = sigma' / (lambda n). @a u and @a alpha get
+ * the results. @return 0, or -1 (a CUDA call failed; logged).
  */
 int st_glm_gpu_round(st_glm_gpu_t *gpu, const double *w, double *u, double *alpha,
-                     double scale, int epochs, int64_t *perm,
-                     void (*shuffle)(int64_t *perm, int64_t n, void *arg), void *arg);
+                     double scale, int epochs, uint64_t (*next_key)(void *arg), void *arg);
 
 #endif /* ST_GLM_GPU_H */

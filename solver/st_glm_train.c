@@ -45,6 +45,7 @@
 #include "st_glm.h"
 #include "st_glm_gpu.h"
 #include "st_glm_order.h"
+#include "st_glm_perm.h"
 #include "st_glm_steps.h"
 
 #include <dlfcn.h>
@@ -270,9 +271,6 @@ ST_EXPORT const char *strata_glm_check_param(const strata_glm_param_t *param)
     }
     if (param->gpu_rows < 0 || param->gpu_rows > 65535) {
         return "gpu_rows must be in [1, 65535] (0: the default)";
-    }
-    if (param->gpu && param->threads != 1) {
-        return "gpu: the GPU is the rank's one local solver (threads must be 1)";
     }
     if (param->inner_rounds < 0 || param->inner_rounds > 100000) {
         return "inner_rounds must be in [1, 100000] (0: chosen from measured costs)";
@@ -530,6 +528,9 @@ struct st_glm_trainer {
     int                   shared;  /* the threads update u together (else replicas) */
     int64_t               nhot;    /* shared mode: hot columns (0: none, not relabelled) */
     int                   nworkers, local_epochs;
+    int                   solvers;  /* local solvers per rank: the workers, or 1 with a
+                                       shared vector or the GPU (whose other workers help
+                                       with the merge and the gap only) */
     st_glm_worker_t      *workers;
     pthread_barrier_t     barrier;
     int                   stop;    /* set by worker 0 between barriers */
@@ -741,17 +742,15 @@ static inline __attribute__((always_inline)) void st_glm_sdca_rows(st_glm_worker
     }
 }
 
-/* A fresh uniformly random order of order[0 .. n) (Fisher-Yates). */
-static void st_glm_shuffle(int64_t *order, int64_t n, uint64_t *rng)
+/* The epoch's order of the rows base .. base + n - 1: the keyed permutation of
+ * st_glm_perm.h under a fresh key (the GPU solver computes the same order on the
+ * GPU from the same key). */
+static void st_glm_epoch_order(int64_t *order, int64_t base, int64_t n, uint64_t *rng)
 {
-    int64_t j, k, t;
+    st_glm_perm_t p;
 
-    for (j = n - 1; j > 0; j--) {
-        k        = (int64_t)(st_glm_rand(rng) % (uint64_t)(j + 1));
-        t        = order[j];
-        order[j] = order[k];
-        order[k] = t;
-    }
+    st_glm_perm_init(&p, (uint64_t)n, st_glm_rand(rng));
+    st_glm_perm_fill(&p, base, order, n);
 }
 
 /*
@@ -769,7 +768,7 @@ static void st_glm_local_sdca_replica(st_glm_worker_t *wk)
     int epoch;
 
     for (epoch = 0; epoch < wk->tr->local_epochs; epoch++) {
-        st_glm_shuffle(wk->perm, n, &wk->rng);
+        st_glm_epoch_order(wk->perm, wk->lo, n, &wk->rng);
         st_glm_sdca_rows(wk, wk->perm, n, 0);
     }
 }
@@ -795,7 +794,7 @@ static void st_glm_local_sdca_shared(st_glm_worker_t *wk)
 
     for (epoch = 0; epoch < tr->local_epochs; epoch++) {
         if (wk->id == 0) {
-            st_glm_shuffle(tr->perm, m, &wk->rng);
+            st_glm_epoch_order(tr->perm, 0, m, &wk->rng);
             atomic_store_explicit(&tr->next_row, 0, memory_order_relaxed);
         }
         pthread_barrier_wait(&tr->barrier);
@@ -825,19 +824,20 @@ static void st_glm_local_sdca(st_glm_worker_t *wk)
 
 static st_glm_round_ctx_t *st_glm_ctx;   /* set while st_glm_train_dual runs */
 
-static void st_glm_shuffle_cb(int64_t *order, int64_t n, void *rng)
+static uint64_t st_glm_key_cb(void *rng)
 {
-    st_glm_shuffle(order, n, (uint64_t*)rng);
+    return st_glm_rand((uint64_t*)rng);
 }
 
 /* The round's local epochs on the GPU (one worker: every row of the rank), with the
- * orders the CPU solver would draw. A GPU that fails mid-run ends the job. */
+ * orders the CPU solver would draw (a key an epoch). A GPU that fails mid-run ends
+ * the job. */
 static void st_glm_local_gpu(st_glm_worker_t *wk)
 {
     st_glm_trainer_t *tr = wk->tr;
 
     if (st_glm_gpu_round(tr->gpu, tr->w, wk->u, tr->alpha, tr->scale, tr->local_epochs,
-                         wk->perm, st_glm_shuffle_cb, &wk->rng) != 0) {
+                         st_glm_key_cb, &wk->rng) != 0) {
         fprintf(stderr, "strata_glm: rank %d: the GPU solver failed (above); ending the job\n",
                 st_glm_ctx->rank);
         MPI_Abort(st_glm_ctx->comm, 1);
@@ -863,7 +863,7 @@ static void st_glm_merge(st_glm_worker_t *wk)
     for (j = lo; j < hi; j++) {
         tr->dv[j] = 0;
     }
-    for (k = 0; k < (tr->shared ? 1 : tr->nworkers); k++) {
+    for (k = 0; k < tr->solvers; k++) {
         const double *u = tr->workers[k].u;
 
         for (j = lo; j < hi; j++) {
@@ -1086,7 +1086,9 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
                 t0 = st_glm_now();
             }
             if (tr->gpu != NULL) {
-                st_glm_local_gpu(wk);
+                if (wk->id == 0) {   /* the others wait at the barrier */
+                    st_glm_local_gpu(wk);
+                }
             } else {
                 st_glm_local_sdca(wk);
             }
@@ -1262,7 +1264,7 @@ static int st_glm_hier_init(st_glm_trainer_t *tr, st_glm_round_ctx_t *ctx,
     }
     MPI_Comm_rank(node, &nrank);
     MPI_Comm_size(node, &nsize);
-    workers = tr->shared ? 1 : tr->nworkers;
+    workers = tr->solvers;
     nodes = (nrank == 0);   /* node leaders */
     st_glm_allreduce(ctx->comm, &nodes, 1, MPI_INT, MPI_SUM);
     st_glm_allreduce(node, &workers, 1, MPI_INT, MPI_SUM);
@@ -1327,11 +1329,12 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
     tr.lambda       = param->lambda;
     tr.local_epochs = param->local_epochs;
     tr.nworkers     = (int)ST_MAX(1, ST_MIN((int64_t)param->threads, ST_MAX(m, 1)));
-    tr.shared       = (param->thread_mode == STRATA_GLM_THREADS_SHARED && tr.nworkers > 1);
-    /* CoCoA+ adding: sigma' = the number of workers over all ranks (with a shared
-     * vector, a rank's threads are one worker) */
-    tr.scale = (double)nranks * (tr.shared ? 1 : tr.nworkers) /
-               (param->lambda * (double)data->n_rows_global);
+    tr.shared       = (param->thread_mode == STRATA_GLM_THREADS_SHARED && tr.nworkers > 1 &&
+                       !param->gpu);
+    tr.solvers      = (tr.shared || param->gpu) ? 1 : tr.nworkers;
+    /* CoCoA+ adding: sigma' = the number of local solvers over all ranks (with a
+     * shared vector, a rank's threads are one; the GPU is one) */
+    tr.scale = (double)nranks * tr.solvers / (param->lambda * (double)data->n_rows_global);
 
     tr.alpha   = calloc((size_t)ST_MAX(m, 1), sizeof(double));
     tr.c       = malloc((size_t)ST_MAX(m, 1) * sizeof(double));
@@ -1360,8 +1363,9 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
         wk->rng  = param->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)ctx.rank * 1000003ULL +
                    (uint64_t)k;
         wk->perm = tr.perm + wk->lo;
-        wk->u    = tr.shared ? tr.u : malloc((size_t)tr.d_all * sizeof(double));
-        ok       = (wk->u != NULL);
+        wk->u    = tr.shared ? tr.u
+                   : (k < tr.solvers) ? malloc((size_t)tr.d_all * sizeof(double)) : NULL;
+        ok       = (wk->u != NULL || k >= tr.solvers);
         for (i = 0; ok && i < wk->hi - wk->lo; i++) {
             wk->perm[i] = wk->lo + i;
         }
@@ -1481,8 +1485,9 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
                 snprintf(how, sizeof(how), ", its rows streaming in %d chunks",
                          st_glm_gpu_chunks_used(tr.gpu));
             }
-            st_glm_print("GPU local solver (TPA-SCD): rank 0 on device %d%s, %d rank(s)\n",
-                         st_glm_gpu_device(tr.gpu), how, nranks);
+            st_glm_print("GPU local solver (TPA-SCD): rank 0 on device %d%s, %d rank(s), %d "
+                         "rows in flight, %s\n", st_glm_gpu_device(tr.gpu), how, nranks,
+                         st_glm_gpu_rows(tr.gpu), st_glm_gpu_kernel_name(tr.gpu));
         }
     }
 

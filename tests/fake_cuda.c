@@ -79,7 +79,7 @@ static void fake_land(void);    /* the legacy stream's copies land */
 
 /* the kernels, compiled for the host (cuda/st_cuda_kernels.cu) */
 const void *st_cuda_emulated_kernel(const char *name);
-int st_cuda_emulated_launch(const void *kernel, unsigned grid, void **params);
+int st_cuda_emulated_launch(const void *kernel, unsigned grid, unsigned block, void **params);
 
 static int fake_find(uintptr_t p)
 {
@@ -360,6 +360,30 @@ int cuDeviceGet(int *dev, int ordinal)
     return 0;
 }
 
+/* The stand-in GPU: 4 SMs (FAKE_CUDA_SMS=N: N), each running 2048 threads at once
+ * (64 warps) of any kernel */
+int cuDeviceGetAttribute(int *value, int attrib, int dev)
+{
+    const char *sms = getenv("FAKE_CUDA_SMS");
+
+    (void)dev;
+    if (attrib != 16) {   /* CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT */
+        return 1;         /* CUDA_ERROR_INVALID_VALUE: not modelled */
+    }
+    *value = (sms != NULL) ? atoi(sms) : 4;
+    return 0;
+}
+
+int cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void *fn, int block, size_t smem)
+{
+    (void)smem;
+    if (fn == NULL || block < 1 || block > 1024) {
+        return 1;
+    }
+    *blocks = 2048 / block;
+    return 0;
+}
+
 /* The GPU's UUID: one GPU that every rank shares, or with FAKE_CUDA_GPUS=N, GPU
  * (local rank mod N), as ranks take their host's GPUs in turn */
 int cuDeviceGetUuid_v2(unsigned char *uuid, int dev)
@@ -434,14 +458,14 @@ static int fake_queued;
 static const void *fake_folds[512];   /* the fold kernels handed out */
 static int fake_nfolds;
 
-static int fake_run(const void *fn, unsigned grid, void **params)
+static int fake_run(const void *fn, unsigned grid, unsigned block, void **params)
 {
     int k, rc;
 
     for (k = 0; k < FAKE_REGIONS; k++) {
         fake_protect(fake_region[k].base != NULL ? k : -1, PROT_READ | PROT_WRITE);
     }
-    rc = st_cuda_emulated_launch(fn, grid, params);
+    rc = st_cuda_emulated_launch(fn, grid, block, params);
     for (k = 0; k < FAKE_REGIONS; k++) {
         fake_protect(fake_region[k].base != NULL ? k : -1, PROT_NONE);
     }
@@ -458,7 +482,7 @@ static void fake_flush(void)
     for (q = 0; q < fake_queued; q++) {
         if (fake_queue[q].fn != NULL) {
             params[0] = &fake_queue[q].args;
-            fake_run(fake_queue[q].fn, 1, params);   /* a fold: any grid */
+            fake_run(fake_queue[q].fn, 1, 1, params);   /* a fold: any grid */
         } else {
             fake_copy(fake_queue[q].dst, fake_queue[q].src, fake_queue[q].bytes);
         }
@@ -543,7 +567,7 @@ int cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
         fake_land();   /* in order on the legacy stream */
     }
     fake_flush();   /* the solver's kernels (other arguments) run now, after the queue */
-    return fake_run(fn, gx, params);
+    return fake_run(fn, gx, bx, params);
 }
 
 /* ---- CUDA IPC and streams ---- */

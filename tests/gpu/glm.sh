@@ -15,7 +15,10 @@
 #    shared by ~40 rows), ridge, lambda 1e-6: the CPU solver on all cores and the
 #    GPU with the default rows in flight to gap 1e-3 must reach the same primal
 #    (within 1e-3 relative): the case the GPU solver is for;
-# and throughput on both: 5 rounds x 10 local epochs, epochs/s and nonzeros/s
+# (every GPU run with the cores' threads for the host's share of a round: the
+# merge and the duality gap) and throughput on both: 5 rounds x 10 local epochs, epochs/s and nonzeros/s
+# (on B also with the block kernel, STRATA_GLM_GPU_KERNEL=block, against the
+# default warp kernel; the rows in flight each run chose are in its log's header)
 # against the HBM bound (8 bytes per nonzero: value and index; H200: 4.8 TB/s,
 # tests/test_cuda_fold --time measures the device copy in the same run).
 # A dry run without a GPU, on the stand-in driver: GLM_ROWS=20000
@@ -65,18 +68,20 @@ train() {  # NAME NP ARGS...: time and final line into $OUT/glm-NAME.log (data: 
 }
 train cpu-gap 1 -t "$ncpu" -l 1e-5 -e 1e-3 -r 300
 train cpu-shared-gap 1 -t "$ncpu" --thread-mode shared -l 1e-5 -e 1e-3 -r 300
-train gpu-gap 1 --gpu --gpu-rows "$rows" -l 1e-5 -e 1e-3 -r 300
-train gpu2-gap 2 --gpu --gpu-rows "$rows" -l 1e-5 -e 1e-3 -r 300
-train gpu-stream-gap 1 --gpu --gpu-rows "$rows" --gpu-mem $((nnz * 2 + 64000000)) -l 1e-5 -e 1e-3 -r 300
+train gpu-gap 1 --gpu -t "$ncpu" --gpu-rows "$rows" -l 1e-5 -e 1e-3 -r 300
+train gpu2-gap 2 --gpu -t $((ncpu / 2)) --gpu-rows "$rows" -l 1e-5 -e 1e-3 -r 300
+train gpu-stream-gap 1 --gpu -t "$ncpu" --gpu-rows "$rows" --gpu-mem $((nnz * 2 + 64000000)) -l 1e-5 -e 1e-3 -r 300
 train cpu-epochs 1 -t "$ncpu" --method cd -l 1e-5 -e 0 -r 5 -E 10 --gap-every 5
-train gpu-epochs 1 --gpu -l 1e-5 -e 0 -r 5 -E 10 --gap-every 5
-train gpu-stream-epochs 1 --gpu --gpu-mem $((nnz * 2 + 64000000)) -l 1e-5 -e 0 -r 5 -E 10 \
+train gpu-epochs 1 --gpu -t "$ncpu" -l 1e-5 -e 0 -r 5 -E 10 --gap-every 5
+train gpu-stream-epochs 1 --gpu -t "$ncpu" --gpu-mem $((nnz * 2 + 64000000)) -l 1e-5 -e 0 -r 5 -E 10 \
     --gap-every 5
 data=$sparse
 train sparse-cpu-gap 1 -t "$ncpu" -s ridge -l 1e-6 -e 1e-3 -r 300
-train sparse-gpu-gap 1 --gpu -s ridge -l 1e-6 -e 1e-3 -r 300
+train sparse-gpu-gap 1 --gpu -t "$ncpu" -s ridge -l 1e-6 -e 1e-3 -r 300
 train sparse-cpu-epochs 1 -t "$ncpu" -s ridge --method cd -l 1e-6 -e 0 -r 5 -E 10 --gap-every 5
-train sparse-gpu-epochs 1 --gpu -s ridge -l 1e-6 -e 0 -r 5 -E 10 --gap-every 5
+train sparse-gpu-epochs 1 --gpu -t "$ncpu" -s ridge -l 1e-6 -e 0 -r 5 -E 10 --gap-every 5
+GLM_MPIRUN_ARGS="${GLM_MPIRUN_ARGS:-} -x STRATA_GLM_GPU_KERNEL=block" \
+    train sparse-gpu-block-epochs 1 --gpu -t "$ncpu" -s ridge -l 1e-6 -e 0 -r 5 -E 10 --gap-every 5
 
 # A: what each reached (not judged)
 for who in cpu-gap cpu-shared-gap gpu-gap gpu2-gap gpu-stream-gap; do
@@ -93,7 +98,7 @@ else
     rc=1
 fi
 # throughput: the training time of 50 epochs (the rounds' line)
-for who in cpu gpu gpu-stream sparse-cpu sparse-gpu; do
+for who in cpu gpu gpu-stream sparse-cpu sparse-gpu sparse-gpu-block; do
     s=$(sed -n 's/^[a-z]* after .*relative [^)]*), \([0-9.]*\) s .*/\1/p' \
         "$OUT/glm-$who-epochs.log" 2>/dev/null)
     z=$nnz
@@ -102,4 +107,5 @@ for who in cpu gpu gpu-stream sparse-cpu sparse-gpu; do
         "%.2f epochs/s, %.2f G nonzeros/s\n", who, s, 50 / s, 50 * nnz / s / 1e9 }'
 done
 echo "glm: HBM bound at 4.8 TB/s and 8 bytes per nonzero: 600 G nonzeros/s"
+grep -h "rows in flight" "$OUT"/glm-*gpu*.log 2>/dev/null | sort | uniq -c
 exit $rc
