@@ -45,6 +45,11 @@
 #                the CPU solver on all cores: on Criteo-like data (dense features:
 #                the gap each reaches, reported) and on sparse ridge data (the same
 #                optimum, judged); time to the gap, epochs/s, streaming.
+# A machine with UCX's libraries but not its headers (the H200 image of 2026-12):
+# RUNALL_UCX_INCLUDE=DIR (DIR/ucp/api/ucp.h; e.g. Debian's libucx-dev unpacked by
+# `apt-get download libucx-dev && dpkg -x libucx-dev_*.deb x`, DIR=x/usr/include,
+# carried along) builds against them and the machine's libucp.so.0 (UCX keeps
+# its ABI within 1.x), so that check-4-vnodes can run.
 # Exit: 0 all ran and passed, 1 a step failed or was skipped, 77 no GPU.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -119,11 +124,27 @@ ncores=$(machine_cores)
   echo "cores: $ncores, hardware threads: $(nproc)"; lscpu | grep -i 'model name\|socket'; } \
     >"$LOG/versions.txt" 2>&1
 
+ucx_opt=""
+if [ -n "${RUNALL_UCX_INCLUDE:-}" ]; then   # headers carried, the machine's libraries
+    ucp=$(ldconfig -p | sed -n 's/.*libucp\.so\.0 .*=> //p' | head -1)
+    ucs=$(ldconfig -p | sed -n 's/.*libucs\.so\.0 .*=> //p' | head -1)
+    if [ -f "$RUNALL_UCX_INCLUDE/ucp/api/ucp.h" ] && [ -n "$ucp" ] && [ -n "$ucs" ]; then
+        mkdir -p "$LOG/ucx/lib"
+        ln -sfn "$(cd "$RUNALL_UCX_INCLUDE" && pwd)" "$LOG/ucx/include"
+        ln -sf "$ucp" "$LOG/ucx/lib/libucp.so"
+        ln -sf "$ucs" "$LOG/ucx/lib/libucs.so"
+        ucx_opt="--with-ucx=$LOG/ucx"
+    else
+        echo "run-all: RUNALL_UCX_INCLUDE: no ucp/api/ucp.h there, or no libucp.so.0 /" \
+             "libucs.so.0 on this machine: building without UCX"
+    fi
+fi
 if [ ! -x tools/strata-run ] || [ ! -e .libs/libstrata.so ]; then
     # CC=mpicc: a CC in the environment (the GPU machine's image sets one) would
     # build without MPI's headers
     step build 300 bash -c '{ [ -x configure ] || autoreconf -fi; } &&
-        ./configure CC=mpicc --with-cuda="'"$CUDA"'" && make -j"$(nproc)"' || finish
+        ./configure CC=mpicc --with-cuda="'"$CUDA"'" '"$ucx_opt"' && make -j"$(nproc)"' ||
+        finish
 fi
 if [ ! -x tests/test_cuda_fold ] || [ ! -x tests/test_allreduce ]; then
     step build-tests 120 make -j"$(nproc)" tests/test_cuda_fold tests/test_allreduce || finish
