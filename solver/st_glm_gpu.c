@@ -64,6 +64,10 @@ struct st_glm_gpu {
     int pinned[2];
     uint32_t *b_indices[2];     /* device chunk buffers */
     float *b_values[2];
+    /* the trainer's w, u and dual variables, pinned at the first round where the
+     * driver could, so that the round's copies run at the bus's speed */
+    int pin_tried;
+    void *pin[3];
 };
 
 static void *st_glm_gpu_put(const void *host, size_t bytes, int *ok)
@@ -109,6 +113,11 @@ void st_glm_gpu_close(st_glm_gpu_t *g)
     }
     if (g->pinned[1]) {
         st_cuda_host_unregister((void*)g->h_values);
+    }
+    for (b = 0; b < 3; b++) {
+        if (g->pin[b] != NULL) {
+            st_cuda_host_unregister(g->pin[b]);
+        }
     }
     free(g->h_values_own);
     free(g->chunk_nnz);
@@ -464,9 +473,16 @@ int st_glm_gpu_round(st_glm_gpu_t *g, const double *w, double *u, double *alpha,
                      double scale, int epochs, uint64_t (*next_key)(void *arg), void *arg)
 {
     st_glm_epoch_args_t a = g->a;
+    void *host[3] = {(void*)w, u, alpha};
+    size_t bytes[3] = {(size_t)g->d_all * sizeof(double), (size_t)g->d_all * sizeof(double),
+                       (size_t)g->n * sizeof(double)};
     uint64_t key;
-    int epoch;
+    int epoch, b;
 
+    for (b = 0; !g->pin_tried && b < 3; b++) {   /* the same arrays every round */
+        g->pin[b] = (st_cuda_host_register(host[b], bytes[b]) == 0) ? host[b] : NULL;
+    }
+    g->pin_tried = 1;
     if (st_cuda_copy(a.u, w, (size_t)g->d_all * sizeof(double), NULL) != 0 ||
         (g->n > 0 && st_cuda_copy(a.alpha, alpha, (size_t)g->n * sizeof(double), NULL) != 0)) {
         return -1;

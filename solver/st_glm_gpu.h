@@ -48,7 +48,9 @@ const char *st_glm_gpu_kernel_name(const st_glm_gpu_t *gpu);
  * (solver/st_glm_perm.h: the CPU solver's order for the same key, so the stand-in
  * driver's sequential kernel reproduces the CPU run bit for bit), computed on the
  * GPU; the kernel runs with @a scale = sigma' / (lambda n). @a u and @a alpha get
- * the results. @return 0, or -1 (a CUDA call failed; logged).
+ * the results. @a w, @a u and @a alpha are the same arrays every round, live until
+ * st_glm_gpu_close: the first round pins them where the driver can. @return 0, or
+ * -1 (a CUDA call failed; logged).
  */
 int st_glm_gpu_round(st_glm_gpu_t *gpu, const double *w, double *u, double *alpha,
                      double scale, int epochs, uint64_t (*next_key)(void *arg), void *arg);
