@@ -121,7 +121,7 @@ ST_KERNEL_TYPES(ST_CU_FAMILY)
 
 extern "C" int fake_cuda_is_device(const void *p);
 
-/* the epoch kernels: a block a row, or a warp a row */
+/* the epoch kernels: a block a row, or a warp a row (and the margins: a warp a row) */
 typedef enum { ST_CU_EMU_FOLD, ST_CU_EMU_EPOCH, ST_CU_EMU_EPOCH_WARP } st_cu_emu_kind_t;
 
 typedef struct {
@@ -138,6 +138,7 @@ static const st_cu_emu_entry_t st_cu_emulated[] = {
     ST_KERNEL_TYPES(ST_CU_EMU_FAMILY)
     {"st_glm_tpa_epoch", ST_CU_EMU_EPOCH, NULL, st_glm_tpa_epoch_waves},
     {"st_glm_tpa_epoch_warp", ST_CU_EMU_EPOCH_WARP, NULL, st_glm_tpa_epoch_waves},
+    {"st_glm_margins", ST_CU_EMU_EPOCH_WARP, NULL, st_glm_margins_rows},
 };
 
 extern "C" const void *st_cuda_emulated_kernel(const char *name)
@@ -187,7 +188,8 @@ extern "C" int st_cuda_emulated_launch(const void *kernel, unsigned grid, unsign
                         !fake_cuda_is_device(a.indices) || !fake_cuda_is_device(a.values) ||
                         !fake_cuda_is_device(a.y) || !fake_cuda_is_device(a.c) ||
                         !fake_cuda_is_device(a.sqnorm) || !fake_cuda_is_device(a.alpha) ||
-                        !fake_cuda_is_device(a.u))) {
+                        !fake_cuda_is_device(a.u) ||
+                        (a.z != NULL && !fake_cuda_is_device(a.z)))) {
             return 700;
         }
         e->epoch(a, (e->kind == ST_CU_EMU_EPOCH_WARP) ? grid * (block / 32) : grid);

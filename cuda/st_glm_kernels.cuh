@@ -81,6 +81,28 @@ static void st_glm_tpa_epoch_waves(st_glm_epoch_args_t a, unsigned grid)
 }
 #endif
 
+#ifdef ST_CUDA_EMULATE
+/* st_glm_margins, emulated: each row's products in entry order (the CPU solver's) */
+static void st_glm_margins_rows(st_glm_epoch_args_t a, unsigned grid)
+{
+    int64_t j, i, k;
+    double s;
+
+    (void)grid;
+    for (j = 0; j < a.n; j++) {
+        i = a.row0 + j;
+        s = 0;
+        for (k = a.indptr[i] - a.nnz_base; k < a.indptr[i + 1] - a.nnz_base; k++) {
+            s += (double)a.values[k] * a.u[a.indices[k]];
+        }
+        if (a.bias > 0) {
+            s += a.bias * a.u[a.bias_index];
+        }
+        a.z[j] = s;
+    }
+}
+#endif
+
 extern "C" __global__ void st_glm_tpa_epoch(st_glm_epoch_args_t a)
 {
     __shared__ double part[ST_GLM_GPU_BLOCK];
@@ -174,6 +196,32 @@ extern "C" __global__ void st_glm_tpa_epoch_warp(st_glm_epoch_args_t a)
             if (lane == 0 && a.bias > 0) {
                 atomicAdd(&a.u[a.bias_index], coef * a.bias);
             }
+        }
+    }
+}
+
+/* The rows' margins z[j] = x_(row0 + j) . u for the duality gap, a warp a row (no
+ * steps, no atomics: u is the round's w). */
+extern "C" __global__ void st_glm_margins(st_glm_epoch_args_t a)
+{
+    const unsigned lane = threadIdx.x & 31u, wpb = blockDim.x >> 5;
+    const int64_t warps = (int64_t)gridDim.x * wpb;
+    int64_t j, i, k, end;
+    double s;
+    unsigned w;
+
+    for (j = (int64_t)blockIdx.x * wpb + (threadIdx.x >> 5); j < a.n; j += warps) {
+        i   = a.row0 + j;
+        end = a.indptr[i + 1] - a.nnz_base;
+        s   = 0;
+        for (k = a.indptr[i] - a.nnz_base + lane; k < end; k += 32) {
+            s += (double)a.values[k] * a.u[a.indices[k]];
+        }
+        for (w = 16; w > 0; w >>= 1) {
+            s += __shfl_down_sync(0xffffffffu, s, w);
+        }
+        if (lane == 0) {
+            a.z[j] = s + ((a.bias > 0) ? a.bias * a.u[a.bias_index] : 0);
         }
     }
 }

@@ -17,7 +17,8 @@
  * ST_GLM_GPU_WARP_BLOCK / 32 rows at a time per block */
 #define ST_GLM_GPU_WARP_BLOCK 256
 
-/* One epoch of dual coordinate ascent over rows row0 + perm(j), j < n, against u. */
+/* One epoch of dual coordinate ascent over rows row0 + perm(j), j < n, against u (or,
+ * st_glm_margins, the rows' margins against u). */
 typedef struct {
     const int64_t *indptr;    /* CSR of the rank's rows: row i's entries are
                                  indices/values[indptr[i] - nnz_base .. indptr[i + 1] -
@@ -35,6 +36,7 @@ typedef struct {
     double bias;              /* 0: none */
     double scale;             /* sigma' / (lambda n) */
     int step;                 /* ST_GLM_STEP_* (solver/st_glm_steps.h) */
+    double *z;                /* st_glm_margins: z[j] = x_(row0 + j) . u, j < n */
 } st_glm_epoch_args_t;
 
 #endif /* ST_GLM_KERNELS_H */

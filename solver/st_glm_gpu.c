@@ -51,6 +51,8 @@ struct st_glm_gpu {
     int rows;                   /* rows in flight: the kernel's warps or blocks */
     int warp;                   /* the warp kernel (else the block kernel) */
     void *kernel;
+    void *margins;              /* st_glm_margins (in memory; NULL: the host computes them) */
+    double *z;                  /* device: the rows' margins */
     int64_t n, d_all, nnz;
     st_glm_epoch_args_t a;      /* the resident device arrays (and, in memory, the CSR) */
     void *stream[2];            /* [0] in memory; both streaming */
@@ -66,8 +68,8 @@ struct st_glm_gpu {
     float *b_values[2];
     /* the trainer's w, u and dual variables, pinned at the first round where the
      * driver could, so that the round's copies run at the bus's speed */
-    int pin_tried;
-    void *pin[3];
+    int pin_tried, pin_z_tried;
+    void *pin[4];               /* w, u, alpha; the host's margins */
 };
 
 static void *st_glm_gpu_put(const void *host, size_t bytes, int *ok)
@@ -99,6 +101,7 @@ void st_glm_gpu_close(st_glm_gpu_t *g)
     st_cuda_free((void*)g->a.sqnorm);
     st_cuda_free(g->a.alpha);
     st_cuda_free(g->a.u);
+    st_cuda_free(g->z);
     if (!g->streaming) {
         st_cuda_free((void*)g->a.indices);
         st_cuda_free((void*)g->a.values);
@@ -114,7 +117,7 @@ void st_glm_gpu_close(st_glm_gpu_t *g)
     if (g->pinned[1]) {
         st_cuda_host_unregister((void*)g->h_values);
     }
-    for (b = 0; b < 3; b++) {
+    for (b = 0; b < 4; b++) {
         if (g->pin[b] != NULL) {
             st_cuda_host_unregister(g->pin[b]);
         }
@@ -313,8 +316,9 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
         g->h_values = g->h_values_own;
     }
 
-    /* what must stay on the GPU, what may stream, and the budget */
-    resident   = (size_t)(m + 1) * 8 + (size_t)m * 4 * 8 + (size_t)d_all * 8;
+    /* what must stay on the GPU (offsets; labels, weights, curvatures, dual variables,
+     * margins; u), what may stream, and the budget */
+    resident   = (size_t)(m + 1) * 8 + (size_t)m * 5 * 8 + (size_t)d_all * 8;
     csr        = (size_t)nnz * (sizeof(uint32_t) + sizeof(float));
     free_bytes = st_cuda_mem_free();
     budget     = (mem_cap > 0) ? (size_t)mem_cap
@@ -385,6 +389,11 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
     free(curv);
     g->a.alpha  = st_glm_gpu_put(NULL, (size_t)m * sizeof(double), &ok);
     g->a.u      = st_glm_gpu_put(NULL, (size_t)d_all * sizeof(double), &ok);
+    if (!g->streaming) {   /* the gap's margins need the rows in GPU memory */
+        g->margins = st_cuda_kernel("st_glm_margins");
+        g->z       = (g->margins != NULL) ? st_glm_gpu_put(NULL, (size_t)m * sizeof(double), &ok)
+                                          : NULL;
+    }
     if (!ok) {
         snprintf(msg, msg_len, "--gpu: GPU %d could not allocate %.1f MB for the rank's %lld "
                  "rows and %lld nonzeros%s (set a smaller --gpu-mem to stream more, or use "
@@ -508,6 +517,40 @@ int st_glm_gpu_round(st_glm_gpu_t *g, const double *w, double *u, double *alpha,
         (g->streaming && st_cuda_stream_sync(g->stream[1]) != 0) ||
         st_cuda_copy(u, a.u, (size_t)g->d_all * sizeof(double), NULL) != 0 ||
         (g->n > 0 && st_cuda_copy(alpha, a.alpha, (size_t)g->n * sizeof(double), NULL) != 0)) {
+        return -1;
+    }
+    return 0;
+}
+
+int st_glm_gpu_has_margins(const st_glm_gpu_t *g)
+{
+    return g->margins != NULL && g->z != NULL;
+}
+
+int st_glm_gpu_margins(st_glm_gpu_t *g, const double *w, double *z)
+{
+    st_glm_epoch_args_t a = g->a;
+    unsigned grid;
+
+    if (g->margins == NULL || g->z == NULL) {
+        return 1;
+    }
+    if (!g->pin_z_tried) {
+        g->pin[3]      = (st_cuda_host_register(z, (size_t)g->n * sizeof(double)) == 0) ? z
+                                                                                       : NULL;
+        g->pin_z_tried = 1;
+    }
+    a.row0 = 0;
+    a.n    = g->n;
+    a.z    = g->z;
+    grid   = (unsigned)ST_MIN((g->n + ST_GLM_GPU_WARP_BLOCK / 32 - 1) /
+                                  (ST_GLM_GPU_WARP_BLOCK / 32),
+                              (int64_t)1 << 20);
+    if (st_cuda_copy(a.u, w, (size_t)g->d_all * sizeof(double), NULL) != 0 ||
+        (g->n > 0 && (st_cuda_launch(g->margins, ST_MAX(grid, 1u), ST_GLM_GPU_WARP_BLOCK, &a,
+                                     g->stream[0]) != 0 ||
+                      st_cuda_stream_sync(g->stream[0]) != 0 ||
+                      st_cuda_copy(z, g->z, (size_t)g->n * sizeof(double), NULL) != 0))) {
         return -1;
     }
     return 0;

@@ -55,4 +55,14 @@ const char *st_glm_gpu_kernel_name(const st_glm_gpu_t *gpu);
 int st_glm_gpu_round(st_glm_gpu_t *gpu, const double *w, double *u, double *alpha,
                      double scale, int epochs, uint64_t (*next_key)(void *arg), void *arg);
 
+/*
+ * The rows' margins against @a w for the duality gap (z[i] = x_i . w, bias included),
+ * on the GPU: with the rows in GPU memory (not streaming). @a z is the same array
+ * at every call (pinned at the first). @return 0, 1 (not here: the caller computes
+ * them), or -1 (a CUDA call failed; logged).
+ */
+int st_glm_gpu_margins(st_glm_gpu_t *gpu, const double *w, double *z);
+/* Whether st_glm_gpu_margins computes them (else it returns 1). */
+int st_glm_gpu_has_margins(const st_glm_gpu_t *gpu);
+
 #endif /* ST_GLM_GPU_H */

@@ -538,6 +538,8 @@ struct st_glm_trainer {
     pthread_cond_t        gate_cond;
     int                   gate;    /* 0 wait, 1 run, -1 quit (a rank lacks threads) */
     st_glm_gpu_t         *gpu;     /* param->gpu: the local solver runs there (one worker) */
+    double               *z;       /* gpu, 32-bit data in GPU memory: the gap's margins,
+                                      computed there */
     st_glm_ckpt_t         ck;
     strata_status_t       ck_status;                 /* of a failed checkpoint */
     char                  ck_msg[ST_GLM_DATA_MSG_LEN];
@@ -916,7 +918,8 @@ static void st_glm_apply(st_glm_worker_t *wk, int inner)
     }
 }
 
-/* The gap pass over my rows: loss at fresh margins, and the dual terms. */
+/* The gap pass over my rows: loss at fresh margins (tr->z's, when the GPU computed
+ * them), and the dual terms. */
 static void st_glm_gap_pass(st_glm_worker_t *wk)
 {
     st_glm_trainer_t *tr = wk->tr;
@@ -925,7 +928,9 @@ static void st_glm_gap_pass(st_glm_worker_t *wk)
     int64_t i;
 
     for (i = wk->lo; i < wk->hi; i++) {
-        loss += tr->c[i] * tr->loss->loss(st_glm_dot(tr, i, tr->w, 0, NULL), y[i]);
+        loss += tr->c[i] * tr->loss->loss(tr->z != NULL ? tr->z[i]
+                                                       : st_glm_dot(tr, i, tr->w, 0, NULL),
+                                          y[i]);
         conj += tr->loss->neg_conj(tr->alpha[i], y[i], tr->c[i]);
     }
     wk->sums[0] = loss;
@@ -1147,6 +1152,14 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
             }
             continue;
         }
+        if (tr->z != NULL) {   /* the margins on the GPU, then the gap's sums */
+            if (wk->id == 0 && st_glm_gpu_margins(tr->gpu, tr->w, tr->z) != 0) {
+                fprintf(stderr, "strata_glm: rank %d: the GPU solver failed (above); ending "
+                        "the job\n", st_glm_ctx->rank);
+                MPI_Abort(st_glm_ctx->comm, 1);
+            }
+            pthread_barrier_wait(&tr->barrier);
+        }
         st_glm_gap_pass(wk);
         pthread_barrier_wait(&tr->barrier);
         if (wk->id == 0) {
@@ -1207,6 +1220,7 @@ static void st_glm_trainer_free(st_glm_trainer_t *tr)
     int k;
 
     st_glm_gpu_close(tr->gpu);
+    free(tr->z);
     if (tr->workers != NULL) {
         for (k = 0; k < tr->nworkers; k++) {
             if (!tr->shared) {
@@ -1488,6 +1502,12 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
             st_glm_print("GPU local solver (TPA-SCD): rank 0 on device %d%s, %d rank(s), %d "
                          "rows in flight, %s\n", st_glm_gpu_device(tr.gpu), how, nranks,
                          st_glm_gpu_rows(tr.gpu), st_glm_gpu_kernel_name(tr.gpu));
+        }
+        /* the gap's margins on the GPU where it holds the rows as they are (32-bit
+         * values: 64-bit data is rounded there, and the gap is the given data's);
+         * without the memory, on the host */
+        if (tr.data->prec == 32 && st_glm_gpu_has_margins(tr.gpu)) {
+            tr.z = malloc((size_t)ST_MAX(m, 1) * sizeof(double));
         }
     }
 

@@ -529,12 +529,20 @@ int cuModuleLoadData(void **mod, const void *image)
     return 0;
 }
 
+/* FAKE_CUDA_FAIL_KERNEL=NAME: that kernel's launches fail (an illegal address), so
+ * that a test can tell the kernel ran */
+static const void *fake_fail_fn;
+
 int cuModuleGetFunction(void **fn, void *mod, const char *name)
 {
     const void *k = (mod == (void*)0x40d) ? st_cuda_emulated_kernel(name) : NULL;
+    const char *fail = getenv("FAKE_CUDA_FAIL_KERNEL");
 
     if (k == NULL) {
         return 500;   /* CUDA_ERROR_NOT_FOUND */
+    }
+    if (fail != NULL && strcmp(fail, name) == 0) {
+        fake_fail_fn = k;
     }
     if (strncmp(name, "st_fold_", 8) == 0 && fake_nfolds < 512 && !fake_is_fold(k)) {
         fake_folds[fake_nfolds++] = k;
@@ -567,6 +575,9 @@ int cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
         fake_land();   /* in order on the legacy stream */
     }
     fake_flush();   /* the solver's kernels (other arguments) run now, after the queue */
+    if (fn == fake_fail_fn) {
+        return 700;   /* CUDA_ERROR_ILLEGAL_ADDRESS */
+    }
     return fake_run(fn, gx, bx, params);
 }
 

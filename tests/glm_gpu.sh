@@ -16,7 +16,10 @@
 # optimum; and with 8 rows in flight so does data with dense features: each
 # row's step counts in its curvature the rows in flight that share its features;
 # without that the waves overshoot and the dual oscillates (as it did on an H200).
-# Without a driver, with threads or with an L1 model it says why.
+# The rows in flight by default follow the stand-in GPU's warps on sparse rows and
+# stay at 1024 on dense features; long rows take the block kernel (also checked
+# byte for byte); host threads (-t) leave the model as one thread's.
+# Without a driver or with an L1 model it says why.
 #
 . "${top_srcdir}/tests/common.sh"
 fail=0
@@ -167,6 +170,34 @@ expect 0 "GPU, 1 host thread" gpu_mpirun -np 1 $train -q --gpu -s ridge -l 1e-2 
 cmp -s "$dir/m-t2" "$dir/m-t1" ||
     { echo "FAIL: --gpu -t 2 (shared mode asked) gives another model than -t 1"; fail=1; }
 
+# the duality gap's margins: on the GPU for 32-bit data in GPU memory (a failing
+# margins kernel ends the run; the stand-in sums each row in the CPU's order, so the
+# progress lines are the CPU run's), on the host for 64-bit data (the gap is the given
+# data's, not the GPU's float copy's) and for streamed rows
+expect 0 "gap lines, CPU" $ST_MPIRUN -np 2 tools/strata-train --method cd -s logistic \
+    -l 1e-3 -r 12 -e 0 -B 1 --gap-every 3 "$dir/c32.bin" "$dir/m"
+grep '^round' "$out" >"$dir/gap-cpu"
+p_cpu=$(sed -n 's/^stopped after .* primal \([^,]*\),.*/\1/p' "$out")
+expect 0 "gap lines, GPU" gpu_mpirun -np 2 $train --gpu --gpu-rows 1 -s logistic \
+    -l 1e-3 -r 12 -e 0 -B 1 --gap-every 3 "$dir/c32.bin" "$dir/m"
+grep '^round' "$out" | sed 's/time .*//' >"$dir/gap-gpu"
+sed -i 's/time .*//' "$dir/gap-cpu"
+[ -s "$dir/gap-gpu" ] && cmp -s "$dir/gap-cpu" "$dir/gap-gpu" ||
+    { echo "FAIL: the GPU run's gaps differ from the CPU run's:"; diff "$dir/gap-cpu" \
+      "$dir/gap-gpu"; fail=1; }
+expect 0 "gap lines, GPU, 2 host threads" gpu_mpirun -np 2 $train --gpu --gpu-rows 1 -t 2 \
+    -s logistic -l 1e-3 -r 12 -e 0 -B 1 --gap-every 3 "$dir/c32.bin" "$dir/m"
+p_gpu=$(sed -n 's/^stopped after .* primal \([^,]*\),.*/\1/p' "$out")
+near "gap, GPU margins summed by 2 threads: the CPU's primal" "$p_gpu" "$p_cpu" 1e-12
+expect 1 "margins kernel failing, 32-bit data" gpu_mpirun -np 1 \
+    -x FAKE_CUDA_FAIL_KERNEL=st_glm_margins $train -q --gpu -l 1e-3 -r 3 "$dir/c32.bin" "$dir/m"
+contains "margins kernel failing: the GPU computed them" "the GPU solver failed"
+expect 0 "margins kernel failing, 64-bit data" gpu_mpirun -np 1 \
+    -x FAKE_CUDA_FAIL_KERNEL=st_glm_margins $train -q --gpu -l 1e-3 -r 3 "$dir/c64.svm" "$dir/m"
+expect 0 "margins kernel failing, streaming" gpu_mpirun -np 2 \
+    -x FAKE_CUDA_FAIL_KERNEL=st_glm_margins $train -q --gpu --gpu-mem 150000 -l 1e-3 -r 3 \
+    "$dir/c32.bin" "$dir/m"
+
 # streaming: rows that do not fit (--gpu-mem, or the GPU's free memory, which the
 # stand-in driver takes from FAKE_CUDA_MEM) stream in chunks, to the optimum
 expect 0 "the CPU to 1e-6" $ST_MPIRUN -np 2 tools/strata-train -q -l 1e-2 -e 1e-6 -r 3000 \
@@ -175,7 +206,7 @@ p_cpu=$(converged_primal)
 expect 0 "streaming by --gpu-mem" gpu_mpirun -np 2 \
     $train --gpu --gpu-rows 1 --gpu-mem 150000 -l 1e-2 -e 1e-6 -r 3000 "$dir/c32.bin" \
     "$dir/ms-gpu"
-contains "streaming by --gpu-mem, said" "its rows streaming in 14 chunks"
+contains "streaming by --gpu-mem, said" "its rows streaming in 17 chunks"
 p_gpu=$(converged_primal)
 near "streaming: primal against the CPU's in memory" "$p_gpu" "$p_cpu" 2e-6
 expect 0 "streaming by free memory" gpu_mpirun -np 2 \
