@@ -37,6 +37,22 @@ static inline double atomicAdd(double *p, double v)
 #ifdef ST_CUDA_EMULATE
 #include <cstdlib>
 
+/* Row i's margin x_i . u, bias included, its products in entry order (the CPU
+ * solver's) */
+static double st_glm_row_margin(const st_glm_epoch_args_t &a, int64_t i)
+{
+    double s = 0;
+    int64_t k;
+
+    for (k = a.indptr[i] - a.nnz_base; k < a.indptr[i + 1] - a.nnz_base; k++) {
+        s += (double)a.values[k] * a.u[a.indices[k]];
+    }
+    if (a.bias > 0) {
+        s += a.bias * a.u[a.bias_index];
+    }
+    return s;
+}
+
 /* The epoch as @a grid rows in flight run it, emulated: in waves of @a grid rows, each
  * wave's inner products against u as the wave began, then its steps and updates;
  * a synchronous mini-batch, the most that blocks running together can miss of
@@ -53,14 +69,8 @@ static void st_glm_tpa_epoch_waves(st_glm_epoch_args_t a, unsigned grid)
     for (j0 = 0; j0 < a.n; j0 += m) {
         m = (a.n - j0 < size) ? a.n - j0 : size;
         for (j = 0; j < m; j++) {
-            i    = a.row0 + (int64_t)st_glm_perm_at(&a.perm, (uint64_t)(j0 + j));
-            z[j] = 0;
-            for (k = a.indptr[i] - a.nnz_base; k < a.indptr[i + 1] - a.nnz_base; k++) {
-                z[j] += (double)a.values[k] * a.u[a.indices[k]];
-            }
-            if (a.bias > 0) {
-                z[j] += a.bias * a.u[a.bias_index];
-            }
+            z[j] = st_glm_row_margin(a, a.row0 + (int64_t)st_glm_perm_at(&a.perm,
+                                                                        (uint64_t)(j0 + j)));
         }
         for (j = 0; j < m; j++) {
             i     = a.row0 + (int64_t)st_glm_perm_at(&a.perm, (uint64_t)(j0 + j));
@@ -79,26 +89,15 @@ static void st_glm_tpa_epoch_waves(st_glm_epoch_args_t a, unsigned grid)
     }
     free(z);
 }
-#endif
 
-#ifdef ST_CUDA_EMULATE
-/* st_glm_margins, emulated: each row's products in entry order (the CPU solver's) */
+/* st_glm_margins, emulated */
 static void st_glm_margins_rows(st_glm_epoch_args_t a, unsigned grid)
 {
-    int64_t j, i, k;
-    double s;
+    int64_t j;
 
     (void)grid;
     for (j = 0; j < a.n; j++) {
-        i = a.row0 + j;
-        s = 0;
-        for (k = a.indptr[i] - a.nnz_base; k < a.indptr[i + 1] - a.nnz_base; k++) {
-            s += (double)a.values[k] * a.u[a.indices[k]];
-        }
-        if (a.bias > 0) {
-            s += a.bias * a.u[a.bias_index];
-        }
-        a.z[j] = s;
+        a.z[j] = st_glm_row_margin(a, a.row0 + j);
     }
 }
 #endif
@@ -152,6 +151,29 @@ extern "C" __global__ void st_glm_tpa_epoch(st_glm_epoch_args_t a)
 }
 
 #ifndef ST_CUDA_EMULATE
+/* The margin x_i . u, bias included, of the row whose entries are beg .. end - 1 in
+ * the arrays, by a warp: the lanes' products summed by shuffles, the margin in lane
+ * 0 (the other lanes' values are partial). u is read from L2 (see above). */
+static __device__ __forceinline__ double st_glm_warp_margin(const st_glm_epoch_args_t &a,
+                                                            int64_t beg, int64_t end,
+                                                            unsigned lane)
+{
+    double s = 0;
+    int64_t k;
+    unsigned w;
+
+    for (k = beg + lane; k < end; k += 32) {
+        s += (double)a.values[k] * __ldcg(&a.u[a.indices[k]]);
+    }
+    for (w = 16; w > 0; w >>= 1) {
+        s += __shfl_down_sync(0xffffffffu, s, w);
+    }
+    if (lane == 0 && a.bias > 0) {
+        s += a.bias * __ldcg(&a.u[a.bias_index]);
+    }
+    return s;
+}
+
 /*
  * The same epoch with a warp, not a block, per row: rows of a few dozen entries
  * (sparse data) keep a block's threads mostly idle and wait on its barriers; a
@@ -165,25 +187,14 @@ extern "C" __global__ void st_glm_tpa_epoch_warp(st_glm_epoch_args_t a)
     const unsigned lane = threadIdx.x & 31u, wpb = blockDim.x >> 5;
     const int64_t warps = (int64_t)gridDim.x * wpb;
     int64_t j, i, k, beg, end;
-    double s, z, delta = 0, coef;
-    unsigned w;
+    double z, delta = 0, coef;
 
     for (j = (int64_t)blockIdx.x * wpb + (threadIdx.x >> 5); j < a.n; j += warps) {
         i   = a.row0 + (int64_t)st_glm_perm_at(&a.perm, (uint64_t)j);
         beg = a.indptr[i] - a.nnz_base;
         end = a.indptr[i + 1] - a.nnz_base;
-        s   = 0;
-        for (k = beg + lane; k < end; k += 32) {
-            s += (double)a.values[k] * __ldcg(&a.u[a.indices[k]]);
-        }
-        for (w = 16; w > 0; w >>= 1) {
-            s += __shfl_down_sync(0xffffffffu, s, w);
-        }
+        z   = st_glm_warp_margin(a, beg, end, lane);
         if (lane == 0) {
-            z = s;
-            if (a.bias > 0) {
-                z += a.bias * __ldcg(&a.u[a.bias_index]);
-            }
             delta = st_glm_dual_step_of(a.step, a.y[i], a.c[i], z, a.scale * a.sqnorm[i],
                                         &a.alpha[i]);
         }
@@ -206,22 +217,14 @@ extern "C" __global__ void st_glm_margins(st_glm_epoch_args_t a)
 {
     const unsigned lane = threadIdx.x & 31u, wpb = blockDim.x >> 5;
     const int64_t warps = (int64_t)gridDim.x * wpb;
-    int64_t j, i, k, end;
-    double s;
-    unsigned w;
+    int64_t j, i;
+    double z;
 
     for (j = (int64_t)blockIdx.x * wpb + (threadIdx.x >> 5); j < a.n; j += warps) {
-        i   = a.row0 + j;
-        end = a.indptr[i + 1] - a.nnz_base;
-        s   = 0;
-        for (k = a.indptr[i] - a.nnz_base + lane; k < end; k += 32) {
-            s += (double)a.values[k] * a.u[a.indices[k]];
-        }
-        for (w = 16; w > 0; w >>= 1) {
-            s += __shfl_down_sync(0xffffffffu, s, w);
-        }
+        i = a.row0 + j;
+        z = st_glm_warp_margin(a, a.indptr[i] - a.nnz_base, a.indptr[i + 1] - a.nnz_base, lane);
         if (lane == 0) {
-            a.z[j] = s + ((a.bias > 0) ? a.bias * a.u[a.bias_index] : 0);
+            a.z[j] = z;
         }
     }
 }
