@@ -110,6 +110,7 @@ typedef struct {
     const char *name;
     void       *buf;
     int64_t     count, blo, bhi, lo, hi;
+    int         upto;   /* the last format version that has it (0: every version) */
 } st_glm_ckpt_sec_t;
 
 /* A run's checkpoint: path NULL when the run keeps none. */
@@ -119,8 +120,9 @@ typedef struct {
     int               every, verbose;
     uint64_t          id[ST_GLM_CKPT_ID];        /* the run's identity */
     uint64_t          entry[ST_GLM_CKPT_ENTRY];  /* my line of the rank table */
-    st_glm_ckpt_sec_t sec[ST_GLM_CKPT_MAX_SECS];
-    int               nsec;
+    st_glm_ckpt_sec_t all[ST_GLM_CKPT_MAX_SECS];  /* every array added, */
+    st_glm_ckpt_sec_t sec[ST_GLM_CKPT_MAX_SECS];  /* those of the version in hand */
+    int               nall, nsec;
 } st_glm_ckpt_t;
 
 /* Set up @a ck for a run of @a trainer (collective): nothing unless the parameters ask
@@ -137,6 +139,11 @@ void st_glm_ckpt_entry(st_glm_ckpt_t *ck, int64_t row0, int64_t rows, int64_t wo
                        int64_t col0);
 void st_glm_ckpt_add(st_glm_ckpt_t *ck, const char *name, void *buf, int64_t count,
                      int64_t blo, int64_t bhi, int64_t lo, int64_t hi);
+
+/* The array added last was in the checkpoints of format versions up to @a version
+ * only: a checkpoint of such a version is read with it (into its buffer), newer ones
+ * are written without it. */
+void st_glm_ckpt_retired(st_glm_ckpt_t *ck, int version);
 
 /* A hierarchical run (st_glm_train.c) on @a nodes nodes: its identity words, set after
  * st_glm_ckpt_init (flat runs leave them 0, as checkpoints from before had them). */

@@ -12,8 +12,10 @@
  *           checksum of each section) and the checksum of the header's other words
  *     512   the sections, back to back, 8-byte elements: the rank table (4 words per
  *           rank: first row, rows, workers, first feature), then the trainer's arrays
- *           (dual: v, alpha, row orders, random states; ProxCoCoA+: w, margins, feature
- *           orders, random states; the one-rank L1 solver: w)
+ *           (dual: v, alpha, random states; ProxCoCoA+: w, margins, feature orders,
+ *           random states; the one-rank L1 solver: w). Version 1 had the dual
+ *           trainer's row orders after alpha (each epoch's order now comes from the
+ *           random state alone); it is still read.
  *
  * No gaps: every byte is under a checksum. The checksums are the binary CSR format's
  * (a sum of mixed per-element terms, st_glm_sum64), so each rank sums the slice it
@@ -44,7 +46,7 @@
 #include <unistd.h>
 
 #define ST_GLM_CKPT_MAGIC   "STGLMCKP"
-#define ST_GLM_CKPT_VERSION 1
+#define ST_GLM_CKPT_VERSION 2   /* 2: without the dual trainer's row orders */
 #define ST_GLM_CKPT_HEADER  512
 #define ST_GLM_CKPT_WORDS   (ST_GLM_CKPT_HEADER / 8)
 #define ST_GLM_CKPT_SALT    0x8cb92ba72f3d8dd7ULL
@@ -380,10 +382,23 @@ void st_glm_ckpt_entry(st_glm_ckpt_t *ck, int64_t row0, int64_t rows, int64_t wo
     ck->entry[3] = (uint64_t)col0;
 }
 
+/* The sections of format @a version, in the file's order (that of the adds). */
+static void st_glm_ckpt_view(st_glm_ckpt_t *ck, uint64_t version)
+{
+    int s;
+
+    ck->nsec = 0;
+    for (s = 0; s < ck->nall; s++) {
+        if (ck->all[s].upto == 0 || (uint64_t)ck->all[s].upto >= version) {
+            ck->sec[ck->nsec++] = ck->all[s];
+        }
+    }
+}
+
 void st_glm_ckpt_add(st_glm_ckpt_t *ck, const char *name, void *buf, int64_t count,
                      int64_t blo, int64_t bhi, int64_t lo, int64_t hi)
 {
-    st_glm_ckpt_sec_t *sec = &ck->sec[ck->nsec++];
+    st_glm_ckpt_sec_t *sec = &ck->all[ck->nall++];
 
     sec->name  = name;
     sec->buf   = buf;
@@ -392,6 +407,14 @@ void st_glm_ckpt_add(st_glm_ckpt_t *ck, const char *name, void *buf, int64_t cou
     sec->bhi   = bhi;
     sec->lo    = lo;
     sec->hi    = hi;
+    sec->upto  = 0;
+    st_glm_ckpt_view(ck, ST_GLM_CKPT_VERSION);
+}
+
+void st_glm_ckpt_retired(st_glm_ckpt_t *ck, int version)
+{
+    ck->all[ck->nall - 1].upto = version;
+    st_glm_ckpt_view(ck, ST_GLM_CKPT_VERSION);
 }
 
 /* Section offsets and the file size: the sections follow the header back to back. */
@@ -608,9 +631,10 @@ static void st_glm_ckpt_check_header(const st_glm_ckpt_t *ck, const uint64_t *h,
                        ck->path);
         return;
     }
-    if (fsize >= 16 && h[ST_GLM_W_VERSION] != ST_GLM_CKPT_VERSION) {
+    if (fsize >= 16 && (h[ST_GLM_W_VERSION] < 1 ||
+                        h[ST_GLM_W_VERSION] > ST_GLM_CKPT_VERSION)) {
         st_glm_err_set(err, ST_ERR_UNSUPPORTED, ST_GLM_ERR_KEY_FIRST, "%s: checkpoint "
-                       "version %" PRIu64 "; this Strata reads version %d", ck->path,
+                       "version %" PRIu64 "; this Strata reads versions 1 to %d", ck->path,
                        h[ST_GLM_W_VERSION], ST_GLM_CKPT_VERSION);
         return;
     }
@@ -738,6 +762,10 @@ strata_status_t st_glm_ckpt_load(st_glm_ckpt_t *ck, strata_glm_info_t *info_p,
         MPI_Bcast(&fsize, 1, MPI_UINT64_T, 0, ck->c.comm);
     }
     if (status == ST_OK) {
+        /* an older version's sections, if the header is one (else it is refused) */
+        if (fsize >= 16 && h[ST_GLM_W_VERSION] >= 1) {
+            st_glm_ckpt_view(ck, h[ST_GLM_W_VERSION]);
+        }
         st_glm_ckpt_check_header(ck, h, fsize, &err);
         status = st_glm_err_agree(&ck->c, &err);
     }
@@ -779,6 +807,7 @@ strata_status_t st_glm_ckpt_load(st_glm_ckpt_t *ck, strata_glm_info_t *info_p,
         }
         status = st_glm_err_agree(&ck->c, &err);
     }
+    st_glm_ckpt_view(ck, ST_GLM_CKPT_VERSION);   /* the next save writes this version */
     if (status != ST_OK) {
         st_glm_err_report(&err, msg, msg_len);
         return status;

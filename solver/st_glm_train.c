@@ -1380,9 +1380,6 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
         wk->u    = tr.shared ? tr.u
                    : (k < tr.solvers) ? malloc((size_t)tr.d_all * sizeof(double)) : NULL;
         ok       = (wk->u != NULL || k >= tr.solvers);
-        for (i = 0; ok && i < wk->hi - wk->lo; i++) {
-            wk->perm[i] = wk->lo + i;
-        }
     }
     if (st_glm_agree(comm, ok) && param->hierarchical && nranks > 1) {
         ok = st_glm_hier_init(&tr, &ctx, param);
@@ -1399,8 +1396,8 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
         tr.nhot = tr.shared ? ST_MIN(tr.d, ST_GLM_HOT) : 0;
     }
 
-    /* the checkpoint: v (each rank writes a share), my rows' alpha and orders, my
-     * workers' random states */
+    /* the checkpoint: v (each rank writes a share), my rows' alpha, my workers' random
+     * states (each epoch's order comes from them) */
     status = st_glm_ckpt_init(&tr.ck, ST_GLM_CKPT_DUAL, loss, prob, param, comm, msg, msg_len);
     if (status != STRATA_OK) {
         st_glm_trainer_free(&tr);
@@ -1428,24 +1425,12 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
                         tr.d_all, lo, hi);
         st_glm_ckpt_add(&tr.ck, "dual variables", tr.alpha, n, r0, r0 + m, r0, r0 + m);
         st_glm_ckpt_add(&tr.ck, "row orders", tr.perm, n, r0, r0 + m, r0, r0 + m);
+        st_glm_ckpt_retired(&tr.ck, 1);   /* read from version 1 files, then unused */
         st_glm_ckpt_add(&tr.ck, "random states", tr.rngs, nranks * nt, ctx.rank * nt,
                         (ctx.rank + 1) * nt, ctx.rank * nt, (ctx.rank + 1) * nt);
     }
     if (param->resume) {
         status = st_glm_ckpt_load(&tr.ck, &ctx.info, &certified, msg, msg_len);
-        ok = 1;
-        if (tr.shared && status == STRATA_OK) {   /* one order of all the rows */
-            ok = st_glm_ckpt_order_ok(tr.perm, m, 0);
-        }
-        for (k = 0; !tr.shared && status == STRATA_OK && k < tr.nworkers; k++) {
-            ok &= st_glm_ckpt_order_ok(tr.workers[k].perm, tr.workers[k].hi - tr.workers[k].lo,
-                                       tr.workers[k].lo);
-        }
-        if (status == STRATA_OK && !st_glm_agree(comm, ok)) {
-            st_glm_msg(msg, msg_len, "%s: corrupted checkpoint (a row order is not a "
-                       "permutation)", param->checkpoint);
-            status = STRATA_ERR_IO;
-        }
         if (status != STRATA_OK) {
             st_glm_trainer_free(&tr);
             return status;

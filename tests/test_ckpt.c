@@ -272,6 +272,11 @@ static void refusals(const dataset_t *ds)
     if (stat(path, &st) == 0) {
         size = (long)st.st_size;
     }
+    /* version 2: the header, the rank table, v, alpha and 2 random states a rank (not
+     * version 1's row orders) */
+    CHECKF(size == 512 + 32 * nranks + 240 + 8 * N_ROWS + 16 * nranks,
+           "checkpoint of %ld bytes (want %ld)", size,
+           (long)(512 + 32 * nranks + 240 + 8 * N_ROWS + 16 * nranks));
     p.resume     = 1;
     p.max_rounds = 8;
 
@@ -298,11 +303,10 @@ static void refusals(const dataset_t *ds)
     }
 
     /* a flipped byte in the header, the rank table (32 bytes a rank), v (30 weights),
-     * alpha, the row orders (8 bytes a row each), the random states (the last words) */
-    for (s = 0; s < 6; s++) {
-        const long table = 512 + 32 * nranks, at[6] = {
-            100, 512 + 3, table + 5, table + 240 + 8 * 100 + 1,
-            table + 240 + 8 * N_ROWS + 8 * 150 + 2, size - 3};
+     * alpha (8 bytes a row), the random states (the last words) */
+    for (s = 0; s < 5; s++) {
+        const long table = 512 + 32 * nranks, at[5] = {
+            100, 512 + 3, table + 5, table + 240 + 8 * 100 + 1, size - 3};
         long where = at[s];
 
         copy_file(good, path);
