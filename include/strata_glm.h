@@ -178,7 +178,8 @@ typedef struct {
                                   build with the CUDA toolkit and a CUDA driver at run
                                   time, else STRATA_ERR_UNSUPPORTED saying why */
     int64_t  gpu_mem;        /**< gpu: GPU memory a rank may use, in bytes (default 0: the
-                                  GPU's free memory less 256 MB). When its rows' entries
+                                  GPU's free memory less 256 MB, divided among the
+                                  host's ranks on that GPU). When its rows' entries
                                   do not fit with its per-row arrays and the model, they
                                   stream from pinned host memory in chunks, the next
                                   chunk's copy overlapping the current one's epoch */

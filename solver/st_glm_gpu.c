@@ -25,6 +25,9 @@
  * epoch visits the chunks in turn, each chunk's rows in a permutation of their
  * own (from the epoch's key and the chunk's number). Same optimum, another order
  * of the steps.
+ *
+ * Ranks sharing a GPU (the same UUID) share its free memory: each budgets its part
+ * of what the GPU has free once all of them hold their contexts.
  */
 #include "config.h"
 
@@ -48,6 +51,7 @@
 
 struct st_glm_gpu {
     int device;
+    int sharers;                /* this host's ranks on this GPU (this one included) */
     int rows;                   /* rows in flight: the kernel's warps or blocks */
     int warp;                   /* the warp kernel (else the block kernel) */
     void *kernel;
@@ -251,6 +255,57 @@ static void st_glm_gpu_shape(const st_glm_gpu_t *g, int64_t rows, unsigned *grid
     *block = 32 * wpb;
 }
 
+/*
+ * The ranks of this host on my GPU (@a dev, the ordinal I opened; -1: none opened):
+ * their count into @a sharers_p, and the least free memory any of them sees once all
+ * of this host's ranks hold their contexts (collective over @a host; MPI_COMM_NULL:
+ * this rank alone). A GPU is known by its UUID, so ranks that number their GPUs
+ * differently (CUDA_VISIBLE_DEVICES) still find each other; without a UUID, by the
+ * ordinal.
+ */
+static size_t st_glm_gpu_share(MPI_Comm host, int dev, int *sharers_p)
+{
+    unsigned char id[16];
+    uint64_t mine[3], least[3], most[3] = {0, 0, 0}, hash = 0xcbf29ce484222325ULL;
+    MPI_Comm same = MPI_COMM_NULL;
+    size_t i;
+
+    *sharers_p = 1;
+    if (host != MPI_COMM_NULL) {
+        MPI_Barrier(host);   /* every context exists: the free memory counts them */
+    }
+    if (dev < 0) {
+        mine[2] = 0;
+    } else {
+        memset(id, 0, sizeof(id));
+        if (st_cuda_gpu_id(dev, id) != 0) {   /* no UUID: 0xff and the ordinal */
+            id[0] = 0xff;
+            memcpy(&id[1], &dev, sizeof(dev));
+        }
+        memcpy(mine, id, sizeof(id));
+        mine[2] = (uint64_t)st_cuda_mem_free();
+        for (i = 0; i < sizeof(id); i++) {   /* FNV-1a: the GPU's colour */
+            hash = (hash ^ id[i]) * 0x100000001b3ULL;
+        }
+    }
+    if (host == MPI_COMM_NULL) {
+        return (size_t)mine[2];
+    }
+    MPI_Comm_split(host, dev < 0 ? MPI_UNDEFINED : (int)(hash >> 33), 0, &same);
+    if (same == MPI_COMM_NULL) {
+        return 0;
+    }
+    /* the same UUID on every member (else two GPUs' hashes met: each its own) */
+    MPI_Allreduce(mine, least, 3, MPI_UINT64_T, MPI_MIN, same);
+    MPI_Allreduce(mine, most, 2, MPI_UINT64_T, MPI_MAX, same);
+    if (least[0] == most[0] && least[1] == most[1]) {
+        MPI_Comm_size(same, sharers_p);
+        mine[2] = least[2];
+    }
+    MPI_Comm_free(&same);
+    return (size_t)mine[2];
+}
+
 int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sqnorm,
                     int step, double bias, int64_t d, int64_t d_all, int64_t mem_cap,
                     int rows, MPI_Comm comm, st_glm_gpu_t **gpu_p, char *msg,
@@ -263,22 +318,30 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
     uint32_t *omega;
     MPI_Comm host;
     st_glm_gpu_t *g;
-    int local = 0, ok = 1, b;
+    int local = 0, ok = 1, b, opened, sharers;
     char err[256];
 
+    /* the collective part first: a rank that returns early must not leave the others
+     * in it (the caller agrees on the outcome) */
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host) !=
+        MPI_SUCCESS) {
+        host = MPI_COMM_NULL;
+    }
+    if (host != MPI_COMM_NULL) {
+        MPI_Comm_rank(host, &local);
+    }
+    opened     = (st_cuda_open(local, &local, err, sizeof(err)) == 0);
+    free_bytes = st_glm_gpu_share(host, opened ? local : -1, &sharers);
+    if (host != MPI_COMM_NULL) {
+        MPI_Comm_free(&host);
+    }
+    if (!opened) {
+        snprintf(msg, msg_len, "--gpu: %s", err);
+        return -1;
+    }
     if (kind != NULL && *kind != '\0' && strcmp(kind, "warp") != 0 &&
         strcmp(kind, "block") != 0) {
         snprintf(msg, msg_len, "--gpu: STRATA_GLM_GPU_KERNEL='%s' is not warp or block", kind);
-        return -1;
-    }
-
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host) ==
-        MPI_SUCCESS) {
-        MPI_Comm_rank(host, &local);
-        MPI_Comm_free(&host);
-    }
-    if (st_cuda_open(local, &local, err, sizeof(err)) != 0) {
-        snprintf(msg, msg_len, "--gpu: %s", err);
         return -1;
     }
     g = calloc(1, sizeof(*g));
@@ -287,6 +350,7 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
         return -1;
     }
     g->device    = local;
+    g->sharers   = sharers;
     g->n         = m;
     g->d_all     = d_all;
     g->nnz       = nnz;
@@ -320,12 +384,13 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
      * margins; u), what may stream, and the budget */
     resident   = (size_t)(m + 1) * 8 + (size_t)m * 5 * 8 + (size_t)d_all * 8;
     csr        = (size_t)nnz * (sizeof(uint32_t) + sizeof(float));
-    free_bytes = st_cuda_mem_free();
-    budget     = (mem_cap > 0) ? (size_t)mem_cap
-                               : (free_bytes > ST_GLM_GPU_MARGIN ? free_bytes - ST_GLM_GPU_MARGIN
-                                                                 : 0);
-    if (budget == 0) {
-        budget = resident + csr;   /* unknown: try in memory */
+    if (mem_cap > 0) {
+        budget = (size_t)mem_cap;
+    } else if (free_bytes == 0) {
+        budget = resident + csr;   /* the driver cannot say: try in memory */
+    } else {   /* (less than the margin: too little, said below) */
+        budget = (free_bytes > ST_GLM_GPU_MARGIN)
+                         ? (free_bytes - ST_GLM_GPU_MARGIN) / (size_t)sharers : 0;
     }
     for (k = 0; k < m; k++) {
         longest = ST_MAX(longest, data->indptr[k + 1] - data->indptr[k]);
@@ -418,6 +483,11 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
 int st_glm_gpu_device(const st_glm_gpu_t *g)
 {
     return g->device;
+}
+
+int st_glm_gpu_sharers(const st_glm_gpu_t *g)
+{
+    return g->sharers;
 }
 
 int st_glm_gpu_chunks_used(const st_glm_gpu_t *g)

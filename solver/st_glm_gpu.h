@@ -15,13 +15,14 @@
 typedef struct st_glm_gpu st_glm_gpu_t;
 
 /*
- * Not collective. Take the GPU of this rank (its rank among the ranks of @a comm on
- * its host, modulo the host's GPUs) and copy the rows there: CSR with float values
+ * Collective over @a comm (every rank calls it, whether its GPU opens or not). Take
+ * the GPU of this rank (its rank among the ranks of @a comm on its host, modulo the
+ * host's GPUs) and copy the rows there: CSR with float values
  * (64-bit data is rounded), labels, weights @a c, squared norms @a sqnorm (bias
  * included); @a step is the model's ST_GLM_STEP_*; with @a bias > 0 the bias
  * feature is u[@a d]. @a d_all entries of u. The rows' entries stream from host
  * memory when all of it does not fit in @a mem_cap bytes (0: the GPU's free memory
- * less a margin). @a rows: rows in flight at once (the kernel's warps or blocks;
+ * less a margin, divided among the host's ranks on that GPU). @a rows: rows in flight at once (the kernel's warps or blocks;
  * 0: as many warps as the GPU holds where the rows share few features, else
  * STRATA_GLM_GPU_ROWS); above 1, each row's curvature is its mini-batch bound
  * (st_glm_gpu_curvature). @return 0, or -1 with @a msg. Keeps @a data (streaming
@@ -36,9 +37,10 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
 int st_glm_gpu_chunks_used(const st_glm_gpu_t *gpu);
 void st_glm_gpu_close(st_glm_gpu_t *gpu);
 
-/* The GPU's device number, the rows in flight and the kernel's kind, in words (for
- * the progress header). */
+/* The GPU's device number, the ranks of the host sharing it, the rows in flight and
+ * the kernel's kind, in words (for the progress header). */
 int st_glm_gpu_device(const st_glm_gpu_t *gpu);
+int st_glm_gpu_sharers(const st_glm_gpu_t *gpu);
 int st_glm_gpu_rows(const st_glm_gpu_t *gpu);
 const char *st_glm_gpu_kernel_name(const st_glm_gpu_t *gpu);
 

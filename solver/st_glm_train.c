@@ -1478,11 +1478,16 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
             return STRATA_ERR_UNSUPPORTED;
         }
         if (param->verbose && ctx.rank == 0) {
-            char how[64] = "";
+            char how[96] = "";
+            int used = 0;
 
+            if (st_glm_gpu_sharers(tr.gpu) > 1) {
+                used = snprintf(how, sizeof(how), " (shared by %d ranks)",
+                                st_glm_gpu_sharers(tr.gpu));
+            }
             if (st_glm_gpu_chunks_used(tr.gpu) > 0) {
-                snprintf(how, sizeof(how), ", its rows streaming in %d chunks",
-                         st_glm_gpu_chunks_used(tr.gpu));
+                snprintf(how + used, sizeof(how) - (size_t)used, ", its rows streaming in %d "
+                         "chunks", st_glm_gpu_chunks_used(tr.gpu));
             }
             st_glm_print("GPU local solver (TPA-SCD): rank 0 on device %d%s, %d rank(s), %d "
                          "rows in flight, %s\n", st_glm_gpu_device(tr.gpu), how, nranks,

@@ -136,6 +136,13 @@ contains "STRATA_GLM_GPU_KERNEL=block: a block a row" "a block a row"
 expect 1 "STRATA_GLM_GPU_KERNEL=bogus" gpu_mpirun -np 1 -x STRATA_GLM_GPU_KERNEL=bogus \
     $train --gpu -s ridge -l 1e-3 -r 2 "$dir/sparse.bin" "$dir/m"
 contains "STRATA_GLM_GPU_KERNEL=bogus named" "STRATA_GLM_GPU_KERNEL='bogus' is not warp or block"
+# on one rank of two only (not forwarded to all): the same refusal, no hang
+expect 1 "STRATA_GLM_GPU_KERNEL=bogus on one rank" timeout -k 5 60 \
+    $ST_MPIRUN -x LD_PRELOAD="${ST_SAN_RUNTIME:+$ST_SAN_RUNTIME }$fake" \
+    -np 1 env STRATA_GLM_GPU_KERNEL=bogus $train --gpu -s ridge -l 1e-3 -r 2 \
+    "$dir/sparse.bin" "$dir/m" : -np 1 $train --gpu -s ridge -l 1e-3 -r 2 "$dir/sparse.bin" \
+    "$dir/m"
+contains "STRATA_GLM_GPU_KERNEL=bogus on one rank named" "is not warp or block"
 # the sparse rows' optimum with the default rows in flight (waves of them, on 4096
 # warps), and one row at a time with the block kernel: the CPU's
 expect 0 "sparse rows on the CPU" $ST_MPIRUN -np 2 tools/strata-train -q --method cd -s ridge \
@@ -209,10 +216,20 @@ expect 0 "streaming by --gpu-mem" gpu_mpirun -np 2 \
 contains "streaming by --gpu-mem, said" "its rows streaming in 17 chunks"
 p_gpu=$(converged_primal)
 near "streaming: primal against the CPU's in memory" "$p_gpu" "$p_cpu" 2e-6
-expect 0 "streaming by free memory" gpu_mpirun -np 2 \
+# (ranks on one GPU share its free memory: on the stand-in's one GPU 2 ranks have
+# 150000 bytes each, as with --gpu-mem 150000; with a GPU each, 300000)
+expect 0 "streaming by free memory" gpu_mpirun -np 2 -x FAKE_CUDA_GPUS=2 \
     -x FAKE_CUDA_MEM=$((268435456 + 300000)) $train --gpu \
     -l 1e-2 -r 3 "$dir/c32.bin" "$dir/ms-free"
-contains "streaming by free memory, said" "its rows streaming in 4 chunks"
+contains "streaming by free memory, said" "device 0, its rows streaming in 4 chunks"
+expect 0 "streaming by free memory, one GPU" gpu_mpirun -np 2 \
+    -x FAKE_CUDA_MEM=$((268435456 + 300000)) $train --gpu \
+    -l 1e-2 -r 3 "$dir/c32.bin" "$dir/ms-free"
+contains "streaming by free memory, one GPU, said" \
+    "device 0 (shared by 2 ranks), its rows streaming in 17 chunks"
+expect 0 "in memory, one GPU" gpu_mpirun -np 2 $train --gpu -l 1e-2 -r 3 "$dir/c32.bin" \
+    "$dir/ms-free"
+contains "in memory, one GPU, said" "device 0 (shared by 2 ranks), 2 rank(s)"
 expect 1 "too little GPU memory" gpu_mpirun -np 2 \
     $train --gpu --gpu-mem 60000 "$dir/c32.bin" "$dir/m"
 contains "too little GPU memory named" "not enough for its 1500 rows' own arrays"
