@@ -116,7 +116,11 @@ static void st_plan_destroy(st_plan_t *plan)
 
 static int st_plan_delete_cb(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
+    /* what freeing the plan's communicators calls back (a user's callbacks, should a
+     * communicator carry them) goes to PMPI: no plan is built on a dying one */
+    st_coll_in_lib++;
     st_plan_destroy((st_plan_t*)attr);
+    st_coll_in_lib--;
     return MPI_SUCCESS;
 }
 
@@ -180,6 +184,20 @@ st_status_t st_coll_node_shm(MPI_Comm node_comm, const st_topo_t *topo, st_shm_t
     }
     free(group);
     free(pkg);
+    /* the latency path's threshold, from each rank's own facts (STRATA_SMALL_MSG=auto:
+     * the cores it sees, the ranks of its job on its machine), may differ between
+     * ranks that do not share those (a communicator joining spawned jobs): the node's
+     * ranks take the least, so that all choose the same path */
+    if (st_coll_all_ok(node_comm, status == ST_OK)) {
+        uint64_t small = st_shm_small_msg(*shm_p);
+
+        st_mpi_allreduce(&small, 1, MPI_UINT64_T, MPI_MIN, node_comm);
+        st_shm_set_small_msg(*shm_p, (size_t)small);
+    } else if (status == ST_OK) {
+        st_shm_destroy(*shm_p);
+        *shm_p = NULL;
+        status = ST_ERR_NO_RESOURCE;   /* (another rank's failure) */
+    }
     return status;
 }
 
@@ -247,7 +265,9 @@ static void st_plan_setup(st_plan_t *plan)
 
     plan->state           = ST_PLAN_FALLBACK;
     plan->fallback_reason = STRATA_FALLBACK_SHM;
-    if (PMPI_Comm_dup(plan->user_comm, &plan->comm) != MPI_SUCCESS) {
+    /* a split, not a dup: a dup would copy the user's attributes, running their copy
+     * (and later delete) callbacks on a communicator they never made */
+    if (PMPI_Comm_split(plan->user_comm, 0, plan->rank, &plan->comm) != MPI_SUCCESS) {
         plan->comm = MPI_COMM_NULL;
     } else {
         PMPI_Comm_set_name(plan->comm, "strata-private");
@@ -498,12 +518,26 @@ static void st_coll_stats_report(void)
 int st_coll_finalize(void)
 {
     st_plan_t *plan;
+    int report, initialized = 0, finalized = 1;
 
-    if (st_coll_keyval != MPI_KEYVAL_INVALID && !st_coll_finalizing) {
+    /* the report's reductions by every rank or none: where MPI started behind our
+     * back (PMPI_Init), STRATA_STATS is each rank's own (not agreed at MPI_Init), and
+     * only the ranks that called MPI_Allreduce had set Strata up */
+    PMPI_Initialized(&initialized);
+    PMPI_Finalized(&finalized);
+    if (initialized && !finalized && !st_coll_finalizing) {
+        st_coll_ensure_init();
+        report = (st_coll_active && st_config.stats != 0);
         st_coll_in_lib = 1;
-        if (st_coll_active && st_config.stats) {
+        if (PMPI_Allreduce(MPI_IN_PLACE, &report, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) ==
+                    MPI_SUCCESS &&
+            report) {
             st_coll_stats_report();
         }
+        st_coll_in_lib = 0;
+    }
+    if (st_coll_keyval != MPI_KEYVAL_INVALID && !st_coll_finalizing) {
+        st_coll_in_lib = 1;
         st_coll_finalizing = 1;
         st_coll_active     = 0;
         for (;;) {

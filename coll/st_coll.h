@@ -102,6 +102,8 @@ void st_shm_set_progress(st_shm_t *shm, void (*fn)(void *), void *arg);
 /* The segment's pipeline chunk and latency threshold (bytes). */
 size_t st_shm_chunk(const st_shm_t *shm);
 size_t st_shm_small_msg(const st_shm_t *shm);
+/* Set the latency threshold (every rank of the segment alike; at most the chunk). */
+void st_shm_set_small_msg(st_shm_t *shm, size_t bytes);
 
 /* Bytes this rank read from areas written by ranks of another package. */
 uint64_t st_shm_cross_bytes(const st_shm_t *shm);

@@ -260,13 +260,15 @@ static void st_shm_small(st_shm_t *shm, const void *in, void *out, size_t count,
 const void *const *st_shm_exchange(st_shm_t *shm, const void *mine, size_t len,
                                    MPI_Comm pcomm)
 {
-    uint64_t s   = ++shm->seq;
-    unsigned buf = (unsigned)(s & 1);
+    uint64_t s;
+    unsigned buf;
     int j;
 
     if (len > shm->chunk) {
         return NULL;   /* the same on every rank: all callers pass the same size */
     }
+    s   = ++shm->seq;   /* (not for a refused call: the steps' buffers alternate) */
+    buf = (unsigned)(s & 1);
     if (len > 0) {
         memcpy(st_shm_slot(shm, buf, shm->rank), mine, len);
     }
@@ -1167,6 +1169,11 @@ size_t st_shm_chunk(const st_shm_t *shm)
 size_t st_shm_small_msg(const st_shm_t *shm)
 {
     return shm->small_msg;
+}
+
+void st_shm_set_small_msg(st_shm_t *shm, size_t bytes)
+{
+    shm->small_msg = ST_MIN(bytes, shm->chunk);
 }
 
 uint64_t st_shm_cross_bytes(const st_shm_t *shm)

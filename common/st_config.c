@@ -176,9 +176,10 @@ static const st_config_field_t st_config_table[] = {
                     topo_xml, NULL),
 };
 
-/* Variables read by the tools, not the library: not reported as unknown. */
+/* Variables read by the tools (LIBRARY: strata-run) or by libstrata_glm
+ * (GLM_GPU_KERNEL), not by this table: not reported as unknown. */
 static const char *const st_config_tool_vars[] = {
-    "LIBRARY", NULL
+    "LIBRARY", "GLM_GPU_KERNEL", NULL
 };
 
 st_config_t st_config;

@@ -67,4 +67,28 @@ for knob in SMALL_MSG=1M SHM_CHUNK=4K; do
         test "$(grep -c "^\[strata 0\] WARN: the ranks' STRATA_\* settings differ" "$err")" -eq 1
 done
 
+# 7. the same, MPI_Allreduce on all ranks but the last (test_lazy_init --split), the
+# statistics asked for: MPI_Finalize reduces them over every rank, whether Strata
+# was set up there or not (before: a hang), and also when only one rank asks
+run -np 3 env STRATA_STATS=1 $lazy --split
+check "PMPI_Init, statistics, a split: the job ends well" test $? -eq 0
+check "PMPI_Init, statistics, a split: exact sums" grep -qx "ok" "$out"
+check "PMPI_Init, statistics, a split: the job's line" \
+    grep -q "^\[strata job\] all ranks, all comms *ranks 3 *fast 24 calls" "$err"
+run -np 1 $lazy --split : -np 1 env STRATA_STATS=1 $lazy --split : -np 1 $lazy --split
+check "PMPI_Init, statistics on rank 1 only: the job ends well" test $? -eq 0
+check "PMPI_Init, statistics on rank 1 only: exact sums" grep -qx "ok" "$out"
+
+# 8. STRATA_SMALL_MSG=auto from each rank's own facts: 2 ranks see 8 CPUs
+# (tests/fake/libnprocs.so: a rank each, 8K for 4 ranks), 2 see the machine's 2
+# (oversubscribed: 16K); the segment's ranks take the least, so 8-16 KB calls take
+# one path (before: a hang)
+np8="env LD_PRELOAD=${ST_SAN_RUNTIME:+$ST_SAN_RUNTIME }tests/fake/libnprocs.so FAKE_NPROCS=8"
+run -np 2 $np8 tools/strata-info --topo : -np 2 tools/strata-info --topo
+check "CPUs seen differently: the layout" grep -q "latency path up to 8192 bytes" "$out"
+run -np 2 $np8 tools/strata-bench -b 4K -e 32K -r 1 : -np 2 tools/strata-bench -b 4K -e 32K -r 1
+check "CPUs seen differently: the job ends well" test $? -eq 0
+check "CPUs seen differently: every result checked" \
+    test "$(grep -c ' ok$' "$out")" -eq 4
+
 exit $fail

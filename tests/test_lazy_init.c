@@ -7,12 +7,16 @@
  * the same bits). Prints, on rank 0, "fast F config C": the calls of
  * MPI_COMM_WORLD that took Strata's path and those that went to PMPI_Allreduce
  * because the ranks' settings differ (tests/config_agree.sh runs it both ways).
+ * --split: the same on a communicator of all ranks but the last, which never calls
+ * MPI_Allreduce (so Strata is set up on some ranks only when MPI_Finalize comes);
+ * prints "ok" or "FAILED" alone.
  */
 #include "strata.h"
 
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int check(MPI_Comm comm, int rank, int size)
 {
@@ -51,12 +55,25 @@ static int check(MPI_Comm comm, int rank, int size)
 int main(int argc, char **argv)
 {
     strata_comm_stats_t st;
-    MPI_Comm dup;
-    int rank, size, bad;
+    MPI_Comm dup, part;
+    int rank, size, bad = 0;
 
     PMPI_Init(&argc, &argv);
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc > 1 && strcmp(argv[1], "--split") == 0) {
+        PMPI_Comm_split(MPI_COMM_WORLD, rank < size - 1 ? 0 : MPI_UNDEFINED, rank, &part);
+        if (part != MPI_COMM_NULL) {
+            bad = check(part, rank, size - 1);
+            PMPI_Comm_free(&part);
+        }
+        PMPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        if (rank == 0) {
+            printf("%s\n", bad ? "FAILED" : "ok");
+        }
+        MPI_Finalize();
+        return bad ? 1 : 0;
+    }
     bad = check(MPI_COMM_WORLD, rank, size);
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     bad += check(dup, rank, size);
