@@ -6,7 +6,8 @@
  * product with u together (a tree reduction in shared memory, in double), one
  * thread takes the coordinate step (the CPU solver's own function,
  * solver/st_glm_steps.h), and the threads add the update into u with atomics. The
- * epoch's rows are row0 + perm(j), the keyed permutation of solver/st_glm_perm.h.
+ * epoch's rows are row0 + perm(j), the keyed permutation of solver/st_glm_perm.h
+ * (streaming: a chunk's rows, gathered in the epoch's order; st_glm_locate).
  * Blocks work on different rows at once, asynchronously, as PASSCoDe-Atomic threads
  * do on a CPU: the GPU counts as one CoCoA+ worker. u is
  * read from L2 (__ldcg): the other blocks' atomics land there, and an SM's own L1,
@@ -24,6 +25,7 @@
 #ifdef ST_CUDA_EMULATE
 #define __shared__ static
 #define __syncthreads()
+#define __launch_bounds__(threads, blocks)
 static inline double atomicAdd(double *p, double v)
 {
     double old = *p;
@@ -37,14 +39,14 @@ static inline double atomicAdd(double *p, double v)
 #ifdef ST_CUDA_EMULATE
 #include <cstdlib>
 
-/* Row i's margin x_i . u, bias included, its products in entry order (the CPU
- * solver's) */
-static double st_glm_row_margin(const st_glm_epoch_args_t &a, int64_t i)
+/* The margin x_i . u, bias included, of the row whose entries are beg .. end - 1,
+ * its products in entry order (the CPU solver's) */
+static double st_glm_row_margin(const st_glm_epoch_args_t &a, int64_t beg, int64_t end)
 {
     double s = 0;
     int64_t k;
 
-    for (k = a.indptr[i] - a.nnz_base; k < a.indptr[i + 1] - a.nnz_base; k++) {
+    for (k = beg; k < end; k++) {
         s += (double)a.values[k] * a.u[a.indices[k]];
     }
     if (a.bias > 0) {
@@ -60,7 +62,7 @@ static double st_glm_row_margin(const st_glm_epoch_args_t &a, int64_t i)
  * wave: the kernel below on one block of one thread, sequential SDCA. */
 static void st_glm_tpa_epoch_waves(st_glm_epoch_args_t a, unsigned grid)
 {
-    int64_t size = (grid > 0) ? grid : 1, j0, j, i, k, m;
+    int64_t size = (grid > 0) ? grid : 1, j0, j, i, k, m, beg, end;
     double delta, coef, *z = (double *)malloc((size_t)size * sizeof(double));
 
     if (z == NULL) {
@@ -69,16 +71,16 @@ static void st_glm_tpa_epoch_waves(st_glm_epoch_args_t a, unsigned grid)
     for (j0 = 0; j0 < a.n; j0 += m) {
         m = (a.n - j0 < size) ? a.n - j0 : size;
         for (j = 0; j < m; j++) {
-            z[j] = st_glm_row_margin(a, a.row0 + (int64_t)st_glm_perm_at(&a.perm,
-                                                                        (uint64_t)(j0 + j)));
+            st_glm_locate(&a, j0 + j, &beg, &end);
+            z[j] = st_glm_row_margin(a, beg, end);
         }
         for (j = 0; j < m; j++) {
-            i     = a.row0 + (int64_t)st_glm_perm_at(&a.perm, (uint64_t)(j0 + j));
+            i     = st_glm_locate(&a, j0 + j, &beg, &end);
             delta = st_glm_dual_step_of(a.step, a.y[i], a.c[i], z[j], a.scale * a.sqnorm[i],
                                         &a.alpha[i]);
             if (delta != 0) {
                 coef = a.scale * delta;
-                for (k = a.indptr[i] - a.nnz_base; k < a.indptr[i + 1] - a.nnz_base; k++) {
+                for (k = beg; k < end; k++) {
                     a.u[a.indices[k]] += coef * (double)a.values[k];
                 }
                 if (a.bias > 0) {
@@ -97,7 +99,7 @@ static void st_glm_margins_rows(st_glm_epoch_args_t a, unsigned grid)
 
     (void)grid;
     for (j = 0; j < a.n; j++) {
-        a.z[j] = st_glm_row_margin(a, a.row0 + j);
+        a.z[j] = st_glm_row_margin(a, a.indptr[a.row0 + j], a.indptr[a.row0 + j + 1]);
     }
 }
 #endif
@@ -107,15 +109,14 @@ extern "C" __global__ void st_glm_tpa_epoch(st_glm_epoch_args_t a)
     __shared__ double part[ST_GLM_GPU_BLOCK];
     __shared__ double delta_sh;
     const unsigned t = threadIdx.x;
-    int64_t j, i, k, end;
+    int64_t j, i, k, beg, end;
     double s, z, q, delta, coef;
     unsigned w;
 
     for (j = blockIdx.x; j < a.n; j += gridDim.x) {
-        i   = a.row0 + (int64_t)st_glm_perm_at(&a.perm, (uint64_t)j);
-        end = a.indptr[i + 1] - a.nnz_base;
-        s   = 0;
-        for (k = a.indptr[i] - a.nnz_base + t; k < end; k += blockDim.x) {
+        i = st_glm_locate(&a, j, &beg, &end);
+        s = 0;
+        for (k = beg + t; k < end; k += blockDim.x) {
             s += (double)a.values[k] * __ldcg(&a.u[a.indices[k]]);
         }
         part[t] = s;
@@ -139,7 +140,7 @@ extern "C" __global__ void st_glm_tpa_epoch(st_glm_epoch_args_t a)
         delta = delta_sh;
         if (delta != 0) {
             coef = a.scale * delta;
-            for (k = a.indptr[i] - a.nnz_base + t; k < end; k += blockDim.x) {
+            for (k = beg + t; k < end; k += blockDim.x) {
                 atomicAdd(&a.u[a.indices[k]], coef * (double)a.values[k]);
             }
             if (t == 0 && a.bias > 0) {
@@ -182,7 +183,10 @@ static __device__ __forceinline__ double st_glm_warp_margin(const st_glm_epoch_a
  * the lanes' tree (the stand-in emulates the rows in flight, as for the block
  * kernel, not the lanes).
  */
-extern "C" __global__ void st_glm_tpa_epoch_warp(st_glm_epoch_args_t a)
+/* (4 blocks of 8 warps an SM at least: 64 registers, which a chunk's position
+ * lookup would otherwise raise to 66, 28 warps an SM) */
+extern "C" __global__ void __launch_bounds__(ST_GLM_GPU_WARP_BLOCK, 4)
+st_glm_tpa_epoch_warp(st_glm_epoch_args_t a)
 {
     const unsigned lane = threadIdx.x & 31u, wpb = blockDim.x >> 5;
     const int64_t warps = (int64_t)gridDim.x * wpb;
@@ -190,10 +194,8 @@ extern "C" __global__ void st_glm_tpa_epoch_warp(st_glm_epoch_args_t a)
     double z, delta = 0, coef;
 
     for (j = (int64_t)blockIdx.x * wpb + (threadIdx.x >> 5); j < a.n; j += warps) {
-        i   = a.row0 + (int64_t)st_glm_perm_at(&a.perm, (uint64_t)j);
-        beg = a.indptr[i] - a.nnz_base;
-        end = a.indptr[i + 1] - a.nnz_base;
-        z   = st_glm_warp_margin(a, beg, end, lane);
+        i = st_glm_locate(&a, j, &beg, &end);
+        z = st_glm_warp_margin(a, beg, end, lane);
         if (lane == 0) {
             delta = st_glm_dual_step_of(a.step, a.y[i], a.c[i], z, a.scale * a.sqnorm[i],
                                         &a.alpha[i]);
@@ -222,7 +224,7 @@ extern "C" __global__ void st_glm_margins(st_glm_epoch_args_t a)
 
     for (j = (int64_t)blockIdx.x * wpb + (threadIdx.x >> 5); j < a.n; j += warps) {
         i = a.row0 + j;
-        z = st_glm_warp_margin(a, a.indptr[i] - a.nnz_base, a.indptr[i + 1] - a.nnz_base, lane);
+        z = st_glm_warp_margin(a, a.indptr[i], a.indptr[i + 1], lane);
         if (lane == 0) {
             a.z[j] = z;
         }

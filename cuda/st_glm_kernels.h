@@ -17,15 +17,18 @@
  * ST_GLM_GPU_WARP_BLOCK / 32 rows at a time per block */
 #define ST_GLM_GPU_WARP_BLOCK 256
 
-/* One epoch of dual coordinate ascent over rows row0 + perm(j), j < n, against u (or,
- * st_glm_margins, the rows' margins against u). */
+/* One epoch of dual coordinate ascent over the positions j < n, against u (or,
+ * st_glm_margins, the rows' margins against u): in memory, position j is row
+ * row0 + perm(j), its entries indices/values[indptr[i] .. indptr[i + 1]); streaming,
+ * position j is row rows[j], its entries indices/values[cptr[j] .. cptr[j + 1]) of
+ * the chunk (st_glm_locate). */
 typedef struct {
-    const int64_t *indptr;    /* CSR of the rank's rows: row i's entries are
-                                 indices/values[indptr[i] - nnz_base .. indptr[i + 1] -
-                                 nnz_base) (streaming: the chunk in GPU memory) */
+    const int64_t *indptr;    /* CSR of the rank's rows (in memory) */
     const uint32_t *indices;
     const float *values;
-    int64_t nnz_base;         /* 0, or the chunk's first entry */
+    const int64_t *rows;      /* streaming: the chunk's rows, in the epoch's order; NULL
+                                 in memory */
+    const int64_t *cptr;      /* streaming: the chunk's entries of each position */
     const double *y, *c, *sqnorm;
     double *alpha;            /* the rows' dual variables, updated */
     double *u;                /* the local view of the shared vector, updated */
@@ -38,5 +41,22 @@ typedef struct {
     int step;                 /* ST_GLM_STEP_* (solver/st_glm_steps.h) */
     double *z;                /* st_glm_margins: z[j] = x_(row0 + j) . u, j < n */
 } st_glm_epoch_args_t;
+
+/* Position @a j of the epoch: its row (the return), its entries [*beg, *end). */
+ST_GLM_PERM_HD int64_t st_glm_locate(const st_glm_epoch_args_t *a, int64_t j, int64_t *beg,
+                                     int64_t *end)
+{
+    int64_t i;
+
+    if (a->rows != 0) {
+        *beg = a->cptr[j];
+        *end = a->cptr[j + 1];
+        return a->rows[j];
+    }
+    i    = a->row0 + (int64_t)st_glm_perm_at(&a->perm, (uint64_t)j);
+    *beg = a->indptr[i];
+    *end = a->indptr[i + 1];
+    return i;
+}
 
 #endif /* ST_GLM_KERNELS_H */

@@ -181,8 +181,10 @@ typedef struct {
                                   GPU's free memory less 256 MB, divided among the
                                   host's ranks on that GPU). When its rows' entries
                                   do not fit with its per-row arrays and the model, they
-                                  stream from pinned host memory in chunks, the next
-                                  chunk's copy overlapping the current one's epoch */
+                                  stream: each epoch's order of all the rows in
+                                  chunks the host gathers into pinned buffers, the
+                                  next chunk's gathering and copy overlapping the
+                                  current one's kernel */
     int      feature_order;  /**< dual models: the model vector's layout while training,
                                   STRATA_GLM_ORDER_AUTO (default), _FREQUENCY or _GIVEN */
     int      method;         /**< STRATA_GLM_METHOD_AUTO (default), _CD (0), _LBFGS or

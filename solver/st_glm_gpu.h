@@ -33,8 +33,8 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
                     int rows, MPI_Comm comm, st_glm_gpu_t **gpu_p, char *msg,
                     size_t msg_len);
 
-/* Chunks the rows stream in (0: in GPU memory). */
-int st_glm_gpu_chunks_used(const st_glm_gpu_t *gpu);
+/* Bytes of each of the two buffers the rows stream through (0: in GPU memory). */
+size_t st_glm_gpu_chunk_bytes(const st_glm_gpu_t *gpu);
 void st_glm_gpu_close(st_glm_gpu_t *gpu);
 
 /* The GPU's device number, the ranks of the host sharing it, the rows in flight and

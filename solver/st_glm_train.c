@@ -1485,9 +1485,10 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
                 used = snprintf(how, sizeof(how), " (shared by %d ranks)",
                                 st_glm_gpu_sharers(tr.gpu));
             }
-            if (st_glm_gpu_chunks_used(tr.gpu) > 0) {
-                snprintf(how + used, sizeof(how) - (size_t)used, ", its rows streaming in %d "
-                         "chunks", st_glm_gpu_chunks_used(tr.gpu));
+            if (st_glm_gpu_chunk_bytes(tr.gpu) > 0) {
+                snprintf(how + used, sizeof(how) - (size_t)used, ", its rows streaming "
+                         "through two %.3g MB buffers",
+                         (double)st_glm_gpu_chunk_bytes(tr.gpu) / 1e6);
             }
             st_glm_print("GPU local solver (TPA-SCD): rank 0 on device %d%s, %d rank(s), %d "
                          "rows in flight, %s\n", st_glm_gpu_device(tr.gpu), how, nranks,

@@ -213,7 +213,7 @@ p_cpu=$(converged_primal)
 expect 0 "streaming by --gpu-mem" gpu_mpirun -np 2 \
     $train --gpu --gpu-rows 1 --gpu-mem 150000 -l 1e-2 -e 1e-6 -r 3000 "$dir/c32.bin" \
     "$dir/ms-gpu"
-contains "streaming by --gpu-mem, said" "its rows streaming in 17 chunks"
+contains "streaming by --gpu-mem, said" "its rows streaming through two 0.0226 MB buffers"
 p_gpu=$(converged_primal)
 near "streaming: primal against the CPU's in memory" "$p_gpu" "$p_cpu" 2e-6
 # (ranks on one GPU share its free memory: on the stand-in's one GPU 2 ranks have
@@ -221,12 +221,27 @@ near "streaming: primal against the CPU's in memory" "$p_gpu" "$p_cpu" 2e-6
 expect 0 "streaming by free memory" gpu_mpirun -np 2 -x FAKE_CUDA_GPUS=2 \
     -x FAKE_CUDA_MEM=$((268435456 + 300000)) $train --gpu \
     -l 1e-2 -r 3 "$dir/c32.bin" "$dir/ms-free"
-contains "streaming by free memory, said" "device 0, its rows streaming in 4 chunks"
+contains "streaming by free memory, said" \
+    "device 0, its rows streaming through two 0.0976 MB buffers"
 expect 0 "streaming by free memory, one GPU" gpu_mpirun -np 2 \
     -x FAKE_CUDA_MEM=$((268435456 + 300000)) $train --gpu \
     -l 1e-2 -r 3 "$dir/c32.bin" "$dir/ms-free"
 contains "streaming by free memory, one GPU, said" \
-    "device 0 (shared by 2 ranks), its rows streaming in 17 chunks"
+    "device 0 (shared by 2 ranks), its rows streaming through two 0.0226 MB buffers"
+# each streamed epoch takes the rows in a random order of them all, the in-memory
+# epoch's, in chunks gathered on the host: one rank reaches 1e-6 in 9 rounds in
+# memory, 13 streaming (two chunks in flight: twice the rows in the curvature);
+# chunks of consecutive rows visited in turn took 412 rounds (4 chunks) to 1061 (13)
+expect 0 "streaming, the epoch's order: in memory" gpu_mpirun -np 1 \
+    $train --gpu --gpu-rows 1 -l 1e-2 -e 1e-6 -r 30 "$dir/c32.bin" "$dir/ms-order"
+contains "streaming, the epoch's order: in memory, converged" "^converged after"
+for cap in 300000 200000; do
+    expect 0 "streaming, the epoch's order: $cap bytes" gpu_mpirun -np 1 \
+        $train --gpu --gpu-rows 1 --gpu-mem $cap -l 1e-2 -e 1e-6 -r 30 "$dir/c32.bin" \
+        "$dir/ms-order"
+    contains "streaming, the epoch's order: $cap bytes, streamed" "its rows streaming"
+    contains "streaming, the epoch's order: $cap bytes, converged" "^converged after"
+done
 expect 0 "in memory, one GPU" gpu_mpirun -np 2 $train --gpu -l 1e-2 -r 3 "$dir/c32.bin" \
     "$dir/ms-free"
 contains "in memory, one GPU, said" "device 0 (shared by 2 ranks), 2 rank(s)"
