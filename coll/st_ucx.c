@@ -38,6 +38,9 @@
  * (PMPI_Iprobe) so other MPI traffic moves. On a 2-core machine, busy polling
  * starves the kernel's TCP processing that the transfer itself needs.
  *
+ * Between collectives, Open MPI's progress drives the worker (st_ucx_opal_cb): a
+ * completed send may still have bytes in this process (below).
+ *
  * Errors: endpoints use UCP_ERR_HANDLING_MODE_PEER, whose error callback marks
  * the peer failed (UCX 1.13 offers it on network transports only: tcp, IB;
  * ranks of one host talk over tcp, and a UCX_TLS without a network transport
@@ -93,6 +96,7 @@ const char *st_ucx_why(void)
 
 #include <ucp/api/ucp.h>
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -299,6 +303,52 @@ static void st_ucx_tune_tcp(const ucp_params_t *params, ucp_config_t *config)
     st_debug("ucx: TCP only: eager protocol for every message size (UCX_RNDV_THRESH=inf)");
 }
 
+/*
+ * Progress between collectives. UCX reports a send complete once UCX holds its
+ * data, not once it is on the wire: over TCP, a write to a full socket buffer leaves
+ * the rest in the endpoint, sent when the worker is progressed again. A rank that
+ * returns from MPI_Allreduce into one of Open MPI's blocking calls (a barrier) must
+ * still get those bytes out, or its peer, still inside the allreduce, waits for them
+ * forever (seen: 3 virtual nodes over tcp with 4 KB socket buffers, an allreduce of
+ * 24 KB then MPI_Barrier, hung within 3 iterations; tests/progress_tail-3). So the
+ * worker is also progressed from opal_progress, which Open MPI's blocking calls
+ * spin on, as its own UCX components' workers are: a low-priority callback (every
+ * 8th call), registered while the worker lives, found in the process by dlsym (not
+ * Open MPI: nothing to register with, a debug line). Never blocks: with the lock
+ * taken (a collective in progress in another thread, or this one), it does nothing.
+ */
+typedef int (*st_opal_cb_t)(void);
+static int (*st_opal_unregister)(st_opal_cb_t);
+
+static int st_ucx_opal_cb(void)
+{
+    int events = 0;
+
+    if (pthread_mutex_trylock(&st_ucx_lock) == 0) {
+        if (st_ucx_state == ST_UCX_READY) {
+            events = (int)ucp_worker_progress(st_ucx_worker);
+        }
+        pthread_mutex_unlock(&st_ucx_lock);
+    }
+    return events;
+}
+
+static void st_ucx_opal_hook(void)
+{
+    int (*reg)(st_opal_cb_t);
+
+    *(void**)&reg = dlsym(RTLD_DEFAULT, "opal_progress_register_lp");
+    if (reg == NULL) {
+        *(void**)&reg = dlsym(RTLD_DEFAULT, "opal_progress_register");
+    }
+    *(void**)&st_opal_unregister = dlsym(RTLD_DEFAULT, "opal_progress_unregister");
+    if (reg == NULL || st_opal_unregister == NULL || reg(st_ucx_opal_cb) != 0) {
+        st_opal_unregister = NULL;
+        st_debug("ucx: no Open MPI progress to join: a send's last bytes wait for the "
+                 "next collective");
+    }
+}
+
 /* Lock held. */
 static st_status_t st_ucx_start(void)
 {
@@ -348,6 +398,7 @@ static st_status_t st_ucx_start(void)
     ST_UCS_CALL_GOTO(ucp_worker_get_address(st_ucx_worker, &st_ucx_address, &st_ucx_address_len),
                      err_worker, status);
     st_ucx_state = ST_UCX_READY;
+    st_ucx_opal_hook();
     st_debug("ucx: %s started, worker address %zu bytes", ucp_get_version_string(),
              st_ucx_address_len);
     return ST_OK;
@@ -1767,6 +1818,10 @@ void st_ucx_finalize(void)
         pthread_mutex_lock(&st_ucx_lock);
     }
     st_ucx_drain(1.0);
+    if (st_opal_unregister != NULL) {   /* (its calls from now on find the lock taken) */
+        st_opal_unregister(st_ucx_opal_cb);
+        st_opal_unregister = NULL;
+    }
     ucp_worker_release_address(st_ucx_worker, st_ucx_address);
     ucp_worker_destroy(st_ucx_worker);
     ucp_cleanup(st_ucx_context);

@@ -15,6 +15,13 @@
  * with small (latency path) and large (pipelined) allreduces; other ranks just
  * call MPI_Allreduce. Transfers and reductions are checked, and every reduction
  * must have taken the fast path. A watchdog turns a deadlock into a failure.
+ *
+ * --tail [N]: the other way round, across (virtual) nodes: N times (default 300) an
+ * allreduce of 6000 ints, then MPI_Barrier. UCX may report a send done while its
+ * last bytes still wait in the sender's process (TCP, a full socket buffer: the
+ * np file shrinks them); a rank returning from the allreduce into Open MPI's
+ * barrier must still get them out, or its neighbour, still in the allreduce,
+ * waits forever (Open MPI's progress must drive Strata's UCX worker).
  */
 #include "config.h"
 
@@ -35,8 +42,9 @@ static int world_rank, world_size;
 
 static void watchdog(int sig)
 {
-    static const char msg[] = "test_progress: deadlock: no progress for "
-                              "a long time (MPI not progressed inside MPI_Allreduce?)\n";
+    static const char msg[] = "test_progress: deadlock: no progress for a long time (MPI "
+                              "not progressed inside MPI_Allreduce, or Strata's UCX worker "
+                              "not after it?)\n";
     ssize_t rc = write(STDOUT_FILENO, msg, sizeof(msg) - 1);
 
     (void)rc;
@@ -194,6 +202,21 @@ int main(int argc, char **argv)
     CHECK(strata_active());
     signal(SIGALRM, watchdog);
     alarm(WATCHDOG_S);
+    if (argc > 1 && strcmp(argv[1], "--tail") == 0) {
+        int n = (argc > 2) ? atoi(argv[2]) : 300;
+
+        if (!HAVE_UCX) {   /* no path between (virtual) nodes */
+            MPI_Finalize();
+            return 77;
+        }
+
+        for (round = 0; round < n; round++) {
+            allreduce_checked("tail", round, 6000, round % 2);
+            ST_TEST_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        }
+        alarm(0);
+        return st_test_finish("test_progress");
+    }
 
     msg = malloc(2 * MSG_DOUBLES * sizeof(double));
     if (msg == NULL) {
