@@ -174,7 +174,8 @@ typedef struct {
                                   the host's GPUs, modulo their count), its rows in GPU
                                   memory with float values; threads > 1 share the
                                   round's host work (the merge, the duality gap's pass
-                                  over the rows; thread_mode does not apply). Needs a
+                                  over the rows, gathering streamed rows; thread_mode
+                                  does not apply). Needs a
                                   build with the CUDA toolkit and a CUDA driver at run
                                   time, else STRATA_ERR_UNSUPPORTED saying why */
     int64_t  gpu_mem;        /**< gpu: GPU memory a rank may use, in bytes (default 0: the

@@ -40,6 +40,7 @@
 #include "st_glm_kernels.h"
 #include "strata_glm.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,7 @@ struct st_glm_gpu {
     const float *h_values;
     float *h_values_own;        /* 64-bit data: its float copy */
     int64_t *order;             /* the epoch's order of the rows */
+    int threads;                /* host threads that gather a large chunk */
     char *h_chunk[2];           /* the gathered chunks: host (pinned where it could) */
     int h_pinned[2];
     char *b_chunk[2];           /* ... and device */
@@ -287,7 +289,7 @@ static size_t st_glm_gpu_share(MPI_Comm host, int dev, int *sharers_p)
 
 int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sqnorm,
                     int step, double bias, int64_t d, int64_t d_all, int64_t mem_cap,
-                    int rows, MPI_Comm comm, st_glm_gpu_t **gpu_p, char *msg,
+                    int rows, int threads, MPI_Comm comm, st_glm_gpu_t **gpu_p, char *msg,
                     size_t msg_len)
 {
     const char *kind = getenv("STRATA_GLM_GPU_KERNEL");
@@ -330,6 +332,7 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
     }
     g->device    = local;
     g->sharers   = sharers;
+    g->threads   = ST_MAX(1, ST_MIN(threads, ST_GLM_GPU_GATHER_MAX));
     g->n         = m;
     g->d_all     = d_all;
     g->nnz       = nnz;
@@ -496,25 +499,77 @@ static int st_glm_gpu_launch(const st_glm_gpu_t *g, st_glm_epoch_args_t *a, void
     return st_cuda_launch(g->kernel, grid, block, a, stream);
 }
 
+/* Chunks of at least this many entries are gathered by g->threads threads */
+#define ST_GLM_GATHER_PAR (1 << 20)
+
+typedef struct {
+    const st_glm_gpu_t *g;
+    const int64_t *order, *cptr;
+    int64_t lo, hi;             /* positions */
+    uint32_t *indices;
+    float *values;
+} st_glm_gather_part_t;
+
+/* The entries of positions lo .. hi - 1 into their places. */
+static void *st_glm_gather_part(void *arg)
+{
+    const st_glm_gather_part_t *p = arg;
+    int64_t j, beg, len;
+
+    for (j = p->lo; j < p->hi; j++) {
+        beg = p->g->h_indptr[p->order[j]];
+        len = p->cptr[j + 1] - p->cptr[j];
+        memcpy(p->indices + p->cptr[j], p->g->h_indices + beg, (size_t)len * sizeof(uint32_t));
+        memcpy(p->values + p->cptr[j], p->g->h_values + beg, (size_t)len * sizeof(float));
+    }
+    return NULL;
+}
+
 /* Gather the rows order[0 .. rows) into the chunk buffer @a buf: their entries'
- * offsets, the rows, their indices and values (layout: ST_GLM_CHUNK_BYTES). */
+ * offsets, the rows, their indices and values (layout: ST_GLM_CHUNK_BYTES); a large
+ * chunk's entries by g->threads threads, each a share of the entries. */
 static size_t st_glm_gpu_gather(const st_glm_gpu_t *g, const int64_t *order, int64_t rows,
                                 int64_t entries, char *buf)
 {
-    int64_t *cptr = (int64_t*)buf, *row = cptr + rows + 1, j, at = 0, beg, len;
+    int64_t *cptr = (int64_t*)buf, *row = cptr + rows + 1, j, at = 0;
     uint32_t *indices = (uint32_t*)(row + rows);
     float *values     = (float*)(indices + entries);
+    st_glm_gather_part_t part[ST_GLM_GPU_GATHER_MAX];
+    pthread_t tid[ST_GLM_GPU_GATHER_MAX];
+    int t, nt = (entries >= ST_GLM_GATHER_PAR) ? g->threads : 1, started[ST_GLM_GPU_GATHER_MAX];
 
     for (j = 0; j < rows; j++) {
-        beg     = g->h_indptr[order[j]];
-        len     = g->h_indptr[order[j] + 1] - beg;
         cptr[j] = at;
         row[j]  = order[j];
-        memcpy(indices + at, g->h_indices + beg, (size_t)len * sizeof(uint32_t));
-        memcpy(values + at, g->h_values + beg, (size_t)len * sizeof(float));
-        at += len;
+        at += g->h_indptr[order[j] + 1] - g->h_indptr[order[j]];
     }
     cptr[rows] = at;
+    /* thread t takes the positions from the first whose entries start at or after
+     * t / nt of them */
+    for (t = 0, j = 0; t < nt; t++) {
+        part[t].g       = g;
+        part[t].order   = order;
+        part[t].cptr    = cptr;
+        part[t].indices = indices;
+        part[t].values  = values;
+        part[t].lo      = j;
+        while (j < rows && cptr[j] < entries * (t + 1) / nt) {
+            j++;
+        }
+        part[t].hi = (t == nt - 1) ? rows : j;
+    }
+    for (t = 1; t < nt; t++) {
+        started[t] = (pthread_create(&tid[t], NULL, st_glm_gather_part, &part[t]) == 0);
+        if (!started[t]) {
+            st_glm_gather_part(&part[t]);   /* no thread: this one does it */
+        }
+    }
+    st_glm_gather_part(&part[0]);
+    for (t = 1; t < nt; t++) {
+        if (started[t]) {
+            pthread_join(tid[t], NULL);
+        }
+    }
     return ST_GLM_CHUNK_BYTES(rows, entries);
 }
 

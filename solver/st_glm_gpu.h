@@ -25,13 +25,17 @@ typedef struct st_glm_gpu st_glm_gpu_t;
  * less a margin, divided among the host's ranks on that GPU). @a rows: rows in flight at once (the kernel's warps or blocks;
  * 0: as many warps as the GPU holds where the rows share few features, else
  * STRATA_GLM_GPU_ROWS); above 1, each row's curvature is its mini-batch bound
- * (st_glm_gpu_curvature). @return 0, or -1 with @a msg. Keeps @a data (streaming
- * reads it).
+ * (st_glm_gpu_curvature). @a threads: host threads that gather each streamed
+ * chunk (a large one). @return 0, or -1 with @a msg. Keeps @a data (streaming reads
+ * it).
  */
 int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sqnorm,
                     int step, double bias, int64_t d, int64_t d_all, int64_t mem_cap,
-                    int rows, MPI_Comm comm, st_glm_gpu_t **gpu_p, char *msg,
+                    int rows, int threads, MPI_Comm comm, st_glm_gpu_t **gpu_p, char *msg,
                     size_t msg_len);
+
+/* host threads that gather a streamed chunk, at most */
+#define ST_GLM_GPU_GATHER_MAX 64
 
 /* Bytes of each of the two buffers the rows stream through (0: in GPU memory). */
 size_t st_glm_gpu_chunk_bytes(const st_glm_gpu_t *gpu);

@@ -242,6 +242,17 @@ for cap in 300000 200000; do
     contains "streaming, the epoch's order: $cap bytes, streamed" "its rows streaming"
     contains "streaming, the epoch's order: $cap bytes, converged" "^converged after"
 done
+# chunks of a million entries or more are gathered by the -t threads: the same
+# chunks, so the same model, byte for byte (150k rows, 6M entries, 12.6 MB chunks)
+tools/strata-gen criteo --rows 150000 --cols 4096 --seed 7 -q -f bin -p 32 "$dir/big.bin" ||
+    { echo "FAIL: strata-gen"; exit 1; }
+for t in 1 2; do
+    expect 0 "streaming, gathered by $t thread(s)" gpu_mpirun -np 1 $train --gpu --gpu-rows 1 \
+        --gpu-mem 31M -t $t -l 1e-3 -r 2 -e 0 "$dir/big.bin" "$dir/big$t.model"
+    contains "streaming, gathered by $t thread(s), streamed" "through two 12.6 MB buffers"
+done
+cmp -s "$dir/big1.model" "$dir/big2.model" ||
+    { echo "FAIL: streaming: 2 threads' gathering gave another model"; fail=1; }
 expect 0 "in memory, one GPU" gpu_mpirun -np 2 $train --gpu -l 1e-2 -r 3 "$dir/c32.bin" \
     "$dir/ms-free"
 contains "in memory, one GPU, said" "device 0 (shared by 2 ranks), 2 rank(s)"
