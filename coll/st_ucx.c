@@ -931,7 +931,8 @@ static st_status_t st_ucx_rdb(st_ucx_lane_t *lane, char *buf, size_t count, size
     }
 
     other = st_ucx_scratch(lane, bytes);
-    if (reqs == NULL || other == NULL) {
+    if (reqs == NULL || other == NULL) {   /* the epoch is taken: the peers must know */
+        st_ucx_abort(lane, NULL, 0);
         return ST_ERR_NO_MEMORY;
     }
     if (r < 2 * rem) {
@@ -1166,18 +1167,10 @@ st_status_t st_ucx_ring_start(st_ucx_ring_t *ring, st_ucx_lane_t *lane, void *bu
     }
     esize    = st_type_size(type);
     maxblock = count / (size_t)lane->size + 1;
-    st_ucx_lane_next(lane);
-    ring->lane   = lane;
-    ring->kernel = kernel;
-    ring->buf    = buf;
-    ring->count  = count;
-    ring->esize  = esize;
-    ring->seg    = ST_MAX(ST_UCX_SEG / esize, 1);
-    ring->seq    = lane->seq;
-    ring->step   = 0;
-    ring->posted = 0;
-    nreq         = ST_MAX((int)((maxblock + ring->seg - 1) / ring->seg) + ST_UCX_WINDOW, 2);
-    tmp          = ST_UCX_WINDOW * ring->seg * esize;
+    ring->seg = ST_MAX(ST_UCX_SEG / esize, 1);
+    nreq      = ST_MAX((int)((maxblock + ring->seg - 1) / ring->seg) + ST_UCX_WINDOW, 2);
+    tmp       = ST_UCX_WINDOW * ring->seg * esize;
+    /* the memory first: once the epoch is taken, the peers count on this rank */
     if (nreq > ring->nreqs) {
         p = realloc(ring->reqs, (size_t)nreq * sizeof(*ring->reqs));
         if (p == NULL) {
@@ -1194,6 +1187,15 @@ st_status_t st_ucx_ring_start(st_ucx_ring_t *ring, st_ucx_lane_t *lane, void *bu
         ring->tmp      = p;
         ring->tmp_size = tmp;
     }
+    st_ucx_lane_next(lane);
+    ring->lane   = lane;
+    ring->kernel = kernel;
+    ring->buf    = buf;
+    ring->count  = count;
+    ring->esize  = esize;
+    ring->seq    = lane->seq;
+    ring->step   = 0;
+    ring->posted = 0;
     ring->active = 1;
     if (st_ucx_ring_advance(ring) < 0) {
         st_ucx_ring_abort(ring);
