@@ -166,8 +166,20 @@ static st_ipc_entry_t *st_ipc_victim(st_ipc_entry_t *tab)
     return v;
 }
 
+/* My cached allocation @a e leaves the cache: the peers are told at the next call
+ * to close their mappings of it (so a freed allocation's memory is not kept alive
+ * by them; a live one is mapped again if it comes back). */
+static void st_ipc_own_drop(st_cuda_ipc_t *ipc, st_ipc_entry_t *e)
+{
+    if (ipc->ngone < ST_IPC_CACHE) {
+        ipc->gone[ipc->ngone++] = e->id;
+    }
+    e->peer = -1;
+}
+
 /* A new allocation of mine came: those of my cached handles not used in this call
  * that the driver no longer has are forgotten, their ids kept to be said. */
+
 static void st_ipc_own_sweep(st_cuda_ipc_t *ipc)
 {
     st_ipc_entry_t *e;
@@ -178,8 +190,7 @@ static void st_ipc_own_sweep(st_cuda_ipc_t *ipc)
         if (e->peer >= 0 && e->used != ipc->calls && st_cuda_alloc_gone(e->base, e->size)) {
             st_debug("my allocation %#llx (id %llu) was freed: the peers close it",
                      (unsigned long long)e->base, e->id);
-            ipc->gone[ipc->ngone++] = e->id;
-            e->peer = -1;
+            st_ipc_own_drop(ipc, e);
         }
     }
 }
@@ -198,14 +209,23 @@ static int st_ipc_own_handle(st_cuda_ipc_t *ipc, const st_cuda_buf_t *b, unsigne
             return 0;
         }
     }
-    /* a cached allocation this one overlaps is gone (the peers see the overlap too) */
+    /* a cached allocation this one overlaps is gone (the peers see the overlap too,
+     * but only if this one reaches them: told, in case this call stages) */
     for (k = 0; k < ST_IPC_CACHE; k++) {
         e = &ipc->own[k];
         if (e->peer >= 0 && e->base < b->base + b->size && b->base < e->base + e->size) {
-            e->peer = -1;
+            st_ipc_own_drop(ipc, e);
         }
     }
     st_ipc_own_sweep(ipc);
+    for (k = 0, e = &ipc->own[0]; k < ST_IPC_CACHE && e->peer >= 0; k++) {
+        if (ipc->own[k].peer < 0 || ipc->own[k].used < e->used) {
+            e = &ipc->own[k];   /* a free entry, else the least recently used */
+        }
+    }
+    if (e->peer >= 0) {   /* evicted: the peers close it too */
+        st_ipc_own_drop(ipc, e);
+    }
     e = st_ipc_victim(ipc->own);
     if (st_cuda_ipc_get(b->base, e->handle) != 0) {
         return -1;
@@ -338,6 +358,20 @@ static void st_ipc_slice(size_t count, int size, int j, size_t *lo_p, size_t *n_
     *n_p  = q + ((size_t)j < rem);
 }
 
+/* A barrier that also says whether every rank's @a rc is still 1 (else -1 on all:
+ * each rank then ends the job, none returns another rank's unfinished result). */
+static int st_ipc_agree(st_cuda_ipc_t *ipc, st_shm_t *shm, int rc, MPI_Comm pcomm)
+{
+    const void *const *all = st_shm_exchange(shm, &rc, sizeof(rc), pcomm);
+    int j, v;
+
+    for (j = 0; all != NULL && j < ipc->size; j++) {
+        memcpy(&v, all[j], sizeof(v));
+        rc = (v == 1) ? rc : -1;
+    }
+    return rc;
+}
+
 int st_cuda_ipc_allreduce(st_cuda_ipc_t *ipc, st_shm_t *shm, MPI_Comm pcomm, const void *sbuf,
                           void *rbuf, size_t count, st_type_t type, st_op_t op,
                           const st_cuda_buf_t *src_info, const st_cuda_buf_t *r_info)
@@ -437,7 +471,7 @@ int st_cuda_ipc_allreduce(st_cuda_ipc_t *ipc, st_shm_t *shm, MPI_Comm pcomm, con
         if (!st_config.cuda_ipc_cache) {
             st_ipc_close_peers(ipc);
         }
-        st_shm_exchange(shm, NULL, 0, pcomm);
+        rc = st_ipc_agree(ipc, shm, rc, pcomm);
         st_cuda_ctx_leave();
         return rc;
     }
@@ -452,7 +486,7 @@ int st_cuda_ipc_allreduce(st_cuda_ipc_t *ipc, st_shm_t *shm, MPI_Comm pcomm, con
                   st_cuda_stream_sync(stream) != 0)) {
         rc = -1;
     }
-    st_shm_exchange(shm, NULL, 0, pcomm);
+    rc = st_ipc_agree(ipc, shm, rc, pcomm);   /* every slice folded, or none is read */
 
     /* D. the other slices from their owners */
     for (j = 0; j < ipc->size && rc == 1; j++) {
@@ -469,7 +503,7 @@ int st_cuda_ipc_allreduce(st_cuda_ipc_t *ipc, st_shm_t *shm, MPI_Comm pcomm, con
     if (!st_config.cuda_ipc_cache) {   /* done with the peers' buffers: before the barrier */
         st_ipc_close_peers(ipc);
     }
-    st_shm_exchange(shm, NULL, 0, pcomm);
+    rc = st_ipc_agree(ipc, shm, rc, pcomm);
     st_cuda_ctx_leave();
     return rc;
 }

@@ -777,10 +777,14 @@ int cuMemHostUnregister(void *p)
     return 713;   /* CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED */
 }
 
+/* FAKE_CUDA_FAIL_SYNC=1: a stream's work fails (700, as a faulting kernel's) */
 int cuStreamSynchronize(void *stream)
 {
     if (stream == FAKE_STREAM) {
         fake_flush();
+        if (fake_cuda_flag("FAKE_CUDA_FAIL_SYNC")) {
+            return 700;   /* CUDA_ERROR_ILLEGAL_ADDRESS */
+        }
     } else if (stream == NULL) {
         fake_land();
     }

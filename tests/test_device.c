@@ -11,6 +11,14 @@
  * be staged too. Each call asks the driver about each buffer once.
  *
  *   test_device PATH/libcuda.so.1
+ *   test_device PATH/libcuda.so.1 --fail: one allreduce of 1M doubles, device to
+ *     device, then "rank R returned" (tests/device_fail.sh fails a CUDA call on one
+ *     rank: no rank may return, since the others' results are not whole)
+ *   test_device PATH/libcuda.so.1 --gone (2 ranks): rank 1 replaces an allocation
+ *     that rank 0 mapped by one at the same address during a call rank 0 makes with
+ *     host buffers (staged: the overlap never reaches rank 0), then by another
+ *     elsewhere; rank 0 must map only the last (the first, freed, must not stay
+ *     mapped there, keeping its memory alive)
  */
 #include "config.h"
 
@@ -101,6 +109,58 @@ int main(int argc, char **argv)
     *(void**)&dev_flag   = dlsym(lib, "fake_cuda_flag");
     singles    = dev_flag("FAKE_CUDA_SINGLES");
     no_kernels = dev_flag("FAKE_CUDA_NO_KERNELS");
+    if (argc > 2 && strcmp(argv[2], "--gone") == 0 && size == 2) {
+        size_t n = 1 << 18, bytes = n * sizeof(double);
+        double *h = calloc(n, sizeof(double));
+        void *a = dev_alloc(bytes), *b, *last, *mine = dev_alloc(bytes);
+
+        /* 1. device in place on both: rank 0 maps rank 1's a */
+        MPI_Allreduce(MPI_IN_PLACE, rank ? a : mine, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        /* 2. rank 1: a freed, b in its place; rank 0 with host buffers (staged) */
+        if (rank == 1) {
+            dev_free(a);
+            b = dev_alloc(bytes);
+            CHECKF(b == a, "the stand-in gave the new allocation another address (%p, %p): "
+                   "the overlap is not tested", b, a);
+        } else {
+            b = NULL;
+        }
+        MPI_Allreduce(MPI_IN_PLACE, rank ? b : (void*)h, (int)n, MPI_DOUBLE, MPI_SUM,
+                      MPI_COMM_WORLD);
+        /* 3. rank 1: b freed, the last elsewhere (a spacer keeps it from b's place); all
+         * device */
+        if (rank == 1) {
+            void *spacer = dev_alloc(bytes);
+
+            dev_free(b);
+            last = dev_alloc(2 * bytes);
+            dev_free(spacer);
+        } else {
+            last = NULL;
+        }
+        MPI_Allreduce(MPI_IN_PLACE, rank ? last : mine, (int)n, MPI_DOUBLE, MPI_SUM,
+                      MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, rank ? last : mine, (int)n, MPI_DOUBLE, MPI_SUM,
+                      MPI_COMM_WORLD);
+        if (rank == 0) {
+            CHECKF(dev_mapped() == (HAVE_CUDA ? 1u : 0u), "rank 0 maps %lu of rank 1's "
+                   "allocations (1 is alive; none without CUDA IPC)", dev_mapped());
+        }
+        free(h);
+        return st_test_finish("test_device --gone");
+    }
+    if (argc > 2 && strcmp(argv[2], "--fail") == 0) {
+        size_t bytes = (size_t)(1 << 20) * sizeof(double);
+        void *ds = dev_alloc(bytes), *dr = dev_alloc(bytes);
+
+        MPI_Allreduce(ds, dr, 1 << 20, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        printf("rank %d returned\n", rank);
+        fflush(stdout);
+        dev_free(ds);
+        dev_free(dr);
+        MPI_Finalize();
+        return 0;
+    }
 
     /* a communicator across nodes (virtual nodes): no CUDA IPC, the staging pipeline */
     {
