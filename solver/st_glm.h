@@ -49,7 +49,8 @@ void st_glm_msg(char *msg, size_t len, const char *fmt, ...) __attribute__((form
 /* Monotonic seconds. */
 double st_glm_now(void);
 
-/* Rank and size of @a comm; MPI_COMM_NULL is one process on its own (no MPI). */
+/* Rank and size (@a size_p may be NULL) of @a comm; MPI_COMM_NULL is one process on
+ * its own (no MPI). */
 void st_glm_comm_shape(MPI_Comm comm, int *rank_p, int *size_p);
 
 /* In-place allreduce of @a count elements, in pieces an int can count; nothing on

@@ -257,7 +257,7 @@ strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_
     memset(&ctx, 0, sizeof(ctx));
     ctx.comm    = comm;
     ctx.param   = param;
-    MPI_Comm_rank(comm, &ctx.rank);
+    st_glm_comm_shape(comm, &ctx.rank, NULL);   /* (MPI_COMM_NULL: rank 0 of 1) */
     lb.data     = data;
     lb.lambda   = param->lambda;
     lb.d_all    = d_all;

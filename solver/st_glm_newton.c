@@ -311,7 +311,7 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     d_all = d + (param->bias > 0);
     ctx.comm    = comm;
     ctx.param   = param;
-    MPI_Comm_rank(comm, &ctx.rank);
+    st_glm_comm_shape(comm, &ctx.rank, NULL);   /* (MPI_COMM_NULL: rank 0 of 1) */
     nt.loss     = loss;
     nt.data     = data;
     nt.bias     = param->bias;

@@ -109,11 +109,15 @@ double st_glm_now(void)
 
 void st_glm_comm_shape(MPI_Comm comm, int *rank_p, int *size_p)
 {
+    int size = 1;
+
     *rank_p = 0;
-    *size_p = 1;
     if (comm != MPI_COMM_NULL) {
         MPI_Comm_rank(comm, rank_p);
-        MPI_Comm_size(comm, size_p);
+        MPI_Comm_size(comm, &size);
+    }
+    if (size_p != NULL) {
+        *size_p = size;
     }
 }
 
@@ -357,9 +361,23 @@ ST_EXPORT strata_status_t strata_glm_problem_create(int64_t n_rows, int64_t n_co
         st_glm_msg(msg, msg_len, "invalid CSR arguments");
         ok = 0;
     }
+    /* the row offsets first: from 0, never decreasing (so every row's entries lie
+     * within the nnz given) */
+    if (ok && indptr[0] != 0) {
+        st_glm_msg(msg, msg_len, "invalid CSR arguments: indptr[0] is %lld, not 0",
+                   (long long)indptr[0]);
+        ok = 0;
+    }
+    for (r = 0; ok && r < n_rows; r++) {
+        if (indptr[r + 1] < indptr[r]) {
+            st_glm_msg(msg, msg_len, "row %lld: indptr decreases (%lld, then %lld)",
+                       (long long)r, (long long)indptr[r], (long long)indptr[r + 1]);
+            ok = 0;
+        }
+    }
     for (r = 0; ok && r < n_rows; r++) {
         for (k = indptr[r]; ok && k < indptr[r + 1]; k++) {
-            if (indptr[r + 1] < indptr[r] || (int64_t)indices[k] >= n_cols ||
+            if ((int64_t)indices[k] >= n_cols ||
                 (k > indptr[r] && indices[k] <= indices[k - 1]) || !isfinite(values[k])) {
                 st_glm_msg(msg, msg_len, "row %lld: indices must be increasing and < n_cols, "
                            "values finite", (long long)r);
@@ -1390,8 +1408,13 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
         st_glm_trainer_free(&tr);
         return STRATA_ERR_NO_MEMORY;
     }
-    /* the model vector's layout: from here on the trainer sees the relabelled rows */
-    if (st_glm_order_init(&tr.order, data, param->feature_order, tr.shared, comm)) {
+    /* the model vector's layout: from here on the trainer sees the relabelled rows
+     * (decided alike on every rank: a rank of one row runs no shared threads, but the
+     * ranks must sum their updates in one layout, and the choice is collective) */
+    if (st_glm_order_init(&tr.order, data, param->feature_order,
+                          param->thread_mode == STRATA_GLM_THREADS_SHARED &&
+                                  param->threads > 1 && !param->gpu,
+                          comm)) {
         tr.data = &tr.order.data;
         tr.nhot = tr.shared ? ST_MIN(tr.d, ST_GLM_HOT) : 0;
     }
@@ -1805,7 +1828,11 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
     }
     st_glm_comm_shape(comm, &rank, &nranks);
     model = st_glm_model_new(loss, prob->data->n_cols, param->bias > 0 ? param->bias : -1);
-    if (model == NULL) {
+    if (!st_glm_agree(comm, model != NULL)) {   /* (every rank, or the others hang) */
+        if (model != NULL) {
+            free(model->w);
+            free(model);
+        }
         st_glm_msg(msg, msg_len, "out of memory for the model: %lld features (the data's "
                    "largest index), %.3g GB", (long long)prob->data->n_cols,
                    (double)prob->data->n_cols * sizeof(double) / 1e9);

@@ -259,4 +259,21 @@ contains "sqsvm newton, a feature of 1e12: converged" "^converged after"
 expect 0 "ridge" tools/strata-train -s ridge -l 0.010666666666666666 -e 1e-5 -r 2000 "$dir/reg.svm" "$dir/mr"
 contains "ridge converged" "^converged after"
 head -n 1 "$dir/mr" | grep -q "^solver_type L2R_L2LOSS_SVR" || { echo "FAIL: ridge model"; fail=1; }
+
+# shared threads where a rank has one row (5 rows, the first long, so 1 and 4 on 2
+# ranks): that rank runs one thread, yet both must train in one column layout (the
+# choice is collective; before: rank 0 "converged" to a wrong primal, rank 1 died
+# in MPI_Allreduce)
+{
+    printf '+1'
+    i=1
+    while [ $i -lt 400 ]; do printf ' %d:0.%d' $i $((i % 9 + 1)); i=$((i + 1)); done
+    printf '\n-1 1:0.5 7:-0.25 12:1\n+1 2:0.75 9:0.5\n-1 3:-1 12:0.5 30:0.25\n+1 5:1 40:-0.5\n'
+} >"$dir/five.svm"
+expect 0 "one-row rank, replicas" $ST_MPIRUN -np 2 tools/strata-train --method cd -l 1e-2 \
+    -e 1e-6 -r 500 "$dir/five.svm" "$dir/m5r"
+p_rep=$(converged_primal)
+expect 0 "one-row rank, shared threads" timeout -k 5 60 $ST_MPIRUN -np 2 tools/strata-train \
+    --method cd -l 1e-2 -e 1e-6 -r 500 -t 2 --thread-mode shared "$dir/five.svm" "$dir/m5s"
+near "one-row rank, shared threads: the replicas' primal" "$(converged_primal)" "$p_rep" 1e-5
 exit $fail

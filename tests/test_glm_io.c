@@ -1246,6 +1246,72 @@ static void t_read_prec(void)
           (int)st, msg);
 }
 
+/*
+ * Without MPI (MPI_COMM_NULL, no MPI_Init): strata_glm_problem_create refuses row
+ * offsets that do not start at 0 or that decrease (before: accepted, and the
+ * trainer read past the entries), and every method trains (before: L-BFGS and
+ * Newton called MPI_Comm_rank, and the program aborted).
+ */
+static void t_serial_train(void)
+{
+    static const int64_t bad[2][3] = {{0, 3, 2}, {1, 2, 3}};
+    static const int methods[3] = {STRATA_GLM_METHOD_CD, STRATA_GLM_METHOD_LBFGS,
+                                   STRATA_GLM_METHOD_NEWTON};
+    enum { N = 200, D = 5 };
+    int64_t indptr[N + 1];
+    uint32_t indices[N * D];
+    double values[N * D], y[N];
+    strata_glm_problem_t *prob = NULL;
+    strata_glm_model_t *model;
+    strata_glm_param_t p;
+    strata_status_t st;
+    char msg[512];
+    int i, j, k;
+
+    for (k = 0; k < 2; k++) {
+        uint32_t idx[3] = {0, 1, 2};
+        double val[3] = {1, 1, 1}, lab[2] = {1, -1};
+
+        st = strata_glm_problem_create(2, 4, bad[k], idx, val, lab, 0, MPI_COMM_NULL, msg,
+                                       sizeof(msg), &prob);
+        CHECK(st == STRATA_ERR_INVALID_PARAM && strstr(msg, "indptr") != NULL,
+              "indptr {%lld, %lld, %lld}: status %d, '%s' (expected refused)",
+              (long long)bad[k][0], (long long)bad[k][1], (long long)bad[k][2], (int)st, msg);
+        if (st == STRATA_OK) {
+            strata_glm_problem_free(prob);
+        }
+    }
+    for (i = 0; i <= N; i++) {
+        indptr[i] = (int64_t)i * D;
+    }
+    for (i = 0; i < N; i++) {
+        double z = 0;
+
+        for (j = 0; j < D; j++) {
+            indices[i * D + j] = (uint32_t)j;
+            values[i * D + j]  = (double)((i * 7 + j * 3) % 11) / 11.0 - 0.4;
+            z += values[i * D + j] * (j % 2 ? 1.0 : -0.5);
+        }
+        y[i] = (z + 0.1 * ((i % 5) - 2) > 0) ? 1 : -1;
+    }
+    st = strata_glm_problem_create(N, D, indptr, indices, values, y, 0, MPI_COMM_NULL, msg,
+                                   sizeof(msg), &prob);
+    CHECK(st == STRATA_OK, "dense problem: status %d: %s", (int)st, msg);
+    for (k = 0; st == STRATA_OK && k < 3; k++) {
+        strata_glm_param_default(&p);
+        p.method  = methods[k];
+        p.lambda  = 1e-2;
+        p.verbose = 0;
+        model     = NULL;
+        st        = strata_glm_train(prob, &p, MPI_COMM_NULL, msg, sizeof(msg), &model);
+        CHECK(st == STRATA_OK && model != NULL, "method %d without MPI: status %d: %s",
+              methods[k], (int)st, msg);
+        strata_glm_model_free(model);
+        st = STRATA_OK;
+    }
+    strata_glm_problem_free(prob);
+}
+
 int main(int argc, char **argv)
 {
     const char *tmp;
@@ -1287,6 +1353,7 @@ int main(int argc, char **argv)
     }
 
     if (!t_mpi) {
+        t_serial_train();
         t_roundtrip();
         t_malformed();
         t_atomic();
