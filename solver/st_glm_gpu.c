@@ -138,8 +138,9 @@ void st_glm_gpu_close(st_glm_gpu_t *g)
  * entry offsets (rows + 1), their rows, the indices, the values. */
 #define ST_GLM_CHUNK_BYTES(rows, entries) \
     (8 * (2 * (size_t)(rows) + 1) + 8 * (size_t)(entries))
-/* at most this much a chunk buffer (two on the host, pinned, two on the GPU) */
-#define ST_GLM_GPU_CHUNK_MAX ((size_t)256 << 20)
+/* at most this much a chunk buffer (two on the host, pinned, two on the GPU), or
+ * what the longest row needs */
+#define ST_GLM_GPU_CHUNK_MAX ((size_t)256000000)
 
 /* The rows holding each feature (omega_j): NULL, out of memory. */
 static uint32_t *st_glm_gpu_omega(const st_glm_data_t *data, int64_t d_all)
@@ -381,7 +382,7 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
     if (g->streaming) {
         /* two chunk buffers in what the resident arrays leave */
         g->chunk_bytes = ST_MIN((budget > resident) ? (budget - resident) / 2 : 0,
-                                ST_GLM_GPU_CHUNK_MAX);
+                                ST_MAX(ST_GLM_GPU_CHUNK_MAX, ST_GLM_CHUNK_BYTES(1, longest)));
         if (g->chunk_bytes < ST_GLM_CHUNK_BYTES(1, longest)) {
             snprintf(msg, msg_len, "--gpu: GPU %d has %.1f MB for this rank: not enough for "
                      "its %lld rows' own arrays (%.1f MB) and two chunks of its longest row "
@@ -604,6 +605,12 @@ static int st_glm_gpu_epoch_streamed(st_glm_gpu_t *g, const st_glm_epoch_args_t 
             return -1;
         }
         bytes     = st_glm_gpu_gather(g, g->order + pos, rows, entries, g->h_chunk[b]);
+        /* the epoch's first chunk shares rows with the last epoch's last chunks, whose
+         * kernel may still run on the other stream (two kernels stepping on one row
+         * lose one's dual update); within an epoch the chunks' rows are disjoint */
+        if (k == 0 && st_cuda_stream_sync(g->stream[1 - b]) != 0) {
+            return -1;
+        }
         a         = *a0;
         a.row0    = 0;
         a.n       = rows;
