@@ -706,41 +706,40 @@ static int user_copy_cb(MPI_Comm comm, int keyval, void *extra, void *in, void *
     return MPI_SUCCESS;
 }
 
-static void test_delete_callback(void)
+/* Three dups of world with an attribute of a keyval with @a copy and the delete
+ * callback above, each used and freed: the callback ran once each. */
+static void delete_callback_rounds(MPI_Comm_copy_attr_function *copy, const char *what,
+                                   uint64_t seed)
 {
-    strata_comm_stats_t st;
     MPI_Comm c;
     int k, keyval;
 
-    ST_TEST_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, user_delete_cb, &keyval, NULL));
+    delete_cb_calls = 0;
+    ST_TEST_MPI(MPI_Comm_create_keyval(copy, user_delete_cb, &keyval, NULL));
     for (k = 0; k < 3; k++) {
         ST_TEST_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
         ST_TEST_MPI(MPI_Comm_set_attr(c, keyval, NULL));
-        check_valid("comm with a user delete callback", c, 1000, 150 + (uint64_t)k);
+        check_valid(what, c, 1000, seed + (uint64_t)k);
         ST_TEST_MPI(MPI_Comm_free(&c));
     }
-    CHECKF(delete_cb_calls == 3, "user delete callback ran %d times, expected 3",
+    CHECKF(delete_cb_calls == 3, "%s: user delete callback ran %d times, expected 3", what,
            delete_cb_calls);
+    ST_TEST_MPI(MPI_Comm_free_keyval(&keyval));
+}
+
+static void test_delete_callback(void)
+{
+    strata_comm_stats_t st;
+
+    delete_callback_rounds(MPI_COMM_NULL_COPY_FN, "comm with a user delete callback", 150);
     CHECKF(delete_cb_layouts == 0, "the layout API answered %d times on a dying comm",
            delete_cb_layouts);
-    ST_TEST_MPI(MPI_Comm_free_keyval(&keyval));
-
     /* an attribute that dups copy: Strata's own communicator is not a dup of the
      * user's (their copy callback would run on it, and their delete callback, calling
      * MPI_Allreduce, built a plan on it as it was freed: MPI_Finalize aborted) */
-    ST_TEST_MPI(MPI_Comm_create_keyval(user_copy_cb, user_delete_cb, &keyval, NULL));
-    delete_cb_calls = 0;
-    for (k = 0; k < 3; k++) {
-        ST_TEST_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
-        ST_TEST_MPI(MPI_Comm_set_attr(c, keyval, NULL));
-        check_valid("comm with a copied attribute", c, 1000, 160 + (uint64_t)k);
-        ST_TEST_MPI(MPI_Comm_free(&c));
-    }
+    delete_callback_rounds(user_copy_cb, "comm with a copied attribute", 160);
     CHECKF(copy_cb_calls == 0, "the user's copy callback ran %d times (no dup of theirs)",
            copy_cb_calls);
-    CHECKF(delete_cb_calls == 3, "user delete callback ran %d times, expected 3",
-           delete_cb_calls);
-    ST_TEST_MPI(MPI_Comm_free_keyval(&keyval));
     /* the stats of world still answer, and no plan was left on a freed handle */
     CHECK(strata_comm_stats(MPI_COMM_WORLD, &st) == STRATA_OK);
 }
