@@ -83,7 +83,7 @@ check "PMPI_Init, statistics on rank 1 only: exact sums" grep -qx "ok" "$out"
 # (tests/fake/libnprocs.so: a rank each, 8K for 4 ranks), 2 see the machine's 2
 # (oversubscribed: 16K); the segment's ranks take the least, so 8-16 KB calls take
 # one path (before: a hang)
-np8="env LD_PRELOAD=${ST_SAN_RUNTIME:+$ST_SAN_RUNTIME }tests/fake/libnprocs.so FAKE_NPROCS=8"
+np8="env LD_PRELOAD=${ST_SAN_RUNTIME:+$ST_SAN_RUNTIME:}tests/fake/libnprocs.so FAKE_NPROCS=8"
 run -np 2 $np8 tools/strata-info --topo : -np 2 tools/strata-info --topo
 check "CPUs seen differently: the layout" grep -q "latency path up to 8192 bytes" "$out"
 run -np 2 $np8 tools/strata-bench -b 4K -e 32K -r 1 : -np 2 tools/strata-bench -b 4K -e 32K -r 1
