@@ -179,7 +179,6 @@ static void st_ipc_own_drop(st_cuda_ipc_t *ipc, st_ipc_entry_t *e)
 
 /* A new allocation of mine came: those of my cached handles not used in this call
  * that the driver no longer has are forgotten, their ids kept to be said. */
-
 static void st_ipc_own_sweep(st_cuda_ipc_t *ipc)
 {
     st_ipc_entry_t *e;
