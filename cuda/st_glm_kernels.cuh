@@ -181,10 +181,10 @@ static __device__ __forceinline__ double st_glm_warp_margin(const st_glm_epoch_a
  * warp sums its lanes' products by shuffles, without shared memory or barriers,
  * and a block holds ST_GLM_GPU_WARP_BLOCK / 32 rows at a time. The sums' order is
  * the lanes' tree (the stand-in emulates the rows in flight, as for the block
- * kernel, not the lanes).
+ * kernel, not the lanes). Launch bounds: 4 blocks of 8 warps an SM at least, so 64
+ * registers, which a chunk's position lookup would otherwise raise to 66 (28 warps
+ * an SM).
  */
-/* (4 blocks of 8 warps an SM at least: 64 registers, which a chunk's position
- * lookup would otherwise raise to 66, 28 warps an SM) */
 extern "C" __global__ void __launch_bounds__(ST_GLM_GPU_WARP_BLOCK, 4)
 st_glm_tpa_epoch_warp(st_glm_epoch_args_t a)
 {

@@ -67,15 +67,6 @@ ST_EXPORT const double *strata_glm_model_weights(const strata_glm_model_t *model
     return (model != NULL) ? model->w : NULL;
 }
 
-ST_EXPORT void strata_glm_model_free(strata_glm_model_t *model)
-{
-    if (model == NULL) {
-        return;
-    }
-    free(model->w);
-    free(model);
-}
-
 /* ------------------------------------------------------------------------------------ */
 /* Scores                                                                              */
 /* ------------------------------------------------------------------------------------ */

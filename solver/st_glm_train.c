@@ -165,6 +165,16 @@ strata_glm_model_t *st_glm_model_new(const st_glm_model_t *loss, int64_t n_featu
     return model;
 }
 
+/* (beside st_glm_model_new: the trainer frees what it made on an error) */
+ST_EXPORT void strata_glm_model_free(strata_glm_model_t *model)
+{
+    if (model == NULL) {
+        return;
+    }
+    free(model->w);
+    free(model);
+}
+
 /* ---- parameters ---- */
 
 ST_EXPORT void strata_glm_param_default(strata_glm_param_t *param)
@@ -1829,10 +1839,7 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
     st_glm_comm_shape(comm, &rank, &nranks);
     model = st_glm_model_new(loss, prob->data->n_cols, param->bias > 0 ? param->bias : -1);
     if (!st_glm_agree(comm, model != NULL)) {   /* (every rank, or the others hang) */
-        if (model != NULL) {
-            free(model->w);
-            free(model);
-        }
+        strata_glm_model_free(model);
         st_glm_msg(msg, msg_len, "out of memory for the model: %lld features (the data's "
                    "largest index), %.3g GB", (long long)prob->data->n_cols,
                    (double)prob->data->n_cols * sizeof(double) / 1e9);
