@@ -80,6 +80,8 @@ typedef struct {
     st_cu_result_t (*device_get_count)(int *count);
     st_cu_result_t (*device_get)(int *dev, int ordinal);
     st_cu_result_t (*primary_ctx_retain)(st_cu_ctx_t *ctx, int dev);
+    st_cu_result_t (*primary_ctx_release)(int dev);
+    st_cu_result_t (*primary_ctx_get_state)(int dev, unsigned *flags, int *active);
     st_cu_result_t (*ctx_set_current)(st_cu_ctx_t ctx);
     st_cu_result_t (*mem_alloc)(st_cu_ptr_t *ptr, size_t bytes);
     st_cu_result_t (*mem_free)(st_cu_ptr_t ptr);
@@ -141,6 +143,8 @@ int st_cuda_loaded(void)
             *(void**)&st_cu.device_get_count      = dlsym(lib, "cuDeviceGetCount");
             *(void**)&st_cu.device_get            = dlsym(lib, "cuDeviceGet");
             *(void**)&st_cu.primary_ctx_retain    = dlsym(lib, "cuDevicePrimaryCtxRetain");
+            *(void**)&st_cu.primary_ctx_release   = dlsym(lib, "cuDevicePrimaryCtxRelease_v2");
+            *(void**)&st_cu.primary_ctx_get_state = dlsym(lib, "cuDevicePrimaryCtxGetState");
             *(void**)&st_cu.ctx_set_current       = dlsym(lib, "cuCtxSetCurrent");
             *(void**)&st_cu.mem_alloc             = dlsym(lib, "cuMemAlloc_v2");
             *(void**)&st_cu.mem_free              = dlsym(lib, "cuMemFree_v2");
@@ -194,6 +198,32 @@ static int st_cuda_query_singles(st_cu_ptr_t p, const int *attrs, void **data, i
     return 0;
 }
 
+/*
+ * The primary context of device @a ordinal if it is active, else NULL. Memory of a
+ * pool (cudaMallocAsync) or of the virtual memory API (cuMemCreate) belongs to no
+ * context (CU_POINTER_ATTRIBUTE_CONTEXT is NULL): Strata copies and waits for it in
+ * its device's primary context, the one the CUDA runtime made for the program,
+ * rather than in whatever context the calling thread has current (none in a thread
+ * of the program's that never used CUDA, another device's in one that did). The
+ * reference taken is given back at once: the program holds its own.
+ */
+static st_cu_ctx_t st_cuda_primary_of(int ordinal)
+{
+    st_cu_ctx_t ctx = NULL;
+    unsigned flags  = 0;
+    int dev, active = 0;
+
+    if (ordinal < 0 || st_cu.device_get == NULL || st_cu.primary_ctx_get_state == NULL ||
+        st_cu.primary_ctx_retain == NULL || st_cu.primary_ctx_release == NULL ||
+        st_cu.device_get(&dev, ordinal) != 0 ||
+        st_cu.primary_ctx_get_state(dev, &flags, &active) != 0 || !active ||
+        st_cu.primary_ctx_retain(&ctx, dev) != 0) {
+        return NULL;
+    }
+    st_cu.primary_ctx_release(dev);
+    return ctx;
+}
+
 st_mem_kind_t st_cuda_query(const void *ptr, st_cuda_buf_t *info)
 {
     int attrs[7] = {ST_CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ST_CU_POINTER_ATTRIBUTE_CONTEXT,
@@ -234,6 +264,9 @@ st_mem_kind_t st_cuda_query(const void *ptr, st_cuda_buf_t *info)
         return ST_MEM_HOST;
     }
     info->kind = ST_MEM_DEVICE;
+    if (ctx == NULL && size != 0) {
+        ctx = st_cuda_primary_of(ordinal);   /* a pool's or the VMM API's memory */
+    }
     if (ctx != NULL && size != 0) {
         info->ctx     = ctx;
         info->base    = (uintptr_t)start;

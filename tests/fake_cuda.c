@@ -34,7 +34,13 @@
  * one of the attributes asked; with FAKE_CUDA_GPUS=N the ranks' buffers are on N
  * GPUs (cuDeviceGetUuid: local rank mod N; default one GPU for all);
  * with FAKE_CUDA_NO_KERNELS=1 cuModuleLoadData fails
- * as on a GPU none of the fatbin's code runs on.
+ * as on a GPU none of the fatbin's code runs on; with FAKE_CUDA_POOL=1 all device
+ * memory is a pool's (cudaMallocAsync): no context, no legacy IPC handle.
+ *
+ * Contexts: one device, whose primary context (FAKE_CTX) is active while retained.
+ * The current context is per thread, as the driver's, and a thread starts with
+ * none: the calls that need one (copies, allocation, the legacy stream, pinning,
+ * streams, modules, launches) fail with CUDA_ERROR_INVALID_CONTEXT without it.
  */
 #define _GNU_SOURCE
 #include "st_cuda_kernels.h"
@@ -72,7 +78,18 @@ typedef struct {
 } fake_ipc_handle_t;
 #define FAKE_IPC_MAGIC 0x1bc0ffee
 static unsigned long fake_copies, fake_pushes, fake_launches;
-static void *fake_current;   /* the context cuCtxSetCurrent made current */
+/* the context current in this thread, as the driver's: a thread starts with none */
+static __thread void *fake_current;
+static int fake_primary_refs;   /* cuDevicePrimaryCtxRetain less Release: active if > 0 */
+
+/* CUDA_ERROR_INVALID_CONTEXT where the driver needs a current context and the
+ * calling thread has none */
+#define FAKE_NEED_CTX() \
+    do { \
+        if (fake_current == NULL) { \
+            return 201; \
+        } \
+    } while (0)
 
 static void fake_flush(void);   /* the stream's queued work, run now */
 static void fake_land(void);    /* the legacy stream's copies land */
@@ -173,6 +190,19 @@ unsigned long fake_cuda_queries(void)
     return fake_queries;
 }
 
+/* FAKE_CUDA_POOL=1: all device memory is a pool's (cudaMallocAsync), which the
+ * driver ties to no context (CU_POINTER_ATTRIBUTE_CONTEXT is NULL) and no legacy
+ * IPC handle */
+static int fake_pool(void)
+{
+    static int pool = -1;
+
+    if (pool < 0) {
+        pool = fake_cuda_flag("FAKE_CUDA_POOL");
+    }
+    return pool;
+}
+
 static int fake_attribute(void *data, int attribute, unsigned long long ptr)
 {
     int k = fake_find((uintptr_t)ptr);
@@ -181,8 +211,8 @@ static int fake_attribute(void *data, int attribute, unsigned long long ptr)
         return 1;   /* CUDA_ERROR_INVALID_VALUE: not memory the driver knows */
     }
     switch (attribute) {
-    case 1:    /* CU_POINTER_ATTRIBUTE_CONTEXT */
-        *(void**)data = FAKE_CTX;
+    case 1:    /* CU_POINTER_ATTRIBUTE_CONTEXT: none for a pool's memory */
+        *(void**)data = fake_pool() ? NULL : FAKE_CTX;
         break;
     case 2:    /* CU_POINTER_ATTRIBUTE_MEMORY_TYPE */
         *(unsigned int*)data = 2;    /* CU_MEMORYTYPE_DEVICE */
@@ -193,8 +223,9 @@ static int fake_attribute(void *data, int attribute, unsigned long long ptr)
     case 9:    /* CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL */
         *(int*)data = 0;
         break;
-    case 10:   /* CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE: own allocations */
-        *(int*)data = (fake_region[k].fd >= 0);
+    case 10:   /* CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE: own allocations,
+                  not a pool's */
+        *(int*)data = (fake_region[k].fd >= 0 && !fake_pool());
         break;
     case 11:   /* CU_POINTER_ATTRIBUTE_RANGE_START_ADDR */
         *(unsigned long long*)data = (unsigned long long)(uintptr_t)fake_region[k].base;
@@ -282,6 +313,7 @@ int cuMemcpy(unsigned long long dst, unsigned long long src, size_t bytes)
     int from_dev = (fake_find((uintptr_t)src) >= 0);
     void *staged = NULL;
 
+    FAKE_NEED_CTX();
     if (fake_find((uintptr_t)dst) < 0 || bytes == 0 ||
         (!from_dev && fake_is_pinned((const void*)(uintptr_t)src, bytes))) {
         fake_land();   /* into host memory, or from pinned memory: complete on return */
@@ -305,8 +337,8 @@ int cuMemcpy(unsigned long long dst, unsigned long long src, size_t bytes)
     return 0;
 }
 
-static void *fake_ctx_stack[16];
-static int fake_ctx_depth;
+static __thread void *fake_ctx_stack[16];
+static __thread int fake_ctx_depth;
 
 int cuCtxPushCurrent_v2(void *ctx)
 {
@@ -400,8 +432,30 @@ int cuDeviceGetUuid_v2(unsigned char *uuid, int dev)
 
 int cuDevicePrimaryCtxRetain(void **ctx, int dev)
 {
-    (void)dev;
+    if (dev != 0) {
+        return 101;
+    }
+    __atomic_add_fetch(&fake_primary_refs, 1, __ATOMIC_RELAXED);
     *ctx = FAKE_CTX;
+    return 0;
+}
+
+int cuDevicePrimaryCtxRelease_v2(int dev)
+{
+    if (dev != 0 || __atomic_load_n(&fake_primary_refs, __ATOMIC_RELAXED) == 0) {
+        return (dev != 0) ? 101 : 201;
+    }
+    __atomic_sub_fetch(&fake_primary_refs, 1, __ATOMIC_RELAXED);
+    return 0;
+}
+
+int cuDevicePrimaryCtxGetState(int dev, unsigned *flags, int *active)
+{
+    if (dev != 0) {
+        return 101;
+    }
+    *flags  = 0;
+    *active = (__atomic_load_n(&fake_primary_refs, __ATOMIC_RELAXED) > 0);
     return 0;
 }
 
@@ -422,6 +476,7 @@ int cuCtxGetCurrent(void **ctx)
 
 int cuCtxSynchronize(void)
 {
+    FAKE_NEED_CTX();
     fake_land();
     fake_flush();
     return 0;
@@ -429,8 +484,10 @@ int cuCtxSynchronize(void)
 
 int cuMemAlloc_v2(unsigned long long *dptr, size_t bytes)
 {
-    void *p = fake_cuda_alloc(bytes);
+    void *p;
 
+    FAKE_NEED_CTX();
+    p = fake_cuda_alloc(bytes);
     if (p == NULL) {
         return 2;   /* CUDA_ERROR_OUT_OF_MEMORY */
     }
@@ -440,6 +497,7 @@ int cuMemAlloc_v2(unsigned long long *dptr, size_t bytes)
 
 int cuMemFree_v2(unsigned long long dptr)
 {
+    FAKE_NEED_CTX();
     fake_cuda_free((void*)(uintptr_t)dptr);
     return 0;
 }
@@ -589,8 +647,9 @@ int cuIpcGetMemHandle(fake_ipc_handle_t *handle, unsigned long long dptr)
 {
     int k = fake_find((uintptr_t)dptr);
 
-    if (k < 0 || fake_region[k].fd < 0 || (uintptr_t)dptr != (uintptr_t)fake_region[k].base) {
-        return 1;   /* not the start of an allocation of this process */
+    if (k < 0 || fake_region[k].fd < 0 || (uintptr_t)dptr != (uintptr_t)fake_region[k].base ||
+        fake_pool()) {
+        return 1;   /* not the start of an allocation of this process, or a pool's */
     }
     memset(handle, 0, sizeof(*handle));
     handle->magic = FAKE_IPC_MAGIC;
@@ -708,6 +767,7 @@ int cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes)
 {
     const char *v = getenv("FAKE_CUDA_MEM");
 
+    FAKE_NEED_CTX();
     *free_bytes  = (v != NULL) ? (size_t)strtoull(v, NULL, 10) : ((size_t)1 << 30);
     *total_bytes = *free_bytes;
     return 0;
@@ -728,6 +788,7 @@ int cuMemHostRegister_v2(void *p, size_t bytes, unsigned flags)
     int k, free_k = -1;
 
     (void)flags;
+    FAKE_NEED_CTX();
     if (p == NULL || bytes == 0) {
         return 1;
     }
@@ -786,6 +847,7 @@ int cuStreamSynchronize(void *stream)
             return 700;   /* CUDA_ERROR_ILLEGAL_ADDRESS */
         }
     } else if (stream == NULL) {
+        FAKE_NEED_CTX();   /* the legacy stream of the current context */
         fake_land();
     }
     return (stream == FAKE_STREAM || stream == NULL) ? 0 : 400;

@@ -8,7 +8,10 @@
  * device buffer must have gone through the driver's copies. On one node, all-device
  * calls must take CUDA IPC; across nodes (virtual nodes), large device buffers must
  * be staged piece by piece. Calls Strata hands to (this CUDA-unaware) Open MPI must
- * be staged too. Each call asks the driver about each buffer once.
+ * be staged too. Each call asks the driver about each buffer once. The program
+ * makes the device's primary context current, as a CUDA program does; with
+ * FAKE_CUDA_POOL=1 (memory of a pool: no context, no IPC handle) it calls MPI with
+ * no context current, and every call must be staged in the primary context.
  *
  *   test_device PATH/libcuda.so.1
  *   test_device PATH/libcuda.so.1 --fail: one allreduce of 1M doubles, device to
@@ -38,6 +41,9 @@ static int (*dev_memcpy)(unsigned long long, unsigned long long, size_t);
 static unsigned long (*dev_mapped)(void);
 static unsigned long (*dev_queries)(void);
 static int (*dev_flag)(const char *);
+static int (*dev_set_current)(void *);
+static void *dev_ctx;    /* the device's primary context, which this program made */
+static int pool;         /* FAKE_CUDA_POOL=1: device memory a pool's, tied to no context */
 static int singles;      /* FAKE_CUDA_SINGLES=1: the driver answers single queries only */
 static int no_kernels;   /* FAKE_CUDA_NO_KERNELS=1: Strata's kernels do not load */
 
@@ -56,9 +62,21 @@ static void check_queries(unsigned long before, const void *sb, const char *what
            n, q, want);
 }
 
+/* a copy by the driver in the device's primary context, as a CUDA program makes
+ * them; with pool memory the program calls MPI without a current context (a thread
+ * of its own for communication), so Strata must find the memory's device's context */
 static void to_dev(void *dst, const void *src, size_t n)
 {
-    dev_memcpy((unsigned long long)(uintptr_t)dst, (unsigned long long)(uintptr_t)src, n);
+    int rc;
+
+    if (pool) {
+        dev_set_current(dev_ctx);
+    }
+    rc = dev_memcpy((unsigned long long)(uintptr_t)dst, (unsigned long long)(uintptr_t)src, n);
+    if (pool) {
+        dev_set_current(NULL);
+    }
+    CHECKF(rc == 0, "the test's own cuMemcpy failed (CUresult %d)", rc);
 }
 
 /* a user-defined op: the sum of doubles, or of one vector of NV blocks of 2 of 3 */
@@ -107,6 +125,20 @@ int main(int argc, char **argv)
     *(void**)&dev_mapped = dlsym(lib, "fake_cuda_ipc_mapped");
     *(void**)&dev_queries = dlsym(lib, "fake_cuda_queries");
     *(void**)&dev_flag   = dlsym(lib, "fake_cuda_flag");
+    *(void**)&dev_set_current = dlsym(lib, "cuCtxSetCurrent");
+    {
+        int (*retain)(void **, int);
+
+        *(void**)&retain = dlsym(lib, "cuDevicePrimaryCtxRetain");
+        if (retain(&dev_ctx, 0) != 0 || dev_set_current(dev_ctx) != 0) {
+            fprintf(stderr, "test_device: the stand-in's primary context failed\n");
+            MPI_Abort(MPI_COMM_WORLD, 99);
+        }
+    }
+    pool       = dev_flag("FAKE_CUDA_POOL");
+    if (pool) {
+        dev_set_current(NULL);
+    }
     singles    = dev_flag("FAKE_CUDA_SINGLES");
     no_kernels = dev_flag("FAKE_CUDA_NO_KERNELS");
     if (argc > 2 && strcmp(argv[2], "--gone") == 0 && size == 2) {
@@ -257,7 +289,7 @@ int main(int argc, char **argv)
         double *hs = malloc((size_t)n * sizeof(double)), *hr = malloc((size_t)n * sizeof(double));
         int round, gpu_path = HAVE_CUDA && strata_active() && size > 1 && nodes == 1 &&
                               getenv("STRATA_CUDA_IPC_MIN") == NULL;
-        int expect = gpu_path && !no_kernels;
+        int expect = gpu_path && !no_kernels && !pool;
         int nocache = strcmp(st_test_config("STRATA_CUDA_IPC_CACHE"), "n") == 0;
         unsigned long mapped = 0;
 
@@ -300,6 +332,9 @@ int main(int argc, char **argv)
         /* GPUs the kernels do not load on: staged, on every rank alike (not an abort) */
         CHECKF(!gpu_path || !no_kernels || ipc == 0,
                "%llu all-device calls took CUDA IPC without kernels", (unsigned long long)ipc);
+        /* a pool's memory has no legacy IPC handle: staged through the host */
+        CHECKF(!pool || ipc == 0, "%llu calls on a pool's memory took CUDA IPC",
+               (unsigned long long)ipc);
         /* each peer's current send and receive buffers, plus at most one round's
          * leftovers (a freed buffer whose address was not reused yet) */
         CHECKF(!expect || mapped <= 4 * (unsigned long)(size - 1),
@@ -316,7 +351,7 @@ int main(int argc, char **argv)
     {
         const int rounds = 8;
         int round, expect = HAVE_CUDA && strata_active() && size > 1 && nodes == 1 &&
-                            !no_kernels && getenv("STRATA_CUDA_IPC_MIN") == NULL;
+                            !no_kernels && !pool && getenv("STRATA_CUDA_IPC_MIN") == NULL;
         unsigned long mapped = 0;
         void *spacer[2 * 8];
 
