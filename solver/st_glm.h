@@ -103,6 +103,7 @@ enum {
 #define ST_GLM_ID_INNER      20  /* and its inner_rounds parameter (0: auto) */
 #define ST_GLM_CKPT_ENTRY    4   /* words per rank in the rank table */
 #define ST_GLM_CKPT_MAX_SECS 6   /* the rank table and the trainer's arrays */
+#define ST_GLM_CKPT_STATE    6   /* header words of the trainer's own between rounds */
 
 /* One array of 8-byte elements in a checkpoint: @a count over all ranks; this rank
  * holds elements [blo, bhi) at @a buf and writes (and, loading, verifies) [lo, hi),
@@ -124,6 +125,8 @@ typedef struct {
     st_glm_ckpt_sec_t all[ST_GLM_CKPT_MAX_SECS];  /* every array added, */
     st_glm_ckpt_sec_t sec[ST_GLM_CKPT_MAX_SECS];  /* those of the version in hand */
     int               nall, nsec;
+    uint64_t          state[ST_GLM_CKPT_STATE];  /* the trainer's scalars, saved and
+                                                    loaded as they are (0 in older files) */
 } st_glm_ckpt_t;
 
 /* Set up @a ck for a run of @a trainer (collective): nothing unless the parameters ask

@@ -72,12 +72,13 @@ enum {
     ST_GLM_W_SEC,                                  /* offset, elements, checksum each */
     /* words added in the space the sections leave free, zero in older checkpoints
      * (which are thus flat runs' and stay readable) */
+    ST_GLM_W_STATE = ST_GLM_CKPT_WORDS - 5 - ST_GLM_CKPT_STATE,  /* the trainer's */
     ST_GLM_W_INNER = ST_GLM_CKPT_WORDS - 5,        /* the inner rounds in use */
     ST_GLM_W_ID2,                                  /* identity words ST_GLM_CKPT_ID1 .. */
     ST_GLM_W_SUM = ST_GLM_CKPT_WORDS - 1           /* of words 0 .. ST_GLM_W_SUM - 1 */
 };
 
-_Static_assert(ST_GLM_W_SEC + 3 * ST_GLM_CKPT_MAX_SECS <= ST_GLM_W_INNER &&
+_Static_assert(ST_GLM_W_SEC + 3 * ST_GLM_CKPT_MAX_SECS <= ST_GLM_W_STATE &&
                ST_GLM_W_ID2 + ST_GLM_CKPT_ID - ST_GLM_CKPT_ID1 == ST_GLM_W_SUM,
                "checkpoint header words overlap");
 
@@ -475,6 +476,7 @@ static void st_glm_ckpt_commit(const st_glm_ckpt_t *ck, int fd, const char *tmp,
         h[st_glm_ckpt_id_word(s)] = ck->id[s];
     }
     h[ST_GLM_W_INNER]        = (uint64_t)info->inner_rounds;
+    memcpy(&h[ST_GLM_W_STATE], ck->state, sizeof(ck->state));
     h[ST_GLM_W_ROUNDS]       = (uint64_t)info->rounds;
     h[ST_GLM_W_CERTIFIED]    = (uint64_t)(certified != 0);
     h[ST_GLM_W_PRIMAL]       = st_glm_bits(info->primal);
@@ -821,6 +823,7 @@ strata_status_t st_glm_ckpt_load(st_glm_ckpt_t *ck, strata_glm_info_t *info_p,
     info_p->comm_seconds = st_glm_real(h[ST_GLM_W_COMM_SECONDS]);
     info_p->nodes        = (int)h[ST_GLM_W_ID2 + ST_GLM_ID_NODES - ST_GLM_CKPT_ID1];
     info_p->inner_rounds = (int)h[ST_GLM_W_INNER];
+    memcpy(ck->state, &h[ST_GLM_W_STATE], sizeof(ck->state));
     *certified_p         = (h[ST_GLM_W_CERTIFIED] != 0);
     if (ck->verbose) {
         st_glm_print("checkpoint: resuming from %s after round %d\n", ck->path,

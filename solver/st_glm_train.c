@@ -987,6 +987,33 @@ void st_glm_round_end(st_glm_round_ctx_t *ctx, const st_glm_objectives_t *objp)
 
 /* Worker 0, the others waiting at a barrier: the checkpoint after this round; a
  * failure stops the training. */
+/* gap_every auto's schedule in a checkpoint's trainer words, so that a resumed run
+ * computes its gaps at the rounds the uninterrupted one would have (and stops at
+ * the same round); all zero (an older checkpoint): a gap after the next round */
+static void st_glm_gap_sched_save(const st_glm_gap_sched_t *g, uint64_t *w)
+{
+    w[0] = (uint64_t)(uint32_t)g->next;
+    w[1] = (uint64_t)(uint32_t)g->n;
+    w[2] = (uint64_t)(uint32_t)g->r0;
+    w[3] = (uint64_t)(uint32_t)g->r1;
+    memcpy(&w[4], &g->g0, sizeof(double));
+    memcpy(&w[5], &g->g1, sizeof(double));
+}
+
+static void st_glm_gap_sched_load(st_glm_gap_sched_t *g, const uint64_t *w, int rounds)
+{
+    memset(g, 0, sizeof(*g));
+    g->next = rounds + 1;
+    if (w[0] != 0) {
+        g->next = (int)(uint32_t)w[0];
+        g->n    = (int)(uint32_t)w[1];
+        g->r0   = (int)(uint32_t)w[2];
+        g->r1   = (int)(uint32_t)w[3];
+        memcpy(&g->g0, &w[4], sizeof(double));
+        memcpy(&g->g1, &w[5], sizeof(double));
+    }
+}
+
 static void st_glm_checkpoint(st_glm_trainer_t *tr, st_glm_round_ctx_t *ctx, int certified)
 {
     int k;
@@ -994,6 +1021,7 @@ static void st_glm_checkpoint(st_glm_trainer_t *tr, st_glm_round_ctx_t *ctx, int
     for (k = 0; k < tr->nworkers; k++) {
         tr->rngs[k] = tr->workers[k].rng;
     }
+    st_glm_gap_sched_save(&tr->gap, tr->ck.state);
     if (tr->vck != NULL) {
         st_glm_order_gather(&tr->order, tr->v, tr->vck, tr->d_all);
     }
@@ -1208,7 +1236,11 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
                                    tr->lambda, &obj);
             st_glm_round_end(ctx, &obj);
             tr->stop = ctx->info.converged || ctx->info.rounds >= ctx->param->max_rounds;
-            if (autogap && !tr->stop) {   /* (so round < max_rounds <= INT_MAX) */
+            /* the schedule moves on at its own gaps, the last round's too when it
+               was one (a run resumed from that round's checkpoint then computes its
+               gaps where the uninterrupted run did), not at the last round's forced
+               gap */
+            if (autogap && round >= tr->gap.next && round < INT_MAX) {
                 tr->gap.next = st_glm_gap_next(&tr->gap, round, ctx->info.gap /
                                                fmax(fabs(obj.primal), 1e-300),
                                                ctx->param->tol);
@@ -1492,7 +1524,8 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
         }
         ctx.info.inner_rounds = tr.hier.inner;
     }
-    tr.gap.next = ctx.info.rounds + 1;   /* auto: a gap after the first round (resumed: its next) */
+    /* auto: a gap after the first round (resumed: where the schedule stood) */
+    st_glm_gap_sched_load(&tr.gap, tr.ck.state, ctx.info.rounds);
     st_glm_data_row_sqnorms(data, tr.sqnorm);
     for (i = 0; i < m; i++) {
         tr.sqnorm[i] += (param->bias > 0) ? param->bias * param->bias : 0;

@@ -3,7 +3,8 @@
 # strata-train --checkpoint-every / --resume. A run killed with SIGKILL (mpirun and its
 # ranks) once its first checkpoint is on disk, then resumed, writes the model file of
 # the run that was never interrupted, byte for byte: logistic on 1 rank, on 2 ranks of
-# 2 threads, on 3 ranks with the gap every 4th round; lasso on 1 rank (the serial
+# 2 threads, on 3 ranks with the gap every 4th round, on 1 rank with the gap's rounds
+# chosen (auto) and the run stopped by -r before; lasso on 1 rank (the serial
 # solver) and on 2 (ProxCoCoA+ over features). Refused with exit status 1, a message
 # naming what differs and no hang: other data, another rank count, another lambda, a
 # flipped byte, a truncated file, --resume without a checkpoint, a checkpoint file
@@ -84,6 +85,21 @@ expect 1 "other inner rounds" $pre $run -np 4 tools/strata-train -q -e 0 -r 60 \
     --hierarchical --inner-rounds 4 --resume --checkpoint "$hck" "$dir/c1.svm" "$dir/h.model"
 contains "other inner rounds named" "inner rounds 3 (this run: 4)"
 pre=
+
+# --gap-every auto: a run stopped by -r at rounds 7, 10 (a checkpoint's) and 40 (one
+# of the schedule's gaps), then resumed, converges at the uninterrupted run's round
+# to its model (before: the resumed run had lost the schedule, 44 rounds against 50)
+tools/strata-gen dense -n 1500 -d 20 -q "$dir/d.svm" || { echo "FAIL: strata-gen"; exit 1; }
+auto="tools/strata-train -q --gap-every auto -e 1e-8 -l 1e-3 --checkpoint-every 5"
+expect 0 "gap auto: uninterrupted" $auto -r 400 "$dir/d.svm" "$dir/full.model"
+for r in 7 10 40; do
+    rm -f "$dir/part.model" "$dir/part.model.ckpt"
+    $auto -r $r "$dir/d.svm" "$dir/part.model" >"$out" 2>&1
+    expect 0 "gap auto: resumed after round $r" $auto -r 400 --resume "$dir/d.svm" \
+        "$dir/part.model"
+    cmp -s "$dir/full.model" "$dir/part.model" ||
+        { echo "FAIL: gap auto: the run resumed after round $r has another model"; fail=1; }
+done
 
 # refusals, most by one process alone (mpirun takes seconds to end a failed job): a
 # checkpoint of one rank after round 6, and a model file to keep
