@@ -48,6 +48,15 @@ STRATA_TOPO_SYNTHETIC="pack:2 [numa] core:2 pu:1" STRATA_TOPO_BIND=none \
 contains "strata-info --json socket level" '"socket_level": false'
 contains "strata-info --json says why" '"socket_level_off": "rank 0 is not bound"'
 contains "strata-info --json rank 1" '{"rank": 1, .*"package": -1, .*"bound": false'
+# a STRATA_TOPO_BIND range beyond the machine's PUs: one warning per rank, not one
+# per missing PU (before: a million lines for 0-999999)
+STRATA_TOPO_SYNTHETIC="pack:2 [numa] core:2 pu:1" STRATA_TOPO_BIND=0-999999 \
+    expect 0 "strata-info --topo, a huge bind range" $ST_MPIRUN -np 2 -x STRATA_TOPO_SYNTHETIC \
+    -x STRATA_TOPO_BIND tools/strata-info --topo
+contains "a huge bind range named" "STRATA_TOPO_BIND: PU 4 does not exist (the topology has 4)"
+if [ "$(grep -c 'does not exist' "$out")" -gt 2 ]; then
+    echo "FAIL: a huge bind range: $(grep -c 'does not exist' "$out") warnings"; fail=1
+fi
 # the OS's binding, as mpirun sets it (two cores needed)
 if [ "$(nproc)" -ge 2 ]; then
     expect 0 "strata-info --topo, ranks bound" $MPIRUN --bind-to core -np 2 tools/strata-info --topo

@@ -60,6 +60,8 @@ static void st_topo_hw_load(void)
 
 /* ---- this process's place ---- */
 
+static int st_topo_bind_warned;   /* a PU of STRATA_TOPO_BIND missing: said once */
+
 /* PUs of STRATA_TOPO_BIND item @a idx of the list (logical PU indexes a or a-b). */
 static void st_topo_bind_item(hwloc_topology_t topo, const char *list, int idx,
                               hwloc_bitmap_t set)
@@ -68,6 +70,7 @@ static void st_topo_bind_item(hwloc_topology_t topo, const char *list, int idx,
     unsigned long a, b, i;
     hwloc_obj_t pu;
     char *end;
+    int npu;
 
     while (idx-- > 0) {
         p = strchr(p, ',') + 1;
@@ -76,14 +79,18 @@ static void st_topo_bind_item(hwloc_topology_t topo, const char *list, int idx,
     if (*end == '-') {
         b = strtoul(end + 1, &end, 10);
     }
-    for (i = a; i <= b; i++) {
+    npu = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+    if (b >= (unsigned long)ST_MAX(npu, 0) && !st_topo_bind_warned) {
+        /* once per process (the item is read for every communicator set up) */
+        st_topo_bind_warned = 1;
+        st_warn("STRATA_TOPO_BIND: PU %lu does not exist (the topology has %d)",
+                ST_MAX(a, (unsigned long)ST_MAX(npu, 0)), npu);
+    }
+    for (i = a; i <= b && i < (unsigned long)ST_MAX(npu, 0); i++) {
         pu = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, (unsigned)i);
-        if (pu == NULL) {
-            st_warn("STRATA_TOPO_BIND: PU %lu does not exist (the topology has %d)", i,
-                    hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU));
-            continue;
+        if (pu != NULL) {
+            hwloc_bitmap_or(set, set, pu->cpuset);
         }
-        hwloc_bitmap_or(set, set, pu->cpuset);
     }
 }
 
