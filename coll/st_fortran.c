@@ -14,6 +14,12 @@
  * different STRATA_SMALL_MSG hung) and virtual nodes not placed once per job.
  * MPI_ALLREDUCE converts the handles and the Fortran MPI_IN_PLACE / MPI_BOTTOM
  * sentinels exactly as Open MPI's wrappers do, and calls the C implementation.
+ * MPI_COMM_FREE and MPI_COMM_DISCONNECT (same names, ompi_comm_free_f and
+ * ompi_comm_disconnect_f for mpi_f08) go through Strata's C ones, which mark the
+ * dying communicator: an attribute's delete callback that calls MPI_Allreduce on
+ * it (a C library's, on a communicator a Fortran program frees) then goes to the
+ * MPI, instead of building a plan on a handle about to dangle (MPI_FINALIZE then
+ * aborted on it).
  */
 #include "config.h"
 
@@ -83,6 +89,20 @@ static void st_fortran_allreduce(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fi
     pthread_once(&st_fortran_once, st_fortran_sentinels);
     rc = st_coll_mpi_allreduce(st_fortran_buf(sbuf), st_fortran_buf(rbuf), (int)*count,
                                PMPI_Type_f2c(*dtype), PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm));
+    if (ierr != NULL) {
+        *ierr = (MPI_Fint)rc;
+    }
+}
+
+/* MPI_COMM_FREE / MPI_COMM_DISCONNECT through Strata's C @a release */
+static void st_fortran_comm_release(int (*release)(MPI_Comm *), MPI_Fint *comm, MPI_Fint *ierr)
+{
+    MPI_Comm c = PMPI_Comm_f2c(*comm);
+    int rc     = release(&c);
+
+    if (rc == MPI_SUCCESS) {
+        *comm = PMPI_Comm_c2f(c);
+    }
     if (ierr != NULL) {
         *ierr = (MPI_Fint)rc;
     }
@@ -173,6 +193,12 @@ static void st_fortran_finalize(MPI_Fint *ierr)
         st_fortran_init_thread(#_real, required, provided, ierr); \
     }
 
+#define ST_FORTRAN_COMM_RELEASE(_name, _c_release) \
+    ST_EXPORT void _name(MPI_Fint *comm, MPI_Fint *ierr) \
+    { \
+        st_fortran_comm_release(_c_release, comm, ierr); \
+    }
+
 /* prototypes keep -Wmissing-prototypes quiet: these exist only for Fortran */
 #define ST_FORTRAN_PROTOS(_a, _f, _i, _t) \
     void _a(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *); \
@@ -185,6 +211,24 @@ ST_FORTRAN_PROTOS(mpi_allreduce, mpi_finalize, mpi_init, mpi_init_thread)
 ST_FORTRAN_PROTOS(mpi_allreduce__, mpi_finalize__, mpi_init__, mpi_init_thread__)
 ST_FORTRAN_PROTOS(MPI_ALLREDUCE, MPI_FINALIZE, MPI_INIT, MPI_INIT_THREAD)
 ST_FORTRAN_PROTOS(ompi_allreduce_f, ompi_finalize_f, ompi_init_f, ompi_init_thread_f)
+#define ST_FORTRAN_RELEASE_PROTOS(_free, _disconnect) \
+    void _free(MPI_Fint *, MPI_Fint *); \
+    void _disconnect(MPI_Fint *, MPI_Fint *);
+ST_FORTRAN_RELEASE_PROTOS(mpi_comm_free_, mpi_comm_disconnect_)
+ST_FORTRAN_RELEASE_PROTOS(mpi_comm_free, mpi_comm_disconnect)
+ST_FORTRAN_RELEASE_PROTOS(mpi_comm_free__, mpi_comm_disconnect__)
+ST_FORTRAN_RELEASE_PROTOS(MPI_COMM_FREE, MPI_COMM_DISCONNECT)
+ST_FORTRAN_RELEASE_PROTOS(ompi_comm_free_f, ompi_comm_disconnect_f)
+ST_FORTRAN_COMM_RELEASE(mpi_comm_free_, MPI_Comm_free)
+ST_FORTRAN_COMM_RELEASE(mpi_comm_free, MPI_Comm_free)
+ST_FORTRAN_COMM_RELEASE(mpi_comm_free__, MPI_Comm_free)
+ST_FORTRAN_COMM_RELEASE(MPI_COMM_FREE, MPI_Comm_free)
+ST_FORTRAN_COMM_RELEASE(ompi_comm_free_f, MPI_Comm_free)
+ST_FORTRAN_COMM_RELEASE(mpi_comm_disconnect_, MPI_Comm_disconnect)
+ST_FORTRAN_COMM_RELEASE(mpi_comm_disconnect, MPI_Comm_disconnect)
+ST_FORTRAN_COMM_RELEASE(mpi_comm_disconnect__, MPI_Comm_disconnect)
+ST_FORTRAN_COMM_RELEASE(MPI_COMM_DISCONNECT, MPI_Comm_disconnect)
+ST_FORTRAN_COMM_RELEASE(ompi_comm_disconnect_f, MPI_Comm_disconnect)
 
 ST_FORTRAN_ALLREDUCE(mpi_allreduce_)
 ST_FORTRAN_ALLREDUCE(mpi_allreduce)

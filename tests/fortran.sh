@@ -5,7 +5,8 @@
 # and PMPI_Finalize directly, so without Strata's Fortran entry points: no fast
 # calls and no statistics from MPI_FINALIZE (mpi_f08: none of either before its
 # back-ends were taken), and a knob set on some ranks only hung the job (MPI_INIT
-# skipped the ranks' agreement on the knobs).
+# skipped the ranks' agreement on the knobs). A Fortran MPI_COMM_FREE marks the dying
+# communicator as the C one does.
 #
 . "${top_srcdir}/tests/common.sh"
 command -v mpifort >/dev/null 2>&1 || { echo "no mpifort: skipped"; exit 77; }
@@ -46,6 +47,23 @@ for variant in mpi mpi_f08 mpi+thread mpi_f08+thread; do
     check "$what: SMALL_MSG: named once, by rank 0" \
         test "$(grep -c '^\[strata 0\] WARN: STRATA_SMALL_MSG is not the same' "$err")" -eq 1
 done
+
+# MPI_COMM_FREE of communicators whose attribute's delete callback (a C library's)
+# calls MPI_Allreduce on them: the job ends well (before: MPI_FINALIZE aborted)
+prog="$dir/fortran_commfree"
+if mpicc -c -o "$dir/commfree_lib.o" "$top_srcdir/tests/fortran_commfree_lib.c" \
+        >"$dir/build.log" 2>&1 &&
+   mpifort -o "$prog" "$top_srcdir/tests/fortran_commfree.F90" "$dir/commfree_lib.o" \
+        >>"$dir/build.log" 2>&1; then
+    ran=$((ran + 1))
+    timeout -k 5 120 tools/strata-run $ST_MPIRUN -np 2 "$prog" >"$out" 2>"$err"
+    check "MPI_COMM_FREE with a delete callback: the job ends well" test $? -eq 0
+    check "MPI_COMM_FREE with a delete callback: right answers" \
+        grep -q 'fortran_commfree: OK' "$out"
+else
+    cat "$dir/build.log"
+    echo "cannot build the MPI_COMM_FREE program here: not checked"
+fi
 if [ $ran -eq 0 ]; then
     echo "no Fortran binding could be built: skipped"
     exit 77
