@@ -183,18 +183,6 @@ int st_glm_ckpt_stopped(const strata_glm_param_t *param, strata_glm_info_t *info
  * feature order, before it is used as an index. */
 int st_glm_ckpt_order_ok(const int64_t *order, int64_t n, int64_t lo);
 
-/* Create "<path>.tmp.<pid>.<n>" next to @a path (mode 0666 less the umask) and put its
- * name in @a tmp. @return the descriptor, or -1 (errno). */
-int st_glm_tmp_create(const char *path, char *tmp, size_t tmp_len);
-
-/* fsync the directory holding @a path, so a rename survives a crash (best effort). */
-void st_glm_sync_dir(const char *path);
-
-/* After @a path has been replaced: remove the temporary files of @a path that
- * writers killed before their rename left next to it (names exactly as
- * st_glm_tmp_create makes them; best effort). Whoever writes @a path owns them: two
- * jobs writing one file at once are not supported anyway. */
-void st_glm_tmp_sweep(const char *path);
 
 /* The L1 (primal) models across ranks: ProxCoCoA+ over a feature partition
  * (solver/st_glm_train_primal.c). Fills model->w and model->info. */

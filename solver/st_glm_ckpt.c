@@ -33,8 +33,8 @@
 #include "config.h"
 
 #include "st_glm.h"
+#include "st_glm_file.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -50,9 +50,6 @@
 #define ST_GLM_CKPT_HEADER  512
 #define ST_GLM_CKPT_WORDS   (ST_GLM_CKPT_HEADER / 8)
 #define ST_GLM_CKPT_SALT    0x8cb92ba72f3d8dd7ULL
-#define ST_GLM_TMP_TRIES    64
-#define ST_GLM_TMP_SUFFIX   64     /* room for ".tmp.<pid>.<n>" */
-#define ST_GLM_TMP_INFIX    ".tmp." /* a temporary's name: <path>.tmp.<pid>.<n> */
 
 /* Header words. */
 enum {
@@ -149,109 +146,6 @@ static uint64_t st_glm_ckpt_header_sum(const uint64_t *h)
 static uint64_t st_glm_ckpt_salt(int s)
 {
     return (uint64_t)(s + 1) * ST_GLM_CKPT_SALT;
-}
-
-/* ---- files ---- */
-
-int st_glm_tmp_create(const char *path, char *tmp, size_t tmp_len)
-{
-    static unsigned counter;
-    unsigned n;
-    int fd, tries;
-
-    for (tries = 0; tries < ST_GLM_TMP_TRIES; tries++) {
-        n = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
-        if ((size_t)snprintf(tmp, tmp_len, "%s" ST_GLM_TMP_INFIX "%ld.%u", path,
-                             (long)getpid(), n) >= tmp_len) {
-            errno = ENAMETOOLONG;
-            return -1;
-        }
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0 || errno != EEXIST) {
-            return fd;
-        }
-    }
-    return -1;
-}
-
-/* The directory holding @a path (malloc'ed; NULL when out of memory) and, in
- * @a base_p, where the file's own name starts in @a path. */
-static char *st_glm_dir_of(const char *path, const char **base_p)
-{
-    const char *slash = strrchr(path, '/');
-
-    *base_p = (slash == NULL) ? path : slash + 1;
-    if (slash == NULL) {
-        return strdup(".");
-    } else if (slash == path) {
-        return strdup("/");
-    }
-    return strndup(path, (size_t)(slash - path));
-}
-
-/* 1 when @a s is one or more decimal digits followed by @a end */
-static int st_glm_digits(const char *s, char end, const char **rest_p)
-{
-    const char *p = s;
-
-    while (*p >= '0' && *p <= '9') {
-        p++;
-    }
-    *rest_p = p;
-    return p > s && *p == end;
-}
-
-void st_glm_tmp_sweep(const char *path)
-{
-    const char *base, *rest;
-    struct dirent *e;
-    size_t blen;
-    char *dir, *victim;
-    DIR *d;
-
-    dir = st_glm_dir_of(path, &base);
-    if (dir == NULL) {
-        return;
-    }
-    blen = strlen(base);
-    d    = opendir(dir);
-    while (d != NULL && (e = readdir(d)) != NULL) {
-        /* "<base>.tmp.<digits>.<digits>", as st_glm_tmp_create makes them */
-        if (strncmp(e->d_name, base, blen) != 0 ||
-            strncmp(e->d_name + blen, ST_GLM_TMP_INFIX, strlen(ST_GLM_TMP_INFIX)) != 0 ||
-            !st_glm_digits(e->d_name + blen + strlen(ST_GLM_TMP_INFIX), '.', &rest) ||
-            !st_glm_digits(rest + 1, '\0', &rest)) {
-            continue;
-        }
-        victim = malloc(strlen(dir) + strlen(e->d_name) + 2);
-        if (victim != NULL) {
-            sprintf(victim, "%s/%s", dir, e->d_name);
-            (void)unlink(victim);
-            free(victim);
-        }
-    }
-    if (d != NULL) {
-        closedir(d);
-    }
-    free(dir);
-}
-
-void st_glm_sync_dir(const char *path)
-{
-    const char *base;
-    char *dir;
-    int fd;
-
-    dir = st_glm_dir_of(path, &base);
-    if (dir == NULL) {
-        return;
-    }
-    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        (void)fsync(fd);
-        close(fd);
-    }
-    free(dir);
 }
 
 /* ---- setting up ---- */
@@ -460,8 +354,8 @@ static void st_glm_ckpt_write_slices(const st_glm_ckpt_t *ck, int fd, const char
 }
 
 /* Rank 0: the header, then the rename over the old checkpoint. */
-static void st_glm_ckpt_commit(const st_glm_ckpt_t *ck, int fd, const char *tmp,
-                               const uint64_t *off, uint64_t size, const uint64_t *sums,
+static void st_glm_ckpt_commit(const st_glm_ckpt_t *ck, st_glm_out_t *out, const uint64_t *off,
+                               uint64_t size, const uint64_t *sums,
                                const strata_glm_info_t *info, int certified, st_glm_err_t *err)
 {
     uint64_t h[ST_GLM_CKPT_WORDS];
@@ -491,88 +385,46 @@ static void st_glm_ckpt_commit(const st_glm_ckpt_t *ck, int fd, const char *tmp,
         h[ST_GLM_W_SEC + 3 * s + 2] = sums[s];
     }
     h[ST_GLM_W_SUM] = st_glm_ckpt_header_sum(h);
-    rc = st_glm_pwrite_all(fd, h, sizeof(h), 0);
-    if (rc == 0 && fsync(fd) != 0) {
-        rc = errno;
-    }
-    if (rc == 0 && rename(tmp, ck->path) != 0) {
-        rc = errno;
+    rc = st_glm_pwrite_all(out->fd, h, sizeof(h), 0);
+    if (rc == 0) {
+        rc = st_glm_out_commit(out);
     }
     if (rc != 0) {
         st_glm_err_set(err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot write the "
                        "checkpoint: %s (the previous one is unchanged)", ck->path,
                        strerror(rc));
-        return;
     }
-    st_glm_tmp_sweep(ck->path);
-    st_glm_sync_dir(ck->path);
 }
 
 strata_status_t st_glm_ckpt_save(st_glm_ckpt_t *ck, const strata_glm_info_t *info,
                                  int certified, char *msg, size_t msg_len)
 {
     uint64_t off[ST_GLM_CKPT_MAX_SECS], sums[ST_GLM_CKPT_MAX_SECS], size;
-    size_t tmp_len = strlen(ck->path) + ST_GLM_TMP_SUFFIX;
-    char *tmp = malloc(tmp_len), suffix[ST_GLM_TMP_SUFFIX];
     double t0 = st_glm_now();
+    st_glm_out_t out;
     st_glm_err_t err;
     st_status_t status;
-    int fd = -1;
 
     st_glm_err_init(&err);
-    memset(suffix, 0, sizeof(suffix));
     size = st_glm_ckpt_layout(ck, off);
-    if (tmp == NULL) {
-        st_glm_err_set(&err, ST_ERR_NO_MEMORY, ST_GLM_ERR_KEY_FIRST, "out of memory");
-    } else if (ck->c.rank == 0) {
-        /* 1. rank 0 creates the temporary file; the others learn its name */
-        fd = st_glm_tmp_create(ck->path, tmp, tmp_len);
-        if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
-            st_glm_err_set(&err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot create the "
-                           "checkpoint's temporary file next to it: %s", ck->path,
-                           strerror(errno));
-        } else {
-            snprintf(suffix, sizeof(suffix), "%s", tmp + strlen(ck->path));
-        }
-    }
-    status = st_glm_err_agree(&ck->c, &err);
-    if (status == ST_OK && ck->c.comm != MPI_COMM_NULL) {
-        MPI_Bcast(suffix, (int)sizeof(suffix), MPI_CHAR, 0, ck->c.comm);
-    }
+    /* 1. rank 0 creates the temporary file; the others open it by the name it sends */
+    status = st_glm_out_open_all(&out, ck->path, size, &ck->c, "the checkpoint", &err);
     if (status == ST_OK) {
         /* 2. every rank writes its slices */
-        snprintf(tmp, tmp_len, "%s%s", ck->path, suffix);
-        if (ck->c.rank != 0) {
-            fd = open(tmp, O_WRONLY | O_CLOEXEC);
-        }
-        if (fd < 0) {
-            st_glm_err_set(&err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot open the "
-                           "checkpoint's temporary file %s: %s", ck->path, tmp,
-                           strerror(errno));
-        } else {
-            st_glm_ckpt_write_slices(ck, fd, tmp, off, sums, &err);
-        }
-        if (ck->c.rank != 0 && fd >= 0) {
-            close(fd);
-            fd = -1;
-        }
+        st_glm_ckpt_write_slices(ck, out.fd, out.tmp, off, sums, &err);
         status = st_glm_err_agree(&ck->c, &err);
     }
     if (status == ST_OK) {
         /* 3. rank 0 adds the checksums, writes the header and renames */
         st_glm_allreduce(ck->c.comm, sums, ck->nsec, MPI_UINT64_T, MPI_SUM);
         if (ck->c.rank == 0) {
-            st_glm_ckpt_commit(ck, fd, tmp, off, size, sums, info, certified, &err);
+            st_glm_ckpt_commit(ck, &out, off, size, sums, info, certified, &err);
         }
         status = st_glm_err_agree(&ck->c, &err);
     }
-    if (fd >= 0) {
-        close(fd);
-        if (status != ST_OK) {
-            unlink(tmp);
-        }
+    if (out.fd >= 0 || out.tmp != NULL) {
+        st_glm_out_close(&out);   /* (rank 0: the temporary too, unless renamed) */
     }
-    free(tmp);
     if (status != ST_OK) {
         st_glm_err_report(&err, msg, msg_len);
     } else if (ck->verbose) {

@@ -445,6 +445,14 @@ st_status_t st_glm_data_load(const char *path, const st_glm_data_opts_t *opts, M
             }
             is_bin = (got == (ssize_t)sizeof(magic) &&
                       !memcmp(magic, ST_GLM_BIN_MAGIC, ST_GLM_BIN_MAGIC_LEN));
+            /* no text starts with NUL bytes: a binary file whose header was never
+               written (by a writer of an older version, killed) */
+            if (got == (ssize_t)sizeof(magic) && magic[0] == 0 &&
+                !memcmp(magic, magic + 1, sizeof(magic) - 1)) {
+                st_glm_err_set(&err, ST_ERR_INVALID_PARAM, ST_GLM_ERR_KEY_FIRST, "%s: starts "
+                               "with zero bytes, not a binary file's magic: an incomplete "
+                               "binary file (its writer did not finish)", path);
+            }
             close(fd);
         }
     }

@@ -22,6 +22,7 @@
 #include "config.h"
 
 #include "st_glm_data.h"
+#include "st_glm_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -333,12 +334,15 @@ st_status_t st_glm_data_write_bin(const st_glm_data_t *d, const char *path, MPI_
     unsigned char hbuf[ST_GLM_BIN_HEADER];
     char check[ST_GLM_DATA_MSG_LEN];
     st_glm_bin_header_t h;
+    st_glm_out_t out;
     st_glm_comm_t c;
     st_glm_err_t err;
     st_status_t status;
     int fd = -1, r, s, rc;
 
     st_glm_err_init(&err);
+    memset(&out, 0, sizeof(out));
+    out.fd = -1;
     memset(&h, 0, sizeof(h));
     memset(sums, 0, sizeof(sums));
     status = st_glm_comm_init(comm, &c);
@@ -416,31 +420,13 @@ st_status_t st_glm_data_write_bin(const st_glm_data_t *d, const char *path, MPI_
     h.nnz         = (uint64_t)nnz;
     st_glm_bin_layout(h.n_rows, h.nnz, h.prec, &h);
 
-    /* 2. rank 0 creates the file at its size (header zero: not valid until written) */
-    if (c.rank == 0) {
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-        if (fd < 0) {
-            st_glm_err_set(&err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot create: %s",
-                           path, strerror(errno));
-        } else if (ftruncate(fd, (off_t)h.file_size) != 0) {
-            st_glm_err_set(&err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot size to %llu "
-                           "bytes: %s", path, (unsigned long long)h.file_size, strerror(errno));
-        }
-    }
-    if (st_glm_err_agree(&c, &err) != ST_OK) {
+    /* 2. rank 0 creates a temporary file next to it, at its size (the header zero:
+     * not valid until written), which the others open by name; renamed over @a path
+     * once whole (a failed or killed write leaves the old file as it was) */
+    if (st_glm_out_open_all(&out, path, h.file_size, &c, "the data", &err) != ST_OK) {
         goto out;
     }
-    if (c.rank != 0) {
-        fd = open(path, O_WRONLY | O_CLOEXEC);
-        if (fd < 0) {
-            st_glm_err_set(&err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: rank %d cannot open "
-                           "the file rank 0 created (no shared file system?): %s", path,
-                           c.rank, strerror(errno));
-        }
-    }
-    if (st_glm_err_agree(&c, &err) != ST_OK) {
-        goto out;
-    }
+    fd = out.fd;
 
     /* 3. my rows: global row pointers (the last rank adds the final one), the rest as is */
     n = d->n_rows + (c.rank == c.size - 1 ? 1 : 0);
@@ -480,12 +466,9 @@ st_status_t st_glm_data_write_bin(const st_glm_data_t *d, const char *path, MPI_
         st_glm_err_set(&err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot write: %s", path,
                        strerror(rc));
     }
-    if (c.rank != 0 && close(fd) != 0) {
+    if (rc == 0 && c.rank != 0 && fsync(fd) != 0) {
         st_glm_err_set(&err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot write: %s", path,
                        strerror(errno));
-    }
-    if (c.rank != 0) {
-        fd = -1;
     }
     if (st_glm_err_agree(&c, &err) != ST_OK) {
         goto out;
@@ -501,10 +484,9 @@ st_status_t st_glm_data_write_bin(const st_glm_data_t *d, const char *path, MPI_
         }
         st_glm_bin_header_put(&h, hbuf);
         rc = st_glm_pwrite_all(fd, hbuf, sizeof(hbuf), 0);
-        if (rc == 0 && close(fd) != 0) {
-            rc = errno;
+        if (rc == 0) {
+            rc = st_glm_out_commit(&out);
         }
-        fd = -1;
         if (rc != 0) {
             st_glm_err_set(&err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot write: %s", path,
                            strerror(rc));
@@ -516,8 +498,8 @@ st_status_t st_glm_data_write_bin(const st_glm_data_t *d, const char *path, MPI_
 err_mpi:
     st_glm_err_set(&err, ST_ERR_MPI, ST_GLM_ERR_KEY_FIRST, "%s: MPI error", path);
 out:
-    if (fd >= 0) {
-        close(fd);
+    if (out.fd >= 0 || out.tmp != NULL) {
+        st_glm_out_close(&out);   /* (rank 0: the temporary too, unless renamed) */
     }
     free(buf);
     free(all);

@@ -23,6 +23,7 @@
 #include "config.h"
 
 #include "st_glm.h"
+#include "st_glm_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -153,11 +154,10 @@ ST_EXPORT strata_status_t strata_glm_model_save(const strata_glm_model_t *model,
 {
     st_glm_io_locale_t loc;
     const char *type_name;
-    size_t tmp_len;
+    st_glm_out_t out;
     int64_t j, n_w;
-    char *tmp;
     FILE *f;
-    int fd, err;
+    int err;
 
     if (model == NULL || model->loss == NULL || model->w == NULL || path == NULL ||
         path[0] == '\0') {
@@ -183,56 +183,33 @@ ST_EXPORT strata_status_t strata_glm_model_save(const strata_glm_model_t *model,
         }
     }
 
-    tmp_len = strlen(path) + 64;
-    tmp     = malloc(tmp_len);
-    if (tmp == NULL) {
-        st_glm_io_msg(msg, msg_len, "%s: out of memory", path);
-        return ST_ERR_NO_MEMORY;
-    }
-    fd = st_glm_tmp_create(path, tmp, tmp_len);
-    if (fd < 0) {
-        st_glm_io_msg(msg, msg_len, "%s: cannot create a temporary file next to it: %s",
-                      path, strerror(errno));
-        free(tmp);
-        return ST_ERR_IO;
-    }
-    f = fdopen(fd, "w");
-    if (f == NULL) {
+    /* a temporary file next to it, renamed over it once whole */
+    if (st_glm_out_open(&out, path) != 0 || (f = fdopen(out.fd, "w")) == NULL) {
         err = errno;
-        close(fd);
-        goto err_unlink;
+        goto fail;
     }
-
     st_glm_io_locale_enter(&loc);
-    err = 0;
+    err   = 0;
+    errno = 0;
     if (st_glm_io_write(f, model, type_name) != 0 || fflush(f) != 0) {
-        err = errno;
+        err = errno != 0 ? errno : EIO;
     }
     st_glm_io_locale_leave(&loc);
-    if (err == 0 && fsync(fileno(f)) != 0) {
+    if (err == 0) {
+        err = st_glm_out_commit(&out);   /* (renamed while the file is locked) */
+    }
+    if (fclose(f) != 0 && err == 0 && !out.committed) {
         err = errno;
     }
-    if (fclose(f) != 0 && err == 0) {
-        err = errno;
-    }
+    out.fd = -1;   /* closed with f */
+fail:
+    st_glm_out_close(&out);
     if (err != 0) {
-        goto err_unlink;
+        st_glm_io_msg(msg, msg_len, "%s: cannot write the model: %s (the file is unchanged)",
+                      path, strerror(err));
+        return ST_ERR_IO;
     }
-    if (rename(tmp, path) != 0) {
-        err = errno;
-        goto err_unlink;
-    }
-    st_glm_tmp_sweep(path);
-    st_glm_sync_dir(path);
-    free(tmp);
     return ST_OK;
-
-err_unlink:
-    unlink(tmp);
-    st_glm_io_msg(msg, msg_len, "%s: cannot write the model: %s (the file is unchanged)",
-                  path, strerror(err != 0 ? err : EIO));
-    free(tmp);
-    return ST_ERR_IO;
 }
 
 /* ------------------------------------------------------------------------------------ */

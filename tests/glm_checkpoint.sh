@@ -104,19 +104,34 @@ done
 # refusals, most by one process alone (mpirun takes seconds to end a failed job): a
 # checkpoint of one rank after round 6, and a model file to keep
 ck="$dir/r.ckpt"
-# with the temporary files of killed writers planted next to both outputs: the
-# run's writes remove those, and only those
+# with the temporary files of killed writers (an hour old, unlocked) planted next to
+# both outputs: the run's writes remove those, and only those: not other names, not
+# one a live writer holds (locked), not one just made (its writer may not have
+# locked it yet)
 for f in "$ck.tmp.4242.0" "$ck.tmp.17.3" "$dir/r.model.tmp.4242.7" "$ck.tmp.keep" \
-         "$ck.tmp.12.x" "$ck.tmp.12." "$dir/other.ckpt.tmp.5.5"; do
+         "$ck.tmp.12.x" "$ck.tmp.12." "$dir/other.ckpt.tmp.5.5" "$ck.tmp.99.1" \
+         "$ck.tmp.98.1"; do
     echo stale >"$f"
+    touch -d '1 hour ago' "$f"
+done
+touch "$ck.tmp.98.1"   # just made
+flock -x "$ck.tmp.99.1" sleep 60 &
+holder=$!
+i=0
+while flock -n -x "$ck.tmp.99.1" true 2>/dev/null && [ $i -lt 50 ]; do
+    sleep 0.1   # until the holder has its lock
+    i=$((i + 1))
 done
 expect 0 "checkpoint to refuse" tools/strata-train -q -e 0 -r 6 --checkpoint-every 3 \
     --checkpoint "$ck" "$dir/s1.svm" "$dir/r.model"
+kill $holder 2>/dev/null
+wait $holder 2>/dev/null
 for f in "$ck.tmp.4242.0" "$ck.tmp.17.3" "$dir/r.model.tmp.4242.7"; do
     [ ! -e "$f" ] || { echo "FAIL: a killed writer's $(basename "$f") is still there"; fail=1; }
 done
-for f in "$ck.tmp.keep" "$ck.tmp.12.x" "$ck.tmp.12." "$dir/other.ckpt.tmp.5.5"; do
-    [ -e "$f" ] || { echo "FAIL: $(basename "$f"), not a temporary of ours, was removed"; fail=1; }
+for f in "$ck.tmp.keep" "$ck.tmp.12.x" "$ck.tmp.12." "$dir/other.ckpt.tmp.5.5" \
+         "$ck.tmp.99.1" "$ck.tmp.98.1"; do
+    [ -e "$f" ] || { echo "FAIL: $(basename "$f"), not a killed writer's, was removed"; fail=1; }
     rm -f "$f"
 done
 cp "$ck" "$dir/good.ckpt"

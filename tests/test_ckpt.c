@@ -331,7 +331,7 @@ static void refusals(const dataset_t *ds)
     CHECKF(stat(path, &st) == 0 && (long)st.st_size == size, "the other file changed");
     snprintf(good, sizeof(good), "%s/none/x.ckpt", dir);
     p.checkpoint = good;
-    refused(prob, &p, STRATA_ERR_IO, "cannot create", "unwritable");
+    refused(prob, &p, STRATA_ERR_IO, "cannot write the checkpoint: No such file", "unwritable");
     strata_glm_problem_free(prob);
 }
 

@@ -47,6 +47,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define T_MAX_REPORTS 40
@@ -615,6 +616,82 @@ static void t_malformed(void)
 /* 3. Atomic save                                                                       */
 /* ------------------------------------------------------------------------------------ */
 
+/* A save through a symbolic link writes the file it names (as fopen would), with
+ * that file's permissions; a dangling link creates its target. @a small saves as the
+ * @a len0 bytes @a want. */
+static void t_atomic_links(const strata_glm_model_t *small, const char *sub, const char *want,
+                           size_t len0)
+{
+    char target[700], link[700], made[700], msg[T_MSG_LEN], *got;
+    strata_status_t st;
+    struct stat sb;
+    size_t len;
+
+    snprintf(target, sizeof(target), "%s/target", sub);
+    snprintf(link, sizeof(link), "%s/link", sub);
+    t_write(target, "old", 3);
+    chmod(target, 0640);
+    CHECK(symlink("target", link) == 0, "symlink: %s", strerror(errno));
+    st = strata_glm_model_save(small, link, msg, sizeof(msg));
+    CHECK(st == STRATA_OK, "save through a link: %s", msg);
+    CHECK(lstat(link, &sb) == 0 && S_ISLNK(sb.st_mode), "the link was replaced by a file");
+    CHECK(stat(target, &sb) == 0 && (sb.st_mode & 0777) == 0640,
+          "the linked file's mode is %o, expected 640 (kept)", (unsigned)(sb.st_mode & 0777));
+    got = t_slurp(target, &len);
+    CHECK(got != NULL && len == len0 && !memcmp(got, want, len),
+          "the linked file does not hold the model");
+    free(got);
+    unlink(link);
+    unlink(target);
+
+    snprintf(made, sizeof(made), "%s/made", sub);
+    CHECK(symlink("made", link) == 0, "symlink: %s", strerror(errno));
+    st = strata_glm_model_save(small, link, msg, sizeof(msg));
+    CHECK(st == STRATA_OK, "save through a dangling link: %s", msg);
+    CHECK(lstat(link, &sb) == 0 && S_ISLNK(sb.st_mode) && lstat(made, &sb) == 0 &&
+          S_ISREG(sb.st_mode), "a dangling link's target was not created in its place");
+    unlink(link);
+    unlink(made);
+}
+
+/* Processes saving one file at once: every save succeeds (before, each one's
+ * clean-up removed the others' temporaries: 112-178 of 300 saves failed), and the
+ * file ends whole. */
+static void t_atomic_concurrent(const strata_glm_model_t *small, const char *sub,
+                                const char *want, size_t len0)
+{
+    enum { WRITERS = 4, SAVES = 60 };
+    char path[700], msg[T_MSG_LEN], *got;
+    int k, i, bad, status, failed = 0;
+    pid_t pid[WRITERS];
+    size_t len;
+
+    snprintf(path, sizeof(path), "%s/shared", sub);
+    for (k = 0; k < WRITERS; k++) {
+        pid[k] = fork();
+        if (pid[k] == 0) {
+            for (i = 0, bad = 0; i < SAVES; i++) {
+                bad += (strata_glm_model_save(small, path, msg, sizeof(msg)) != STRATA_OK);
+            }
+            _exit(bad > 0 ? 1 : 0);
+        }
+        CHECK(pid[k] > 0, "fork: %s", strerror(errno));
+    }
+    for (k = 0; k < WRITERS; k++) {
+        if (pid[k] > 0 && (waitpid(pid[k], &status, 0) != pid[k] || !WIFEXITED(status) ||
+                           WEXITSTATUS(status) != 0)) {
+            failed++;
+        }
+    }
+    CHECK(failed == 0, "%d of %d processes saving one file at once had failed saves", failed,
+          WRITERS);
+    got = t_slurp(path, &len);
+    CHECK(got != NULL && len == len0 && !memcmp(got, want, len),
+          "the file saved by several processes at once is not whole");
+    free(got);
+    unlink(path);
+}
+
 static void t_atomic(void)
 {
     static const t_kind_t *kind = &t_kinds[0];
@@ -699,7 +776,7 @@ static void t_atomic(void)
     /* a missing directory */
     snprintf(path, sizeof(path), "%s/nodir/model", sub);
     st = strata_glm_model_save(small, path, msg, sizeof(msg));
-    CHECK(st == STRATA_ERR_IO && strstr(msg, "cannot create a temporary file") != NULL,
+    CHECK(st == STRATA_ERR_IO && strstr(msg, "No such file or directory") != NULL,
           "save into a missing directory: %d '%s'", (int)st, msg);
 
     /* an unwritable directory (root writes anyway: then there is nothing to see) */
@@ -732,6 +809,11 @@ static void t_atomic(void)
           "the old file changed after a refused save");
     free(after);
     CHECK(t_count_entries(sub) == n0, "%d entries at the end", t_count_entries(sub));
+
+    t_atomic_links(small, sub, before, len0);
+    t_atomic_concurrent(small, sub, before, len0);
+    CHECK(t_count_entries(sub) == n0, "%d entries after the links and the concurrent saves",
+          t_count_entries(sub));
 
     /* bad arguments */
     CHECK(strata_glm_model_save(NULL, path, msg, sizeof(msg)) == STRATA_ERR_INVALID_PARAM,

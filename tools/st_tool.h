@@ -1,10 +1,12 @@
 /*
  * What the command-line tools share: telling whether two paths name one file, so
  * that no tool writes its output over one of its inputs (or two outputs over
- * each other).
+ * each other). Their outputs are written whole or not at all (st_glm_file.h).
  */
 #ifndef ST_TOOL_H
 #define ST_TOOL_H
+
+#include "st_glm_file.h"   /* st_glm_out_dest */
 
 #include <libgen.h>
 #include <limits.h>
@@ -31,12 +33,13 @@ static inline int st_tool_canonical(const char *path, char *out, size_t len)
 }
 
 /* Do @a a and @a b name the same file: the same name, the same inode (hard and
- * symbolic links), or, where neither exists yet, the same place? */
+ * symbolic links), or, where neither exists yet, the same place (a dangling symbolic
+ * link names the place a write creates: its target)? */
 static inline int st_tool_same_file(const char *a, const char *b)
 {
-    char ca[2 * PATH_MAX], cb[2 * PATH_MAX];
+    char ca[2 * PATH_MAX], cb[2 * PATH_MAX], *da, *db;
     struct stat sa, sb;
-    int ea, eb;
+    int ea, eb, same;
 
     if (a == NULL || b == NULL) {
         return 0;
@@ -52,8 +55,13 @@ static inline int st_tool_same_file(const char *a, const char *b)
     if (ea || eb) {
         return 0;   /* one exists, the other not */
     }
-    return st_tool_canonical(a, ca, sizeof(ca)) && st_tool_canonical(b, cb, sizeof(cb)) &&
-           strcmp(ca, cb) == 0;
+    da   = st_glm_out_dest(a);
+    db   = st_glm_out_dest(b);
+    same = da != NULL && db != NULL && st_tool_canonical(da, ca, sizeof(ca)) &&
+           st_tool_canonical(db, cb, sizeof(cb)) && strcmp(ca, cb) == 0;
+    free(da);
+    free(db);
+    return same;
 }
 
 #endif /* ST_TOOL_H */

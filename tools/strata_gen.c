@@ -518,6 +518,7 @@ typedef struct {
     int         prec;
     int         label_kind;
     FILE       *f;
+    st_glm_out_t out;   /* text to a file: written next to it, renamed once whole */
     char       *buf;
     size_t      len;
     /* binary: the rows so far */
@@ -542,10 +543,15 @@ typedef struct {
 
 static void gen_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
+static st_glm_out_t *gen_open_out;   /* the text file being written, removed on errors */
+
 static void gen_die(const char *fmt, ...)
 {
     va_list ap;
 
+    if (gen_open_out != NULL) {
+        st_glm_out_close(gen_open_out);   /* the temporary goes; the file stays as it was */
+    }
     fprintf(stderr, GEN_NAME ": ");
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
@@ -575,9 +581,17 @@ static void gen_sink_open(gen_sink_t *s, const char *path, const gen_opts_t *o)
         s->indptr[0] = 0;
         return;
     }
-    s->f = strcmp(path, "-") ? fopen(path, "wb") : stdout;
-    if (s->f == NULL) {
+    s->out.fd = -1;
+    if (strcmp(path, "-") == 0) {
+        s->f = stdout;
+    } else if (st_glm_out_open(&s->out, path) != 0) {
         gen_die("%s: cannot create: %s", path, strerror(errno));
+    } else {
+        gen_open_out = &s->out;
+        s->f         = fdopen(s->out.fd, "wb");
+        if (s->f == NULL) {
+            gen_die("%s: cannot create: %s", path, strerror(errno));
+        }
     }
     s->buf = gen_realloc(NULL, GEN_OUTBUF + 4096);
 }
@@ -651,9 +665,20 @@ static void gen_sink_close(gen_sink_t *s, int64_t n_cols)
     st_glm_data_t d;
 
     if (!s->bin) {
+        int err;
+
         gen_sink_flush(s);
-        if (s->f != stdout ? fclose(s->f) != 0 : fflush(s->f) != 0) {
+        if (fflush(s->f) != 0) {
             gen_die("%s: cannot write: %s", s->path, strerror(errno));
+        }
+        if (s->f != stdout) {
+            if ((err = st_glm_out_commit(&s->out)) != 0) {
+                gen_die("%s: cannot write: %s", s->path, strerror(err));
+            }
+            gen_open_out = NULL;
+            fclose(s->f);   /* (written and renamed: nothing of it is lost now) */
+            s->out.fd = -1;
+            st_glm_out_close(&s->out);
         }
         free(s->buf);
         return;

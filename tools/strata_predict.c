@@ -83,7 +83,7 @@ static void predict_usage(FILE *f)
 /* @return 0, or -1 after a message (rank 0) for bad usage. */
 static int predict_parse_args(int argc, char **argv, int rank, predict_opts_t *opts)
 {
-    int c, nargs;
+    int c, nargs, same;
 
     memset(opts, 0, sizeof(*opts));
     opterr = 0;
@@ -152,12 +152,20 @@ static int predict_parse_args(int argc, char **argv, int rank, predict_opts_t *o
         }
         return -1;
     }
-    if (st_tool_same_file(opts->output_file, opts->test_file) ||
-        st_tool_same_file(opts->output_file, opts->model_file)) {
+    /* each rank judges its own paths (they may differ without a shared file system):
+       all refuse if one does, or the others would wait for it forever */
+    same = st_tool_same_file(opts->output_file, opts->test_file)    ? 2
+           : st_tool_same_file(opts->output_file, opts->model_file) ? 1
+                                                                     : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (same != 0) {
         if (rank == 0) {
-            fprintf(stderr, PREDICT_NAME ": the output file %s is the %s file: it would be "
-                    "overwritten\n", opts->output_file,
-                    st_tool_same_file(opts->output_file, opts->test_file) ? "test" : "model");
+            fprintf(stderr, PREDICT_NAME ": the output file %s is the %s file%s: it would be "
+                    "overwritten\n", opts->output_file, same == 2 ? "test" : "model",
+                    st_tool_same_file(opts->output_file, same == 2 ? opts->test_file
+                                                                   : opts->model_file)
+                        ? ""
+                        : " on another rank");
         }
         return -1;
     }
@@ -246,6 +254,7 @@ static int predict_write(const char *path, const strata_glm_model_t *model,
                          const double *scores, char *buf, int rank, int size)
 {
     int64_t next = 0;
+    st_glm_out_t out;
     MPI_Status st;
     FILE *f = NULL;
     int r, count, err = 0, first = 1;
@@ -257,8 +266,8 @@ static int predict_write(const char *path, const strata_glm_model_t *model,
             MPI_Send(buf, (int)len, MPI_CHAR, 0, 0, MPI_COMM_WORLD);
         } while (len > 0);
     } else {
-        f = fopen(path, "w");
-        if (f == NULL) {
+        /* written next to it, renamed over it once whole */
+        if (st_glm_out_open(&out, path) != 0 || (f = fdopen(out.fd, "w")) == NULL) {
             err = errno;
         }
         do {
@@ -279,11 +288,20 @@ static int predict_write(const char *path, const strata_glm_model_t *model,
                 }
             } while (count > 0);
         }
-        if (f != NULL && fclose(f) != 0 && err == 0) {
+        if (f != NULL && fflush(f) != 0 && err == 0) {
             err = errno;
         }
+        if (f != NULL && err == 0) {
+            err = st_glm_out_commit(&out);
+        }
+        if (f != NULL) {
+            fclose(f);
+            out.fd = -1;
+        }
+        st_glm_out_close(&out);   /* (the temporary too, unless renamed) */
         if (err != 0) {
-            fprintf(stderr, PREDICT_NAME ": %s: %s\n", path, strerror(err));
+            fprintf(stderr, PREDICT_NAME ": %s: %s (the file is unchanged)\n", path,
+                    strerror(err));
         }
     }
     MPI_Bcast(&err, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -289,7 +289,7 @@ int main(int argc, char **argv)
     const char *train_file, *test_file = NULL, *why, *base, *ckpt_opt = NULL;
     char model_file[4096], ckpt_file[4096 + 8], msg[1024];
     double cost = 0;
-    int opt, nranks, regression, l1, cost_set = 0, prec = 0, rc = 0, weights_set = 0;
+    int opt, nranks, regression, l1, cost_set = 0, prec = 0, rc = 0, weights_set = 0, same;
     strata_status_t status;
 
     MPI_Init(&argc, &argv);
@@ -413,9 +413,18 @@ int main(int argc, char **argv)
         base = strrchr(train_file, '/');
         snprintf(model_file, sizeof(model_file), "%s.model", base ? base + 1 : train_file);
     }
-    if (st_tool_same_file(model_file, train_file) || st_tool_same_file(model_file, test_file)) {
-        die_usage("the model file %s is the %s file: it would be overwritten", model_file,
-                  st_tool_same_file(model_file, train_file) ? "training" : "test");
+    /* each rank judges its own paths (they may differ without a shared file system):
+       all refuse if one does, or the others would wait for it forever */
+    same = st_tool_same_file(model_file, train_file)  ? 1
+           : st_tool_same_file(model_file, test_file) ? 2
+                                                       : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (same != 0) {
+        die_usage("the model file %s is the %s file%s: it would be overwritten", model_file,
+                  same == 1 ? "training" : "test",
+                  st_tool_same_file(model_file, same == 1 ? train_file : test_file)
+                      ? ""
+                      : " on another rank");
     }
     snprintf(ckpt_file, sizeof(ckpt_file), "%s", ckpt_opt ? ckpt_opt : model_file);
     if (ckpt_opt == NULL) {
@@ -426,8 +435,10 @@ int main(int argc, char **argv)
     }
     if (param.checkpoint_every > 0 || param.resume) {
         param.checkpoint = ckpt_file;
-        if (st_tool_same_file(ckpt_file, model_file) || st_tool_same_file(ckpt_file, train_file) ||
-            st_tool_same_file(ckpt_file, test_file)) {
+        same = st_tool_same_file(ckpt_file, model_file) || st_tool_same_file(ckpt_file, train_file) ||
+               st_tool_same_file(ckpt_file, test_file);
+        MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (same != 0) {
             die_usage("the checkpoint file %s is the model, training or test file",
                       ckpt_file);
         }

@@ -1,0 +1,297 @@
+/*
+ * Output files written whole or not at all (solver/st_glm_file.h).
+ */
+#include "config.h"
+
+#include "st_glm_file.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ST_GLM_OUT_TRIES  64      /* names tried for a temporary */
+#define ST_GLM_OUT_LINKS  40      /* symbolic links followed, as the kernel's limit */
+#define ST_GLM_OUT_INFIX  ".tmp." /* a temporary's name: <dest>.tmp.<pid>.<n> */
+#define ST_GLM_OUT_SUFFIX 48      /* room for ".tmp.<pid>.<n>" */
+/* a temporary younger than this may be one whose writer has created it and not yet
+ * locked it: left alone by the sweep */
+#define ST_GLM_OUT_YOUNG  60      /* seconds */
+
+/* The directory holding @a path (malloc'ed; NULL when out of memory) and, in
+ * @a base_p, where the file's own name starts in @a path. */
+static char *st_glm_dir_of(const char *path, const char **base_p)
+{
+    const char *slash = strrchr(path, '/');
+
+    *base_p = (slash == NULL) ? path : slash + 1;
+    if (slash == NULL) {
+        return strdup(".");
+    } else if (slash == path) {
+        return strdup("/");
+    }
+    return strndup(path, (size_t)(slash - path));
+}
+
+/* 1 when @a s is one or more decimal digits followed by @a end */
+static int st_glm_digits(const char *s, char end, const char **rest_p)
+{
+    const char *p = s;
+
+    while (*p >= '0' && *p <= '9') {
+        p++;
+    }
+    *rest_p = p;
+    return p > s && *p == end;
+}
+
+/* the target of the link @a link, as a path from where @a link is (malloc'ed) */
+static char *st_glm_link_target(const char *link, size_t size_hint)
+{
+    size_t cap = (size_hint > 0 ? size_hint : PATH_MAX) + 1;
+    const char *base;
+    char *target = malloc(cap), *dir, *path;
+    ssize_t n;
+
+    if (target == NULL) {
+        return NULL;
+    }
+    n = readlink(link, target, cap);
+    if (n < 0 || (size_t)n >= cap) {
+        free(target);
+        errno = (n < 0) ? errno : ENAMETOOLONG;
+        return NULL;
+    }
+    target[n] = '\0';
+    if (target[0] == '/') {
+        return target;
+    }
+    dir  = st_glm_dir_of(link, &base);
+    path = (dir != NULL) ? malloc(strlen(dir) + (size_t)n + 2) : NULL;
+    if (path != NULL) {
+        sprintf(path, "%s/%s", dir, target);
+    }
+    free(dir);
+    free(target);
+    return path;
+}
+
+char *st_glm_out_dest(const char *path)
+{
+    char *cur = strdup(path), *next;
+    struct stat st;
+    int hops;
+
+    for (hops = 0; cur != NULL; hops++) {
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) {
+            return cur;
+        }
+        if (hops == ST_GLM_OUT_LINKS) {
+            free(cur);
+            errno = ELOOP;
+            return NULL;
+        }
+        next = st_glm_link_target(cur, (size_t)st.st_size);
+        free(cur);
+        cur = next;
+    }
+    return NULL;
+}
+
+void st_glm_sync_dir(const char *path)
+{
+    const char *base;
+    char *dir;
+    int fd;
+
+    dir = st_glm_dir_of(path, &base);
+    if (dir == NULL) {
+        return;
+    }
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+    free(dir);
+}
+
+int st_glm_out_open(st_glm_out_t *o, const char *path)
+{
+    static unsigned counter;
+    struct stat st;
+    size_t len;
+    int tries, err = 0;
+
+    memset(o, 0, sizeof(*o));
+    o->fd   = -1;
+    o->dest = st_glm_out_dest(path);
+    if (o->dest == NULL) {
+        return -1;
+    }
+    /* an existing file the user may not write stays as it is, as with fopen */
+    if (access(o->dest, F_OK) == 0 && access(o->dest, W_OK) != 0) {
+        err = errno;
+        goto fail;
+    }
+    len    = strlen(o->dest) + ST_GLM_OUT_SUFFIX;
+    o->tmp = malloc(len);
+    if (o->tmp == NULL) {
+        err = ENOMEM;
+        goto fail;
+    }
+    for (tries = 0; tries < ST_GLM_OUT_TRIES; tries++) {
+        unsigned n = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
+
+        snprintf(o->tmp, len, "%s" ST_GLM_OUT_INFIX "%ld.%u", o->dest, (long)getpid(), n);
+        o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (o->fd >= 0 || errno != EEXIST) {
+            break;
+        }
+    }
+    if (o->fd < 0) {
+        err = (tries == ST_GLM_OUT_TRIES) ? EEXIST : errno;
+        goto fail;
+    }
+    o->owner = 1;
+    (void)flock(o->fd, LOCK_EX | LOCK_NB);   /* where the file system has locks */
+    if (stat(o->dest, &st) == 0 && S_ISREG(st.st_mode)) {
+        /* owner first: a change of owner clears the set-id bits */
+        if (fchown(o->fd, st.st_uid, st.st_gid) != 0) {
+            /* best effort: only root may give a file away */
+        }
+        (void)fchmod(o->fd, st.st_mode & 07777);
+    }
+    return 0;
+
+fail:
+    free(o->dest);
+    free(o->tmp);
+    memset(o, 0, sizeof(*o));
+    o->fd = -1;
+    errno = err;
+    return -1;
+}
+
+/* Remove the temporaries of @a dest that no writer holds: older than a minute, and
+ * locked by nobody (where the file system has no locks, none is removed). */
+static void st_glm_out_sweep(const char *dest)
+{
+    const char *base, *rest;
+    time_t now = time(NULL);
+    struct dirent *e;
+    struct stat st;
+    size_t blen, ilen = strlen(ST_GLM_OUT_INFIX);
+    char *dir, *victim;
+    DIR *d;
+    int fd;
+
+    dir = st_glm_dir_of(dest, &base);
+    if (dir == NULL) {
+        return;
+    }
+    blen = strlen(base);
+    d    = opendir(dir);
+    while (d != NULL && (e = readdir(d)) != NULL) {
+        /* "<base>.tmp.<digits>.<digits>", as st_glm_out_open makes them */
+        if (strncmp(e->d_name, base, blen) != 0 ||
+            strncmp(e->d_name + blen, ST_GLM_OUT_INFIX, ilen) != 0 ||
+            !st_glm_digits(e->d_name + blen + ilen, '.', &rest) ||
+            !st_glm_digits(rest + 1, '\0', &rest)) {
+            continue;
+        }
+        victim = malloc(strlen(dir) + strlen(e->d_name) + 2);
+        if (victim == NULL) {
+            continue;
+        }
+        sprintf(victim, "%s/%s", dir, e->d_name);
+        fd = open(victim, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        if (fd >= 0) {
+            if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                st.st_mtime + ST_GLM_OUT_YOUNG <= now && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+                (void)unlink(victim);
+            }
+            close(fd);
+        }
+        free(victim);
+    }
+    if (d != NULL) {
+        closedir(d);
+    }
+    free(dir);
+}
+
+st_status_t st_glm_out_open_all(st_glm_out_t *o, const char *path, uint64_t size,
+                                const st_glm_comm_t *c, const char *what, st_glm_err_t *err)
+{
+    st_status_t status;
+    int len = 0;
+
+    memset(o, 0, sizeof(*o));
+    o->fd = -1;
+    if (c->rank == 0) {
+        if (st_glm_out_open(o, path) != 0 || ftruncate(o->fd, (off_t)size) != 0) {
+            st_glm_err_set(err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot write %s: %s "
+                           "(creating a temporary file next to it)", path, what,
+                           strerror(errno));
+        } else {
+            len = (int)strlen(o->tmp) + 1;
+        }
+    }
+    status = st_glm_err_agree(c, err);
+    if (status == ST_OK && c->comm != MPI_COMM_NULL && c->size > 1) {
+        MPI_Bcast(&len, 1, MPI_INT, 0, c->comm);
+        if (c->rank != 0 && (o->tmp = malloc((size_t)len)) == NULL) {
+            st_glm_err_set(err, ST_ERR_NO_MEMORY, ST_GLM_ERR_KEY_FIRST, "out of memory");
+        }
+        status = st_glm_err_agree(c, err);
+    }
+    if (status == ST_OK && c->comm != MPI_COMM_NULL && c->size > 1) {
+        MPI_Bcast(o->tmp, len, MPI_CHAR, 0, c->comm);
+        if (c->rank != 0) {
+            o->fd = open(o->tmp, O_WRONLY | O_CLOEXEC);
+            if (o->fd < 0) {
+                st_glm_err_set(err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: rank %d cannot open "
+                               "%s's temporary file %s that rank 0 created (no shared file "
+                               "system?): %s", path, c->rank, what, o->tmp, strerror(errno));
+            }
+        }
+        status = st_glm_err_agree(c, err);
+    }
+    if (status != ST_OK) {
+        st_glm_out_close(o);
+    }
+    return status;
+}
+
+int st_glm_out_commit(st_glm_out_t *o)
+{
+    if (fsync(o->fd) != 0 || rename(o->tmp, o->dest) != 0) {
+        return errno;
+    }
+    o->committed = 1;
+    st_glm_sync_dir(o->dest);
+    st_glm_out_sweep(o->dest);
+    return 0;
+}
+
+void st_glm_out_close(st_glm_out_t *o)
+{
+    if (o->fd >= 0) {
+        close(o->fd);
+    }
+    if (o->owner && !o->committed && o->tmp != NULL) {
+        (void)unlink(o->tmp);
+    }
+    free(o->dest);
+    free(o->tmp);
+    memset(o, 0, sizeof(*o));
+    o->fd = -1;
+}

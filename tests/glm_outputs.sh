@@ -1,0 +1,83 @@
+#!/bin/sh
+#
+# The tools' output files are written whole or not at all: strata-gen's text and
+# binary sets and strata-predict's predictions are written next to the file and
+# renamed over it, so a write that fails half-way (the file size limit, as a full
+# disk) leaves the old file as it was and no temporary behind. A binary set whose
+# header was never written is named as such (not read as text). Outputs that would
+# overwrite an input are refused on every rank, with no hang, also when only one
+# rank sees it (ranks with files of their own) and through a dangling symbolic link.
+#
+. "${top_srcdir}/tests/common.sh"
+fail=0
+dir=$(mktemp -d "${TMPDIR:-/tmp}/strata-outputs.XXXXXX") || exit 99
+out="$dir/out"
+trap 'rm -rf "$dir"' EXIT
+gen=tools/strata-gen
+run="timeout -k 5 120 $ST_MPIRUN"
+
+# unchanged NAME FILE COPY: FILE still holds what COPY holds, and no temporary of
+# FILE is left next to it
+unchanged() {
+    cmp -s "$2" "$3" || { echo "FAIL: $1: $(basename "$2") changed"; fail=1; }
+    if ls "$2".tmp.* >/dev/null 2>&1; then
+        echo "FAIL: $1: a temporary was left: $(ls "$2".tmp.*)"; fail=1
+    fi
+}
+
+# 1. strata-gen over an existing set, failing half-way (a 100-block file size limit)
+for fmt in bin svm; do
+    expect 0 "gen $fmt" $gen dense -n 200 -d 5 -f $fmt -q "$dir/old.$fmt"
+    cp "$dir/old.$fmt" "$dir/keep.$fmt"
+    expect 1 "gen $fmt past the size limit" \
+        sh -c "trap '' XFSZ; ulimit -f 100; exec $gen dense -n 3000 -d 100 -f $fmt -q $dir/old.$fmt"
+    unchanged "gen $fmt past the size limit" "$dir/old.$fmt" "$dir/keep.$fmt"
+done
+
+# 2. a binary set whose header is zero (an older writer killed before writing it)
+cp "$dir/old.bin" "$dir/zero.bin"
+dd if=/dev/zero of="$dir/zero.bin" bs=128 count=1 conv=notrunc 2>/dev/null
+expect 1 "zero header" tools/strata-train -q "$dir/zero.bin" "$dir/zero.model"
+contains "zero header named" "zero.bin: starts with zero bytes.*incomplete binary file"
+
+# 3. strata-predict over existing predictions, failing half-way
+expect 0 "train" tools/strata-train -q "$dir/old.svm" "$dir/m.model"
+expect 0 "gen test rows" $gen dense -n 3000 -d 5 -q -s 2 "$dir/test.svm"
+echo "old predictions" >"$dir/p.txt"
+cp "$dir/p.txt" "$dir/p.keep"
+expect 1 "predict past the size limit" $run -np 1 sh -c "trap '' XFSZ; ulimit -f 2; exec \
+    tools/strata-predict -q $dir/test.svm $dir/m.model $dir/p.txt"
+contains "predict past the size limit named" "p.txt: .*(the file is unchanged)"
+unchanged "predict past the size limit" "$dir/p.txt" "$dir/p.keep"
+
+# 4. the test rows through a dangling link to the training rows' file: refused
+ln -s "$dir/new.svm" "$dir/t.svm"
+expect 2 "--test-out linked to the output" $gen dense -n 100 -d 5 --test-rows 10 \
+    --test-out "$dir/t.svm" "$dir/new.svm"
+[ ! -e "$dir/new.svm" ] || { echo "FAIL: a refused strata-gen wrote its output"; fail=1; }
+
+# 5. the model file is the training file on rank 1 only (each rank in a directory of
+# its own, rank 1's model file a link to its training file): both ranks refuse
+mkdir "$dir/d0" "$dir/d1"
+cp "$dir/old.svm" "$dir/d0/train.svm"
+cp "$dir/old.svm" "$dir/d1/train.svm"
+ln -s train.svm "$dir/d1/m.model"
+cp "$dir/d1/train.svm" "$dir/d1.keep"
+expect 2 "model file is the data on one rank" $run -np 2 sh -c \
+    'cd "$0/d$OMPI_COMM_WORLD_RANK" && exec "$1" -q train.svm m.model' "$dir" \
+    "$PWD/tools/strata-train"
+contains "one rank named" "the model file m.model is the training file on another rank"
+cmp -s "$dir/d1/train.svm" "$dir/d1.keep" || { echo "FAIL: rank 1's data changed"; fail=1; }
+# the same for strata-predict's output
+ln -s train.svm "$dir/d1/p.txt"
+cp "$dir/m.model" "$dir/d0/m.model"
+rm "$dir/d1/m.model"
+cp "$dir/m.model" "$dir/d1/m.model"
+expect 2 "predictions are the data on one rank" $run -np 2 sh -c \
+    'cd "$0/d$OMPI_COMM_WORLD_RANK" && exec "$1" -q train.svm m.model p.txt' "$dir" \
+    "$PWD/tools/strata-predict"
+contains "one rank named (predict)" "the output file p.txt is the test file on another rank"
+cmp -s "$dir/d1/train.svm" "$dir/d1.keep" || { echo "FAIL: rank 1's data changed"; fail=1; }
+
+[ $fail -eq 0 ] && echo "glm_outputs: PASS"
+exit $fail
