@@ -81,6 +81,15 @@ expect 2 "strata-run bad option" tools/strata-run --bogus
 expect 2 "strata-run without a command" tools/strata-run
 STRATA_LIBRARY=/nonexistent/libstrata.so expect 2 "strata-run missing library" tools/strata-run true
 contains "strata-run names the missing library" "/nonexistent/libstrata.so"
+STRATA_LIBRARY=.libs expect 2 "strata-run STRATA_LIBRARY a directory" tools/strata-run true
+contains "strata-run names the directory" "STRATA_LIBRARY=.libs: no such readable file"
+# a relative STRATA_LIBRARY is made absolute: the ranks of mpirun --wdir start
+# elsewhere (before: passed as is, and ld.so ignored it there)
+STRATA_LIBRARY=.libs/libstrata.so expect 0 "strata-run --lib, relative STRATA_LIBRARY" \
+    tools/strata-run --lib
+contains "strata-run --lib makes it absolute" "^$(pwd)/\.libs/libstrata\.so\$"
+STRATA_LIBRARY=.libs/libstrata.so expect 0 "relative STRATA_LIBRARY, mpirun --wdir /" \
+    tools/strata-run $ST_MPIRUN -np 1 --wdir / sh -c 'grep -q libstrata /proc/self/maps'
 # libstrata_glm's own variable is not an unknown one to libstrata (a training
 # preloaded with strata-run; before: a warning on a healthy run)
 STRATA_GLM_GPU_KERNEL=warp expect 0 "STRATA_GLM_GPU_KERNEL under strata-run" \
