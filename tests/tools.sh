@@ -6,7 +6,8 @@
 . "${top_srcdir}/tests/common.sh"
 fail=0
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+tmp=$(mktemp -d)
+trap 'rm -rf "$out" "$tmp"' EXIT
 
 
 expect 0 "strata-info" tools/strata-info
@@ -90,6 +91,20 @@ STRATA_LIBRARY=.libs/libstrata.so expect 0 "strata-run --lib, relative STRATA_LI
 contains "strata-run --lib makes it absolute" "^$(pwd)/\.libs/libstrata\.so\$"
 STRATA_LIBRARY=.libs/libstrata.so expect 0 "relative STRATA_LIBRARY, mpirun --wdir /" \
     tools/strata-run $ST_MPIRUN -np 1 --wdir / sh -c 'grep -q libstrata /proc/self/maps'
+# a library path with a blank or ':' is refused in every form: LD_PRELOAD splits
+# there (before: ld.so ignored the pieces and the job ran on Open MPI's allreduce)
+mkdir -p "$tmp/sp ace/tools" "$tmp/sp ace/.libs" "$tmp/co:lon"
+cp tools/strata-run "$tmp/sp ace/tools/"
+ln -s "$(pwd)/.libs/libstrata.so" "$tmp/sp ace/.libs/libstrata.so"
+ln -s "$(pwd)/.libs/libstrata.so" "$tmp/co:lon/libstrata.so"
+expect 2 "strata-run, library path with a blank" "$tmp/sp ace/tools/strata-run" true
+contains "strata-run says why" "cannot preload '$tmp/sp ace/.libs/libstrata.so': LD_PRELOAD splits"
+expect 2 "strata-run mpirun, library path with a blank" "$tmp/sp ace/tools/strata-run" \
+    $ST_MPIRUN -np 1 true
+expect 2 "strata-run --lib, library path with a blank" "$tmp/sp ace/tools/strata-run" --lib
+STRATA_LIBRARY="$tmp/co:lon/libstrata.so" expect 2 "strata-run, library path with ':'" \
+    tools/strata-run $ST_MPIRUN -np 1 true
+contains "strata-run names the path with ':'" "cannot preload '$tmp/co:lon/libstrata.so'"
 # libstrata_glm's own variable is not an unknown one to libstrata (a training
 # preloaded with strata-run; before: a warning on a healthy run)
 STRATA_GLM_GPU_KERNEL=warp expect 0 "STRATA_GLM_GPU_KERNEL under strata-run" \
