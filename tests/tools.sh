@@ -80,6 +80,10 @@ expect 0 "strata-run --lib" tools/strata-run --lib
 contains "strata-run --lib" "libstrata.so"
 expect 2 "strata-run bad option" tools/strata-run --bogus
 expect 2 "strata-run without a command" tools/strata-run
+# "--" ends strata-run's options (before: refused as an unknown option)
+expect 0 "strata-run -- mpirun" tools/strata-run -- $ST_MPIRUN -np 1 \
+    sh -c 'grep -q libstrata /proc/self/maps'
+expect 2 "strata-run -- without a command" tools/strata-run --
 STRATA_LIBRARY=/nonexistent/libstrata.so expect 2 "strata-run missing library" tools/strata-run true
 contains "strata-run names the missing library" "/nonexistent/libstrata.so"
 STRATA_LIBRARY=.libs expect 2 "strata-run STRATA_LIBRARY a directory" tools/strata-run true
