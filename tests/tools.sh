@@ -84,6 +84,45 @@ expect 2 "strata-run without a command" tools/strata-run
 expect 0 "strata-run -- mpirun" tools/strata-run -- $ST_MPIRUN -np 1 \
     sh -c 'grep -q libstrata /proc/self/maps'
 expect 2 "strata-run -- without a command" tools/strata-run --
+
+# strata-run mpirun rewrites mpirun's own options only, up to each app context's
+# executable, never the program's arguments (before: "echo --app myapp" was taken
+# for an appfile, "echo -x LD_PRELOAD=foo" printed libstrata's path)
+expect 0 "strata-run mpirun, the program's own --app and -x" tools/strata-run $ST_MPIRUN \
+    -np 1 echo --app myapp -x LD_PRELOAD=foo
+contains "the program's arguments are its own" "^--app myapp -x LD_PRELOAD=foo\$"
+# what mpirun gets, word by word (a stand-in prints them, and the appfile's copy)
+mkdir -p "$tmp/bin"
+same() { # name: $out is $tmp/expected
+    if ! cmp -s "$out" "$tmp/expected"; then
+        echo "FAIL: $1:"; diff "$tmp/expected" "$out"; fail=1
+    fi
+}
+printf '#!/bin/sh\nfor a; do echo "$a"; [ "$a" != /dev/fd/3 ] || cat <&3; done\n' \
+    >"$tmp/bin/mpirun"
+chmod +x "$tmp/bin/mpirun"
+unstrata=$(env | sed -n 's/^\(STRATA_[A-Za-z0-9_]*\)=.*/-u \1/p')
+# shellcheck disable=SC2086 # options of env
+mine=$(env -u LD_PRELOAD $unstrata tools/strata-run "$tmp/bin/mpirun" | sed -n '2s/^LD_PRELOAD=//p')
+# shellcheck disable=SC2086
+env -u LD_PRELOAD $unstrata tools/strata-run "$tmp/bin/mpirun" --mca btl self -np 1 \
+    -x LD_PRELOAD=a.so prog -x LD_PRELOAD=b --app f : -- prog2 -x LD_PRELOAD=c \
+    : -H h1 -wdir / prog3 -np 2 >"$out" 2>&1
+printf '%s\n' -x "LD_PRELOAD=$mine" --mca btl self -np 1 -x "LD_PRELOAD=$mine:a.so" \
+    prog -x LD_PRELOAD=b --app f : -x "LD_PRELOAD=$mine" -- prog2 -x LD_PRELOAD=c \
+    : -x "LD_PRELOAD=$mine" -H h1 -wdir / prog3 -np 2 >"$tmp/expected"
+same "strata-run mpirun: mpirun's options rewritten, the programs' not"
+printf -- '-np 1 --mca btl self -x LD_PRELOAD=a.so prog -x LD_PRELOAD=b --app f\n' \
+    >"$tmp/app"
+printf -- '-np 1 -- prog2 -x LD_PRELOAD\n' >>"$tmp/app"
+# shellcheck disable=SC2086
+env -u LD_PRELOAD $unstrata tools/strata-run "$tmp/bin/mpirun" --app "$tmp/app" >"$out" 2>&1
+{
+    printf '%s\n' -x "LD_PRELOAD=$mine" --app /dev/fd/3
+    printf -- '-x LD_PRELOAD=%s -np 1 --mca btl self -x LD_PRELOAD=%s:a.so prog' "$mine" "$mine"
+    printf -- ' -x LD_PRELOAD=b --app f\n-x LD_PRELOAD=%s -np 1 -- prog2 -x LD_PRELOAD\n' "$mine"
+} >"$tmp/expected"
+same "strata-run mpirun --app: each line's options rewritten, the program's not"
 STRATA_LIBRARY=/nonexistent/libstrata.so expect 2 "strata-run missing library" tools/strata-run true
 contains "strata-run names the missing library" "/nonexistent/libstrata.so"
 STRATA_LIBRARY=.libs expect 2 "strata-run STRATA_LIBRARY a directory" tools/strata-run true
