@@ -53,7 +53,14 @@ PATH="$fake:$PATH" expect 1 "up fails when tc fails" "$cluster" up 2 --rate 2gbi
 contains "up says what failed" "refused by the test"
 nothing_left "after a failed up"
 
-expect 0 "up 2 --rate 2gbit" "$cluster" up 2 --rate 2gbit --prefix "$p"
+# the tools installed under a path with a blank and a quote: the agent script up
+# writes must quote it (before: "exec: /tmp/...sp: not found", and no job started)
+inst="$fake/sp a'ce"
+mkdir "$inst"
+cp "$top_srcdir/tools/strata-cluster" "$top_srcdir/tools/strata-cluster-agent" "$inst/"
+expect 0 "up 2 --rate 2gbit" "$inst/strata-cluster" up 2 --rate 2gbit --prefix "$p"
+expect 0 "the agent runs a command on h1" "/run/strata-cluster/$p/agent" h1 hostname
+contains "the agent's command runs as h1" "^h1\$"
 expect 1 "up again" "$cluster" up 2 --prefix "$p"
 contains "up again says so" "up already"
 expect 0 "status" "$cluster" status --prefix "$p"
