@@ -53,12 +53,30 @@ PATH="$fake:$PATH" expect 1 "up fails when tc fails" "$cluster" up 2 --rate 2gbi
 contains "up says what failed" "refused by the test"
 nothing_left "after a failed up"
 
+# /etc/hosts is replaced by a file renamed over it, owner, mode and other lines
+# kept, so that a failed write cannot leave it truncated (before: rewritten in
+# place, same inode); where it cannot be renamed over (Docker's bind mount: a
+# stand-in mv that fails), written in place
+hosts_other() { grep -v '	# strata-cluster ' /etc/hosts; }
+hosts_meta() { stat -c '%u:%g %a' /etc/hosts; }
+meta=$(hosts_meta) other=$(hosts_other) inode=$(stat -c %i /etc/hosts)
+mkdir "$fake/mv"
+printf '#!/bin/sh\necho "mv: Device or resource busy (the test)" >&2\nexit 1\n' >"$fake/mv/mv"
+chmod +x "$fake/mv/mv"
+PATH="$fake/mv:$PATH" expect 0 "up 1, /etc/hosts not renamed over" "$cluster" up 1 --prefix "$p"
+check "/etc/hosts written in place" test "$(stat -c %i /etc/hosts)" = "$inode"
+check "/etc/hosts names h1" grep -q "	h1	# strata-cluster $p\$" /etc/hosts
+PATH="$fake/mv:$PATH" expect 0 "down, /etc/hosts not renamed over" "$cluster" down --prefix "$p"
+nothing_left "after down, /etc/hosts not renamed over"
+
 # the tools installed under a path with a blank and a quote: the agent script up
 # writes must quote it (before: "exec: /tmp/...sp: not found", and no job started)
 inst="$fake/sp a'ce"
 mkdir "$inst"
 cp "$top_srcdir/tools/strata-cluster" "$top_srcdir/tools/strata-cluster-agent" "$inst/"
 expect 0 "up 2 --rate 2gbit" "$inst/strata-cluster" up 2 --rate 2gbit --prefix "$p"
+check "up renamed a new /etc/hosts over the old one" test "$(stat -c %i /etc/hosts)" != "$inode"
+check "up kept /etc/hosts's owner and mode" test "$(hosts_meta)" = "$meta"
 expect 0 "the agent runs a command on h1" "/run/strata-cluster/$p/agent" h1 hostname
 contains "the agent's command runs as h1" "^h1\$"
 expect 1 "up again" "$cluster" up 2 --prefix "$p"
@@ -122,5 +140,7 @@ fi
 
 expect 0 "down" "$cluster" down --prefix "$p"
 nothing_left "after down"
+check "down kept /etc/hosts's owner and mode" test "$(hosts_meta)" = "$meta"
+check "down kept /etc/hosts's other lines" test "$(hosts_other)" = "$other"
 expect 0 "down again" "$cluster" down --prefix "$p"
 exit $fail
