@@ -29,6 +29,7 @@ static __thread int st_coll_in_lib;       /* re-entry guard */
 static __thread MPI_Comm st_coll_freeing = MPI_COMM_NULL; /* in MPI_Comm_free/disconnect */
 static _Atomic int  st_coll_active;       /* between init and finalize, enabled */
 static _Atomic int  st_coll_finalizing;   /* MPI_Finalize has begun */
+static _Atomic int  st_coll_agreed;       /* the knobs were agreed over MPI_COMM_WORLD */
 static pthread_once_t st_coll_once = PTHREAD_ONCE_INIT;
 static int st_coll_keyval = MPI_KEYVAL_INVALID;
 static int st_coll_world_rank;
@@ -255,6 +256,44 @@ static int st_coll_config_alike(MPI_Comm comm)
     return alike;
 }
 
+/* The ranks of @a plan's communicator hold different knobs: every call on it goes to
+ * PMPI_Allreduce (said once per process, by rank 0 of such a communicator). */
+static void st_plan_unalike(st_plan_t *plan)
+{
+    static atomic_int warned;
+
+    plan->alike           = -1;
+    plan->state           = ST_PLAN_FALLBACK;
+    plan->fallback_reason = STRATA_FALLBACK_CONFIG;
+    if (plan->rank == 0 && atomic_exchange(&warned, 1) == 0) {
+        st_warn("the ranks' STRATA_* settings differ (MPI was initialized without "
+                "Strata's MPI_Init, so they were not made alike): communicators whose "
+                "ranks differ use PMPI_Allreduce (give every rank the same: mpirun -x, "
+                "or strata-run)");
+    }
+}
+
+/*
+ * MPI initialized without Strata's MPI_Init (a binding that calls PMPI_Init): the
+ * knobs were never agreed, and ranks that differ in STRATA_ENABLE or
+ * STRATA_CHECK_ARGS would run different collectives on their first call on a
+ * communicator (one in PMPI_Allreduce, another setting up a plan) and wait for each
+ * other forever. So, before anything else on a communicator, every rank, enabled
+ * or not, compares its knobs over it (collective, once per communicator); where
+ * they differ, every call on it goes to PMPI_Allreduce. @return nonzero when alike.
+ */
+static int st_plan_alike(st_plan_t *plan)
+{
+    if (ST_LIKELY(plan->alike != 0 || atomic_load(&st_coll_agreed))) {
+        return plan->alike >= 0;
+    }
+    plan->alike = 1;
+    if (!plan->is_inter && plan->size > 1 && !st_coll_config_alike(plan->user_comm)) {
+        st_plan_unalike(plan);
+    }
+    return plan->alike > 0;
+}
+
 /*
  * Collective over the plan's communicator: called by every rank on the same call.
  * Builds the layout (topo/), then, on one node, the shared-memory segment.
@@ -286,15 +325,7 @@ static void st_plan_setup(st_plan_t *plan)
         return;
     }
     if (!st_coll_config_alike(plan->comm)) {
-        static atomic_int warned;
-
-        plan->fallback_reason = STRATA_FALLBACK_CONFIG;
-        if (plan->rank == 0 && atomic_exchange(&warned, 1) == 0) {
-            st_warn("the ranks' STRATA_* settings differ (MPI was initialized without "
-                    "Strata's MPI_Init, so they were not made alike): communicators whose "
-                    "ranks differ use PMPI_Allreduce (give every rank the same: mpirun -x, "
-                    "or strata-run)");
-        }
+        st_plan_unalike(plan);
         return;
     }
     /* from here on, every rank decides from the same table */
@@ -763,6 +794,31 @@ static int st_coll_pmpi(st_plan_t *plan, const void *sbuf, void *rbuf, int count
     return st_coll_pmpi_staged(plan, sbuf, rbuf, count, dtype, mop, comm, &sinfo, &rinfo);
 }
 
+/* A rank where Strata is disabled (STRATA_ENABLE=n) in a job whose knobs were not
+ * agreed: it takes part in the communicator's agreement (st_plan_alike), which the
+ * enabled ranks run on their first call on it. */
+static void st_coll_lazy_alike(MPI_Comm comm)
+{
+    int initialized = 0, finalized = 1;
+    st_plan_t *plan;
+
+    if (ST_LIKELY(atomic_load(&st_coll_agreed)) || st_coll_keyval == MPI_KEYVAL_INVALID ||
+        st_coll_finalizing) {
+        return;
+    }
+    PMPI_Initialized(&initialized);
+    PMPI_Finalized(&finalized);
+    if (!initialized || finalized) {
+        return;
+    }
+    st_coll_in_lib = 1;
+    plan           = st_plan_get(comm);
+    if (plan != NULL) {
+        st_plan_alike(plan);
+    }
+    st_coll_in_lib = 0;
+}
+
 static int st_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dtype,
                              MPI_Op mop, MPI_Comm comm)
 {
@@ -772,8 +828,11 @@ static int st_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Dataty
 
     /* a comm being freed has lost its plan already: a user attribute callback
      * calling MPI_Allreduce on it must not build a new one */
-    if (ST_UNLIKELY(st_coll_in_lib || !st_coll_ensure_init() || comm == MPI_COMM_NULL ||
-                    comm == st_coll_freeing)) {
+    if (ST_UNLIKELY(st_coll_in_lib || comm == MPI_COMM_NULL || comm == st_coll_freeing)) {
+        return PMPI_Allreduce(sbuf, rbuf, count, dtype, mop, comm);
+    }
+    if (ST_UNLIKELY(!st_coll_ensure_init())) {
+        st_coll_lazy_alike(comm);   /* disabled here: perhaps not on the other ranks */
         return PMPI_Allreduce(sbuf, rbuf, count, dtype, mop, comm);
     }
     st_coll_in_lib = 1;
@@ -783,10 +842,12 @@ static int st_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Dataty
         st_coll_in_lib = 0;
         return PMPI_Allreduce(sbuf, rbuf, count, dtype, mop, comm);
     }
+    st_plan_alike(plan);   /* (then a plan in fallback: the call goes to PMPI below) */
 
     reason = st_coll_decide(plan->is_inter, plan->size, sbuf, rbuf, count, dtype, mop, &type,
                             &op);
-    if (ST_UNLIKELY(st_config.check_args) && !plan->is_inter && plan->size > 1) {
+    if (ST_UNLIKELY(st_config.check_args) && plan->alike >= 0 && !plan->is_inter &&
+        plan->size > 1) {
         reason = st_coll_agree(plan, reason);
     }
     if (reason < 0 && ST_UNLIKELY(plan->state != ST_PLAN_READY)) {
@@ -1086,6 +1147,7 @@ void st_coll_init_world(void)
     int n;
 
     st_coll_agree_config();
+    atomic_store(&st_coll_agreed, 1);
     pthread_once(&st_coll_once, st_coll_init_once);
     /* the ranks on this machine's cores, whatever the hosts MPI sees (spin counts) */
     if (PMPI_Comm_split(MPI_COMM_WORLD, st_coll_machine_color(), st_coll_world_rank,

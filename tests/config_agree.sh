@@ -59,9 +59,14 @@ lazy=tests/test_lazy_init
 run -np 2 $lazy
 check "PMPI_Init, the same knobs: Strata's path" grep -qx "fast 12 config 0" "$out"
 check "PMPI_Init, the same knobs: nothing said" test ! -s "$err"
-for knob in SMALL_MSG=1M SHM_CHUNK=4K; do
-    run -np 1 env STRATA_$knob $lazy : -np 2 $lazy
-    check "PMPI_Init, $knob on rank 0 only: the job ends well" test $? -eq 0
+# (CHECK_ARGS on one rank, ENABLE=n on another: before, a hang at the first call)
+for knob in SMALL_MSG=1M SHM_CHUNK=4K CHECK_ARGS=y ENABLE=n; do
+    if [ "$knob" = ENABLE=n ]; then   # rank 0 enabled, to count and say it
+        run -np 2 $lazy : -np 1 env STRATA_$knob $lazy
+    else
+        run -np 1 env STRATA_$knob $lazy : -np 2 $lazy
+    fi
+    check "PMPI_Init, $knob on one rank only: the job ends well" test $? -eq 0
     check "PMPI_Init, $knob: exact sums, handed to PMPI_Allreduce" grep -qx "fast 0 config 12" "$out"
     check "PMPI_Init, $knob: said once, by rank 0" \
         test "$(grep -c "^\[strata 0\] WARN: the ranks' STRATA_\* settings differ" "$err")" -eq 1
