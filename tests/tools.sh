@@ -159,4 +159,15 @@ expect 0 "strata-run runs a plain command" tools/strata-run sh -c 'case "$LD_PRE
 expect 0 "strata-bench --help" tools/strata-bench --help
 expect 2 "strata-bench bad option" $ST_MPIRUN -np 1 tools/strata-bench --bogus
 expect 2 "strata-bench bad size" $ST_MPIRUN -np 1 tools/strata-bench -e 12X
+# --csv: a file that cannot be written is a run-time error (exit 1) naming it, on
+# every rank (before: a full disk went unnoticed, exit 0; one that cannot be
+# opened was called bad usage, exit 2)
+if [ -w /dev/full ]; then
+    expect 1 "strata-bench --csv on a full disk" $ST_MPIRUN -np 2 tools/strata-bench \
+        -b 8 -e 64 -r 1 -i 3 -w 0 --csv /dev/full
+    contains "strata-bench names the CSV it cannot write" "csv /dev/full: cannot write"
+fi
+expect 1 "strata-bench --csv cannot be opened" $ST_MPIRUN -np 2 tools/strata-bench \
+    -b 8 -e 8 -r 1 -i 3 -w 0 --csv /nonexistent/strata-bench.csv
+contains "strata-bench names the CSV it cannot open" "/nonexistent/strata-bench.csv"
 exit $fail

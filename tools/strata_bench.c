@@ -434,6 +434,8 @@ typedef struct {
     char               *rbuf;
     unsigned            seed;     /* of the next validated call */
     FILE               *csv;
+    int                 csv_errno;      /* rank 0: the first write error on the CSV, or 0 */
+    int                 csv_failed;     /* every rank: the CSV could not be written */
     int                 failed;
     bench_allreduce_fn_t fn[BENCH_IMPL_LAST];
     double              copy_gbps;      /* memcpy bandwidth per rank, all ranks at once */
@@ -728,6 +730,7 @@ static void bench_print_row(bench_t *b, bench_case_t *c, bench_result_t *res, in
     fflush(stdout);
 
     if (b->csv != NULL) {
+        errno = 0;
         for (impl = 0; impl < nimpl; impl++) {
             fprintf(b->csv, "sum,%s,%zu,%zu,%s,%d,%d,%.3f,%.3f,%.4f,%.4f,", c->type->name,
                     c->bytes, c->count, bench_impl_names[impl], b->opts->reps, res[impl].iters,
@@ -737,8 +740,34 @@ static void bench_print_row(bench_t *b, bench_case_t *c, bench_result_t *res, in
             }
             fprintf(b->csv, ",%s\n", res[impl].ok ? "ok" : "FAIL");
         }
-        fflush(b->csv);
+        if ((fflush(b->csv) != 0 || ferror(b->csv)) && b->csv_errno == 0) {
+            b->csv_errno = (errno != 0) ? errno : EIO;
+        }
     }
+}
+
+/*
+ * After a row: did rank 0 write it to the CSV file? Agreed on every rank (one
+ * broadcast), so that all of them stop at the same size. @return 0, or -1 after
+ * rank 0's message.
+ */
+static int bench_csv_agree(bench_t *b)
+{
+    int err = b->csv_errno;
+
+    if (b->opts->csv == NULL) {
+        return 0;
+    }
+    PMPI_Bcast(&err, 1, MPI_INT, 0, b->comm);
+    if (err == 0) {
+        return 0;
+    }
+    if (b->rank == 0) {
+        fprintf(stderr, BENCH_NAME ": --csv %s: cannot write: %s\n", b->opts->csv,
+                strerror(err));
+    }
+    b->csv_failed = 1;
+    return -1;
 }
 
 /* Warm-up, iteration count, interleaved repetitions, validation and the row of one size. */
@@ -957,12 +986,16 @@ static int bench_run(bench_t *b)
             c.bytes = c.count * c.type->size;
             if (c.count > 0) {
                 bench_run_size(b, &c, res);
+                if (bench_csv_agree(b) != 0) {
+                    goto out_footer;
+                }
             }
             if (bytes > o->max_bytes / o->factor) {
                 break;
             }
         }
     }
+out_footer:
     bench_print_footer(b, active);
     if (b->rank == 0 && b->failed) {
         printf("# FAIL: some results were wrong (see stderr)\n");
@@ -974,7 +1007,7 @@ out_free:
     }
     free(b->sbuf);
     free(b->rbuf);
-    return b->failed ? 1 : 0;
+    return (b->failed || b->csv_failed) ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -1021,14 +1054,29 @@ int main(int argc, char **argv)
     MPI_Bcast(&ok, 1, MPI_INT, 0, b.comm);
     if (!ok) {
         MPI_Finalize();
-        return 2;
+        return 1;   /* a run-time error, as --help says: the usage was right */
     }
 
     rc = bench_run(&b);
 
-    if (b.csv != NULL && fclose(b.csv) != 0) {
-        fprintf(stderr, BENCH_NAME ": --csv %s: %s\n", opts.csv, strerror(errno));
-        rc = 1;
+    /* rank 0 closes the CSV; every rank exits 1 when it could not be written */
+    if (opts.csv != NULL) {
+        ok = 1;
+        if (b.csv != NULL) {
+            errno = 0;
+            ok    = !ferror(b.csv);   /* an error of a write fflush left to fclose */
+            ok    = (fclose(b.csv) == 0) && ok;
+            if (!ok) {
+                if (!b.csv_failed) {   /* not said yet */
+                    fprintf(stderr, BENCH_NAME ": --csv %s: cannot write: %s\n", opts.csv,
+                            strerror(b.csv_errno ? b.csv_errno : errno ? errno : EIO));
+                }
+            }
+        }
+        MPI_Bcast(&ok, 1, MPI_INT, 0, b.comm);
+        if (!ok) {
+            rc = 1;
+        }
     }
     MPI_Finalize();
     return rc;
