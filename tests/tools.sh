@@ -167,6 +167,13 @@ if [ -w /dev/full ]; then
         -b 8 -e 64 -r 1 -i 3 -w 0 --csv /dev/full
     contains "strata-bench names the CSV it cannot write" "csv /dev/full: cannot write"
 fi
+# a size range with no whole element of a type is refused, naming it (before: an
+# empty table, exit 0); the header quotes the largest size run, not -e
+expect 2 "strata-bench -b 4 -e 4 of doubles" $ST_MPIRUN -np 1 tools/strata-bench -b 4 -e 4
+contains "strata-bench names the type the range cannot hold" "holds no whole double (8 bytes)"
+expect 0 "strata-bench -e between two sizes" $ST_MPIRUN -np 1 tools/strata-bench -b 8 -e 100 \
+    -r 1 -i 3 -w 0
+contains "strata-bench header: the largest size run" "bytes 8\.\.64 x2;"
 expect 1 "strata-bench --csv cannot be opened" $ST_MPIRUN -np 2 tools/strata-bench \
     -b 8 -e 8 -r 1 -i 3 -w 0 --csv /nonexistent/strata-bench.csv
 contains "strata-bench names the CSV it cannot open" "/nonexistent/strata-bench.csv"

@@ -132,6 +132,7 @@ typedef struct {
     size_t min_bytes;
     size_t max_bytes;
     size_t factor;
+    size_t top_bytes;                /* the largest message actually run (<= max_bytes) */
     int    types[BENCH_MAX_TYPES];   /* indices into bench_types */
     int    ntypes;
     int    iters;                    /* 0: adaptive */
@@ -301,7 +302,7 @@ static int bench_parse_types(const char *arg, bench_opts_t *opts)
 static int bench_parse_args(int argc, char **argv, int rank, bench_opts_t *opts)
 {
     char name[32];
-    size_t min_type;
+    size_t min_type, last, bytes;
     int c, t;
 
     memset(opts, 0, sizeof(*opts));
@@ -420,6 +421,29 @@ static int bench_parse_args(int argc, char **argv, int rank, bench_opts_t *opts)
                     "must fit an int)\n", opts->max_bytes);
         }
         return -1;
+    }
+    /* the sizes run are min, min x factor, ... up to max, each rounded down to whole
+     * elements (the loop of bench_run): every type must have one */
+    last = opts->min_bytes;
+    while (last <= opts->max_bytes / opts->factor) {
+        last *= opts->factor;
+    }
+    opts->top_bytes = 0;
+    for (t = 0; t < opts->ntypes; t++) {
+        const bench_type_t *type = &bench_types[opts->types[t]];
+
+        if (last < type->size) {
+            if (rank == 0) {
+                fprintf(stderr, BENCH_NAME ": the largest size run, %zu bytes (-b %zu -e %zu "
+                        "-f %zu), holds no whole %s (%zu bytes)\n", last, opts->min_bytes,
+                        opts->max_bytes, opts->factor, type->name, type->size);
+            }
+            return -1;
+        }
+        bytes = last / type->size * type->size;
+        if (bytes > opts->top_bytes) {
+            opts->top_bytes = bytes;
+        }
     }
     return 0;
 }
@@ -837,7 +861,7 @@ static int bench_count_hosts(bench_t *b)
  */
 static void bench_copy_bound(bench_t *b)
 {
-    size_t bytes = b->opts->max_bytes;
+    size_t bytes = b->opts->top_bytes;
     char *src    = b->sbuf ? b->sbuf : b->rbuf + bytes / 2;
     double t, best = 0;
     int rep;
@@ -879,7 +903,7 @@ static void bench_print_header(bench_t *b, int active)
     }
     printf("# " BENCH_NAME " (strata %s): MPI_Allreduce sum, %d ranks on %d host(s); "
            "type %s; bytes %zu..%zu x%zu; iters %s; warmup %d; reps %d; %s%s\n",
-           strata_version(), b->nranks, b->nhosts, types, o->min_bytes, o->max_bytes, o->factor,
+           strata_version(), b->nranks, b->nhosts, types, o->min_bytes, o->top_bytes, o->factor,
            iters, o->warmup, o->reps, o->in_place ? "in-place" : "out-of-place",
            o->compare ? "; compare with PMPI (interleaved reps)" : "");
     if (!active) {
@@ -950,10 +974,10 @@ static int bench_run(bench_t *b)
     int ok, t, impl, active;
 
     memset(res, 0, sizeof(res));
-    b->rbuf = bench_alloc(o->max_bytes + BENCH_GUARD);
+    b->rbuf = bench_alloc(o->top_bytes + BENCH_GUARD);
     ok      = (b->rbuf != NULL);
     if (!o->in_place) {
-        b->sbuf = bench_alloc(o->max_bytes + BENCH_GUARD);
+        b->sbuf = bench_alloc(o->top_bytes + BENCH_GUARD);
         ok      = ok && (b->sbuf != NULL);
     }
     for (impl = 0; impl < BENCH_IMPL_LAST; impl++) {
@@ -963,7 +987,7 @@ static int bench_run(bench_t *b)
     PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, b->comm);
     if (!ok) {
         if (b->rank == 0) {
-            fprintf(stderr, BENCH_NAME ": cannot allocate 2 x %zu bytes\n", o->max_bytes);
+            fprintf(stderr, BENCH_NAME ": cannot allocate 2 x %zu bytes\n", o->top_bytes);
         }
         b->failed = 1;
         goto out_free;
