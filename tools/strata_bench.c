@@ -461,6 +461,7 @@ typedef struct {
     int                 csv_errno;      /* rank 0: the first write error on the CSV, or 0 */
     int                 csv_failed;     /* every rank: the CSV could not be written */
     int                 failed;
+    uint64_t           *hashes;   /* nranks x BENCH_IMPL_LAST, for bench_agree */
     bench_allreduce_fn_t fn[BENCH_IMPL_LAST];
     double              copy_gbps;      /* memcpy bandwidth per rank, all ranks at once */
     size_t              last_bytes;     /* the largest size run so far ... */
@@ -659,21 +660,18 @@ static double bench_rep(bench_t *b, bench_case_t *c, int impl, int validate,
 static void bench_agree(bench_t *b, bench_case_t *c, bench_result_t *res, int nimpl)
 {
     unsigned long long nbad[BENCH_IMPL_LAST], total[BENCH_IMPL_LAST];
-    uint64_t mine[BENCH_IMPL_LAST], *all;
+    uint64_t mine[BENCH_IMPL_LAST], *all = b->hashes;
     int impl, r, same;
 
-    all = malloc((size_t)b->nranks * BENCH_IMPL_LAST * sizeof(*all));
     for (impl = 0; impl < BENCH_IMPL_LAST; impl++) {
         nbad[impl] = (impl < nimpl) ? res[impl].nbad : 0;
         mine[impl] = (impl < nimpl) ? res[impl].hash : 0;
     }
     PMPI_Allreduce(nbad, total, BENCH_IMPL_LAST, MPI_UNSIGNED_LONG_LONG, MPI_SUM, b->comm);
-    if (all != NULL) {
-        MPI_Allgather(mine, BENCH_IMPL_LAST, MPI_UINT64_T, all, BENCH_IMPL_LAST, MPI_UINT64_T,
-                      b->comm);
-    }
+    MPI_Allgather(mine, BENCH_IMPL_LAST, MPI_UINT64_T, all, BENCH_IMPL_LAST, MPI_UINT64_T,
+                  b->comm);
     for (impl = 0; impl < nimpl; impl++) {
-        same = (all != NULL);
+        same = 1;
         for (r = 0; same && r < b->nranks; r++) {
             same = (all[(size_t)r * BENCH_IMPL_LAST + impl] == all[impl]);
         }
@@ -698,7 +696,6 @@ static void bench_agree(bench_t *b, bench_case_t *c, bench_result_t *res, int ni
             b->failed = 1;
         }
     }
-    free(all);
 }
 
 static int bench_cmp_double(const void *a, const void *b)
@@ -984,10 +981,15 @@ static int bench_run(bench_t *b)
         res[impl].times = malloc((size_t)o->reps * sizeof(double));
         ok              = ok && (res[impl].times != NULL);
     }
+    /* here, where every rank learns whether all allocations succeeded: a failure
+     * inside bench_agree would leave the other ranks waiting in its allgather */
+    b->hashes = malloc((size_t)b->nranks * BENCH_IMPL_LAST * sizeof(*b->hashes));
+    ok        = ok && (b->hashes != NULL);
     PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, b->comm);
     if (!ok) {
         if (b->rank == 0) {
-            fprintf(stderr, BENCH_NAME ": cannot allocate 2 x %zu bytes\n", o->top_bytes);
+            fprintf(stderr, BENCH_NAME ": cannot allocate 2 x %zu bytes (and the buffers of "
+                    "the results) on some rank\n", o->top_bytes);
         }
         b->failed = 1;
         goto out_free;
@@ -1029,6 +1031,7 @@ out_free:
     for (impl = 0; impl < BENCH_IMPL_LAST; impl++) {
         free(res[impl].times);
     }
+    free(b->hashes);
     free(b->sbuf);
     free(b->rbuf);
     return (b->failed || b->csv_failed) ? 1 : 0;
