@@ -22,6 +22,14 @@ contains "--help" "Usage: strata-train"
 expect 2 "bad option" tools/strata-train --bogus "$dir/train.svm"
 contains "bad option named" "bogus"
 expect 2 "no file" tools/strata-train
+# the option named is the one getopt could not take, inside a cluster too (before:
+# "unknown option '5'", the argument before the cluster)
+expect 2 "unknown option in a cluster" tools/strata-train -r 5 -xq "$dir/train.svm"
+contains "unknown option in a cluster named" "unknown option '-x'"
+expect 2 "a value for a flag" tools/strata-train --quiet=1 "$dir/train.svm"
+contains "a value for a flag named" "option '--quiet' takes no value"
+expect 2 "no value, end of a cluster" tools/strata-train "$dir/train.svm" -qr
+contains "no value, end of a cluster named" "option -r needs a value"
 expect 2 "bad lambda" tools/strata-train -l abc "$dir/train.svm"
 contains "bad lambda named" "lambda"
 expect 2 "negative lambda" tools/strata-train -l -1 "$dir/train.svm"

@@ -117,6 +117,28 @@ static void die_usage(const char *fmt, ...)
     exit(2);
 }
 
+/*
+ * getopt_long's '?' (opterr 0), with @a arg = argv[optind - 1]. GNU getopt sets
+ * optopt to the option's value for a long option given a value it takes none of
+ * ("--quiet=1": then @a arg is that argument), to the character of an unknown
+ * short option (@a arg may then be an earlier argument: "-r 5 -xq" is at "5"),
+ * and to 0 for an unknown or ambiguous long option (@a arg is it).
+ */
+static void bad_option(const char *arg, const struct option *longopts)
+{
+    const struct option *o;
+
+    for (o = longopts; optopt != 0 && o->name != NULL; o++) {
+        if (o->val == optopt && o->has_arg == no_argument) {
+            die_usage("option '--%s' takes no value ('%s')", o->name, arg);
+        }
+    }
+    if (optopt != 0) {
+        die_usage("unknown option '-%c'", optopt);
+    }
+    die_usage("unknown or ambiguous option '%s'", arg);
+}
+
 static double parse_double(const char *opt, const char *s)
 {
     char *end;
@@ -394,10 +416,14 @@ int main(int argc, char **argv)
             MPI_Finalize();
             return 0;
         case ':':
-            die_usage("option %s needs a value", argv[optind - 1]);
+            /* the option is the last argument: "--name", or a cluster ending in it */
+            if (strncmp(argv[optind - 1], "--", 2) == 0) {
+                die_usage("option %s needs a value", argv[optind - 1]);
+            }
+            die_usage("option -%c needs a value", optopt);
             break;
         default:
-            die_usage("unknown option '%s'", argv[optind - 1]);
+            bad_option(argv[optind - 1], longopts);
         }
     }
     if (argc - optind < 1 || argc - optind > 2) {
