@@ -54,6 +54,28 @@ done
 expect 2 "ridge --weight-pos" $T/strata-train -q -s ridge --weight-pos 2 "$dir/train.svm" "$dir/o.model"
 contains "ridge --weight-pos named" "apply to the classification models"
 
+# options that would do nothing where they are given: refused, naming what they
+# need (before: accepted and ignored; with -l and -c, -c won silently)
+refused_combo() { # what pattern option... (not "name": expect sets it)
+    what=$1 pat=$2; shift 2
+    expect 2 "train $what" $T/strata-train -q "$@" "$dir/train.svm" "$dir/o.model"
+    contains "train $what named" "$pat"
+    test ! -e "$dir/o.model" || { echo "FAIL: train $what wrote a model"; fail=1; }
+    rm -f "$dir/o.model"
+}
+refused_combo "--gpu-mem without --gpu" "--gpu-mem applies only with --gpu" --gpu-mem 1M
+refused_combo "--gpu-rows without --gpu" "--gpu-rows applies only with --gpu" --gpu-rows 4
+refused_combo "--inner-rounds without --hierarchical" \
+    "--inner-rounds applies only with --hierarchical" --inner-rounds 3
+refused_combo "--eta with ridge" "--eta applies only to -s elastic-net, not to -s ridge" \
+    -s ridge --eta 0.3
+refused_combo "-l with -c" "-l/--lambda and -c/--cost both set lambda" -l 1e-3 -c 2
+# a tolerance that underflows to 0 (or is subnormal) is refused; -e 0 is "all rounds"
+refused_combo "-e 1e-400" "--tol must be 0 (run all -r rounds) or a positive normal" -e 1e-400
+refused_combo "-e 1e-310" "--tol must be 0 (run all -r rounds) or a positive normal" -e 1e-310
+expect 0 "train -e 0 -r 2" $T/strata-train -q -e 0 -r 2 "$dir/train.svm" "$dir/o.model"
+rm -f "$dir/o.model"
+
 # 3. numbers the solvers cannot work with: an error, never a model of zeros
 expect 1 "lambda 1e-320" $T/strata-train -q -l 1e-320 "$dir/train.svm" "$dir/o.model"
 contains "lambda 1e-320 named" "is too small for 200 rows"

@@ -15,6 +15,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <float.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
@@ -38,9 +39,11 @@ static void usage(FILE *f)
             "                        l1-logistic, elastic-net\n"
             "  -l, --lambda X        regularization lambda > 0 (default 1e-4): minimizes\n"
             "                        (1/n) sum loss + lambda/2 ||w||^2\n"
-            "  -c, --cost C          LIBLINEAR's C instead: lambda = 1/(C n)\n"
-            "      --eta X           elastic net's L1 share in [0, 1] (default 0.5)\n"
-            "  -e, --tol X           stop at relative duality gap X (default 1e-3)\n"
+            "  -c, --cost C          LIBLINEAR's C instead of -l: lambda = 1/(C n)\n"
+            "      --eta X           elastic net's L1 share in [0, 1] (default 0.5;\n"
+            "                        -s elastic-net only)\n"
+            "  -e, --tol X           stop at relative duality gap X (default 1e-3; 0: run\n"
+            "                        all -r rounds)\n"
             "  -r, --rounds N        at most N rounds (default 200)\n"
             "      --gap-every N     the gap (and the stopping test, and the progress\n"
             "                        line) every N rounds only (default 1); auto: when\n"
@@ -312,6 +315,7 @@ int main(int argc, char **argv)
     char model_file[4096], ckpt_file[4096 + 8], msg[1024];
     double cost = 0;
     int opt, nranks, regression, l1, cost_set = 0, prec = 0, rc = 0, weights_set = 0, same;
+    int lambda_set = 0, eta_set = 0, inner_set = 0, gpu_mem_set = 0, gpu_rows_set = 0;
     strata_status_t status;
 
     MPI_Init(&argc, &argv);
@@ -323,10 +327,17 @@ int main(int argc, char **argv)
     while ((opt = getopt_long(argc, argv, ":s:l:c:e:r:E:t:p:B:qh", longopts, NULL)) != -1) {
         switch (opt) {
         case 's': param.solver = optarg; break;
-        case 'l': param.lambda = parse_double("--lambda", optarg); break;
+        case 'l': param.lambda = parse_double("--lambda", optarg); lambda_set = 1; break;
         case 'c': cost = parse_double("--cost", optarg); cost_set = 1; break;
-        case OPT_ETA: param.eta = parse_double("--eta", optarg); break;
-        case 'e': param.tol = parse_double("--tol", optarg); break;
+        case OPT_ETA: param.eta = parse_double("--eta", optarg); eta_set = 1; break;
+        case 'e':
+            param.tol = parse_double("--tol", optarg);
+            /* parse_double leaves strtod's errno: ERANGE with 0 is an underflow (1e-400) */
+            if (errno == ERANGE || !(param.tol == 0 || (param.tol > 0 && isnormal(param.tol)))) {
+                die_usage("--tol must be 0 (run all -r rounds) or a positive normal number "
+                          "(at least %g), not '%s'", DBL_MIN, optarg);
+            }
+            break;
         case 'r': param.max_rounds = parse_int("--rounds", optarg); break;
         case OPT_GAP: {
             long v;
@@ -344,9 +355,13 @@ int main(int argc, char **argv)
         }
         case OPT_HIER: param.hierarchical = 1; break;
         case OPT_GPU: param.gpu = 1; break;
-        case OPT_GPU_MEM: param.gpu_mem = parse_size("--gpu-mem", optarg); break;
+        case OPT_GPU_MEM:
+            param.gpu_mem = parse_size("--gpu-mem", optarg);
+            gpu_mem_set   = 1;
+            break;
         case OPT_GPU_ROWS:
             param.gpu_rows = parse_int("--gpu-rows", optarg);
+            gpu_rows_set   = 1;
             if (param.gpu_rows < 1 || param.gpu_rows > 65535) {
                 die_usage("option --gpu-rows needs 1 to 65535 rows, not '%s'", optarg);
             }
@@ -359,6 +374,7 @@ int main(int argc, char **argv)
                           optarg);
             }
             param.inner_rounds = (int)v;
+            inner_set          = 1;
             break;
         }
         case 'E': param.local_epochs = parse_int("--local-epochs", optarg); break;
@@ -431,6 +447,23 @@ int main(int argc, char **argv)
     }
     if (cost_set && !(cost > 0)) {
         die_usage("%s", "--cost must be > 0");
+    }
+    /* an option that would do nothing here is a mistake to report, not to ignore */
+    if (lambda_set && cost_set) {
+        die_usage("%s", "-l/--lambda and -c/--cost both set lambda: give one of them");
+    }
+    if (gpu_mem_set && !param.gpu) {
+        die_usage("%s", "--gpu-mem applies only with --gpu");
+    }
+    if (gpu_rows_set && !param.gpu) {
+        die_usage("%s", "--gpu-rows applies only with --gpu");
+    }
+    if (inner_set && !param.hierarchical) {
+        die_usage("%s", "--inner-rounds applies only with --hierarchical");
+    }
+    if (eta_set && (param.solver == NULL || strcmp(param.solver, "elastic-net") != 0)) {
+        die_usage("--eta applies only to -s elastic-net, not to -s %s",
+                  param.solver ? param.solver : "logistic");
     }
     train_file = argv[optind];
     if (argc - optind == 2) {
