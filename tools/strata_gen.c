@@ -467,6 +467,15 @@ static void gen_parse_opts(int argc, char **argv, gen_opts_t *o)
             gen_usage_error("%s: missing argument", gen_opt_name(optopt, name, sizeof(name)));
             break;
         default:
+            /* GNU getopt: optopt is the option's value for a long option given a value
+             * it takes none of ("--quiet=1", then argv[optind - 1]), the character of
+             * an unknown short option, 0 for an unknown or ambiguous long option */
+            for (k = 0; optopt != 0 && gen_long_opts[k].name != NULL; k++) {
+                if (gen_long_opts[k].val == optopt && gen_long_opts[k].has_arg == no_argument) {
+                    gen_usage_error("option '--%s' takes no value ('%s')",
+                                    gen_long_opts[k].name, argv[optind - 1]);
+                }
+            }
             if (optopt != 0) {
                 gen_usage_error("unknown option '-%c'", optopt);
             }
