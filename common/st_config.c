@@ -186,6 +186,8 @@ st_config_t st_config;
 
 static pthread_once_t st_config_once = PTHREAD_ONCE_INIT;
 static char st_config_errors[2048];
+/* why each knob's environment value was rejected, "" where it was not */
+static char st_config_rejects[ST_ARRAY_SIZE(st_config_table)][256];
 
 const st_config_field_t *st_config_fields(int *count_p)
 {
@@ -390,6 +392,7 @@ static void st_config_do_init(void)
         if (str != NULL &&
             st_config_parse(f, str, (char*)&st_config + f->offset, err, sizeof(err)) != ST_OK) {
             st_config_error_add("invalid %s: %s; using the default\n", name, err);
+            snprintf(st_config_rejects[i], sizeof(st_config_rejects[i]), "%s", err);
         }
     }
 
@@ -432,6 +435,21 @@ void st_config_report(void)
     for (line = strtok_r(copy, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
         st_warn("%s", line);
     }
+}
+
+ST_EXPORT const char *strata_config_report(void)
+{
+    st_config_init();
+    return st_config_errors;   /* written once, by st_config_do_init */
+}
+
+ST_EXPORT const char *strata_config_rejected(int index)
+{
+    if (index < 0 || index >= (int)ST_ARRAY_SIZE(st_config_table)) {
+        return NULL;
+    }
+    st_config_init();
+    return st_config_rejects[index][0] != '\0' ? st_config_rejects[index] : NULL;
 }
 
 ST_EXPORT int strata_config_count(void)

@@ -100,6 +100,28 @@ int strata_config_count(void);
  */
 strata_status_t strata_config_get(int index, strata_config_entry_t *entry_p);
 
+/**
+ * What is wrong with the environment's STRATA_* variables, the lines rank 0 warns
+ * about at MPI_Init: "invalid STRATA_X: why; using the default" for a value that
+ * was rejected, "unknown variable STRATA_Y ..." for a name that is no knob. Parses
+ * the environment on first use.
+ *
+ * @return those lines, each ending in '\n', or "" when there are none; the string
+ *         belongs to the library and lives as long as the process.
+ */
+const char *strata_config_report(void);
+
+/**
+ * Why entry @a index of the configuration table (as in strata_config_get()) did
+ * not take its environment variable's value ("'abc' has trailing characters"):
+ * the default is in effect instead.
+ *
+ * @return the reason (owned by the library, lives as long as the process), or
+ *         NULL when the variable is unset or its value was taken, or @a index is
+ *         out of range.
+ */
+const char *strata_config_rejected(int index);
+
 /** Statistics of one communicator, as seen by the calling rank. */
 typedef struct {
     uint64_t fast_calls;    /**< calls served by Strata's algorithm */

@@ -18,6 +18,19 @@ for knob in ENABLE LOG_LEVEL STATS SHM_SIZE SHM_CHUNK SMALL_MSG SPIN_COUNT CHECK
 done
 STRATA_SMALL_MSG=32K expect 0 "strata-info -c with a value" tools/strata-info -c
 contains "strata-info shows the value in effect" "^STRATA_SMALL_MSG=32K"
+# a rejected value and a misspelt name are shown, not hidden behind the default
+# (before: STRATA_SHM_SIZE=8M "set in the environment", no word of either)
+STRATA_SHM_SIZE=abc STRATA_SMALMSG=1 expect 0 "strata-info -c, bad variables" \
+    tools/strata-info -c
+contains "strata-info -c reports the rejected value" "^#   invalid STRATA_SHM_SIZE: 'abc'"
+contains "strata-info -c reports the unknown name" "^#   unknown variable STRATA_SMALMSG"
+contains "strata-info -c marks the rejected knob" "^# REJECTED: 'abc' .*the default is in effect"
+STRATA_SHM_SIZE=abc STRATA_SMALMSG=1 expect 0 "strata-info, bad variables" tools/strata-info
+contains "strata-info marks the rejected knob" \
+    "^  STRATA_SHM_SIZE  *8M  *(default 8M) REJECTED: 'abc'"
+contains "strata-info reports the unknown name" "^  unknown variable STRATA_SMALMSG"
+expect 0 "strata-info, good variables" tools/strata-info
+grep -q "REJECTED\|problems" "$out" && { echo "FAIL: strata-info reports problems"; cat "$out"; fail=1; }
 expect 2 "strata-info bad option" tools/strata-info --bogus
 contains "strata-info names the bad option" "bogus"
 

@@ -27,20 +27,55 @@ static void usage(FILE *f)
             "  -h, --help      this message\n");
 }
 
+/* The lines MPI_Init would warn about (rejected values, unknown STRATA_* names),
+ * each after @a prefix, under a heading; nothing when there are none. */
+static void print_config_report(const char *heading, const char *prefix)
+{
+    const char *p = strata_config_report(), *nl;
+
+    if (*p == '\0') {
+        return;
+    }
+    printf("%s\n", heading);
+    for (; *p != '\0'; p = (*nl != '\0') ? nl + 1 : nl) {
+        nl = strchr(p, '\n');
+        if (nl == NULL) {
+            nl = p + strlen(p);
+        }
+        printf("%s%.*s\n", prefix, (int)(nl - p), p);
+    }
+}
+
 static void print_config(int verbose)
 {
     strata_config_entry_t e;
+    const char *why;
     int i;
 
+    if (verbose) {
+        print_config_report("# PROBLEMS in the environment (MPI_Init warns about them on "
+                            "rank 0):", "#   ");
+    }
     for (i = 0; i < strata_config_count(); i++) {
         strata_config_get(i, &e);
+        why = strata_config_rejected(i);
         if (verbose) {
-            printf("#\n# %s\n#\n# default: %s   type: %s%s%s\n#\n%s=%s\n", e.description,
+            printf("#\n# %s\n#\n# default: %s   type: %s%s%s\n", e.description,
                    e.default_str, e.type, e.job_wide ? "   same on every rank (rank 0's)" : "",
-                   e.is_set ? "   (set in the environment)" : "", e.name, e.value);
+                   e.is_set ? "   (set in the environment)" : "");
+            if (why != NULL) {
+                printf("# REJECTED: %s; the default is in effect\n", why);
+            }
+            printf("#\n%s=%s\n", e.name, e.value);
+        } else if (why != NULL) {
+            printf("  %-22s %-8s (default %s) REJECTED: %s\n", e.name, e.value, e.default_str,
+                   why);
         } else {
             printf("  %-22s %-8s (default %s)\n", e.name, e.value, e.default_str);
         }
+    }
+    if (!verbose) {
+        print_config_report("config problems (MPI_Init warns about them on rank 0):", "  ");
     }
 }
 
