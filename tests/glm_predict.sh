@@ -226,6 +226,12 @@ expect 2 "unknown option" $P --bogus "$dir/test.svm" "$dir/lr.model"
 says "unknown option" "$err" "bogus"
 expect 2 "unknown short option" $P -x "$dir/test.svm" "$dir/lr.model"
 says "unknown short option" "$err" "'-x'"
+# after a long flag, an unknown option in a cluster is still a short one (before:
+# "unknown or ambiguous option '--force'"), and a flag given a value is named
+expect 2 "unknown option in a cluster" $P --force -xq "$dir/test.svm" "$dir/lr.model"
+says "unknown option in a cluster" "$err" "unknown option '-x'"
+expect 2 "a value for a flag" $P --quiet=1 "$dir/test.svm" "$dir/lr.model"
+says "a value for a flag" "$err" "option '--quiet' takes no value"
 expect 2 "-b 2" $P -b 2 "$dir/test.svm" "$dir/lr.model"
 says "-b 2" "$err" "invalid value '2' for -b"
 expect 2 "-b without a value" $P "$dir/test.svm" "$dir/lr.model" -b

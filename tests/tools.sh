@@ -172,6 +172,11 @@ expect 0 "strata-run runs a plain command" tools/strata-run sh -c 'case "$LD_PRE
 expect 0 "strata-bench --help" tools/strata-bench --help
 expect 2 "strata-bench bad option" $ST_MPIRUN -np 1 tools/strata-bench --bogus
 expect 2 "strata-bench bad size" $ST_MPIRUN -np 1 tools/strata-bench -e 12X
+# an unknown option in a cluster after a long flag (before: "option -x takes no
+# value ('--compare')")
+expect 2 "strata-bench unknown option in a cluster" $ST_MPIRUN -np 1 tools/strata-bench \
+    --compare -xw 1
+contains "strata-bench names it" "unknown option '-x'"
 # --csv: a file that cannot be written is a run-time error (exit 1) naming it, on
 # every rank (before: a full disk went unnoticed, exit 0; one that cannot be
 # opened was called bad usage, exit 2)

@@ -207,6 +207,19 @@ static void bench_opt_name(int val, char *buf, size_t len)
     snprintf(buf, len, "-%c", val);
 }
 
+/* Is @a val the value of an option that takes no argument? */
+static int bench_is_flag(int val)
+{
+    const struct option *o;
+
+    for (o = bench_long_opts; val != 0 && o->name != NULL; o++) {
+        if (o->val == val && o->has_arg == no_argument) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int bench_bad_value(int rank, int val, const char *arg, const char *expected)
 {
     char name[32];
@@ -376,10 +389,12 @@ static int bench_parse_args(int argc, char **argv, int rank, bench_opts_t *opts)
             }
             return -1;
         default:
-            /* GNU getopt: optopt is the option's value for "--flag=value", the
-             * character for an unknown short option, 0 for an unknown long one */
+            /* GNU getopt: optopt is the option's value for "--flag=value" (then
+             * argv[optind - 1]), the character for an unknown short option (argv[optind
+             * - 1] may be an earlier argument: "--compare -xw"), 0 for an unknown long
+             * one: a known flag's value tells the first case from the second */
             if (rank == 0) {
-                if (optopt != 0 && !strncmp(argv[optind - 1], "--", 2)) {
+                if (bench_is_flag(optopt)) {
                     bench_opt_name(optopt, name, sizeof(name));
                     fprintf(stderr, BENCH_NAME ": option %s takes no value ('%s')\n", name,
                             argv[optind - 1]);

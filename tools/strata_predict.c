@@ -115,8 +115,21 @@ static int predict_parse_args(int argc, char **argv, int rank, predict_opts_t *o
             }
             return -1;
         default:
+            /* GNU getopt: optopt is the option's value for "--flag=value" (then
+             * argv[optind - 1]), the character for an unknown short option (argv[optind
+             * - 1] may be an earlier argument: "--force -xq"), 0 for an unknown long one */
             if (rank == 0) {
-                if (optopt != 0 && strncmp(argv[optind - 1], "--", 2) != 0) {
+                const struct option *o;
+
+                for (o = predict_long_opts; optopt != 0 && o->name != NULL; o++) {
+                    if (o->val == optopt && o->has_arg == no_argument) {
+                        break;
+                    }
+                }
+                if (optopt != 0 && o->name != NULL) {
+                    fprintf(stderr, PREDICT_NAME ": option '--%s' takes no value ('%s')\n",
+                            o->name, argv[optind - 1]);
+                } else if (optopt != 0) {
                     fprintf(stderr, PREDICT_NAME ": unknown option '-%c'\n", optopt);
                 } else {
                     fprintf(stderr, PREDICT_NAME ": unknown or ambiguous option '%s'\n",
