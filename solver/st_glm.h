@@ -23,6 +23,8 @@ struct strata_glm_model {
     double                lambda;     /* as trained (0 when loaded from a file) */
     double                eta;
     int                   zero_positive; /* a score of 0 is class +1 (a file's "label -1 1") */
+    int                   zero_one;   /* the classes are named 1 and 0 (0/1 training data,
+                                         a file's "label 1 0"), not 1 and -1 */
     strata_glm_info_t     info;
 };
 

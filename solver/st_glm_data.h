@@ -77,6 +77,7 @@ typedef struct st_glm_data {
     float    *val32;          /**< nnz values when prec is 32 */
     double   *val64;          /**< nnz values when prec is 64 */
     double   *y;              /**< n_rows labels: +1/-1 (0/1 are mapped), or real targets */
+    int       zero_one;       /**< the text's class labels were 0/1 (every rank alike) */
     st_glm_label_kind_t label_kind;
     st_glm_format_t     format;  /**< format it was read from (SVM for data built in memory) */
     char     *source;         /**< file it was read from, or NULL */

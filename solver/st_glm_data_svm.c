@@ -803,6 +803,7 @@ st_status_t st_glm_data_read_svm(const char *path, const st_glm_data_opts_t *opt
     d->n_rows_global = rows;
     d->row_offset    = row_off;
     d->nnz_global    = nnz;
+    d->zero_one      = (g_zero != INT64_MAX);   /* (a 0 label on some rank: 0/1 data) */
     d->n_cols        = ST_MAX(max_seen, n_features);
     *data_p = d;
     d = NULL;

@@ -6,6 +6,7 @@
  *     solver_type L2R_LR          one name per model, see st_glm_io_types
  *     nr_class 2                  always 2 (regression models too, as LIBLINEAR)
  *     label 1 -1                  classification only: w scores label 1 positive
+ *                                 ("label 1 0" for a model of 0/1 data)
  *                                 ("label -1 1" read: w negated, a score of 0 is +1,
  *                                 and written back so)
  *     nr_feature 13
@@ -123,9 +124,12 @@ static int st_glm_io_write(FILE *f, const strata_glm_model_t *model, const char 
         return -1;
     }
     /* a model read from "label -1 1" goes back as it came: its ties (a score of 0)
-     * are label[1], +1, there, and LIBLINEAR reads the same classes from it */
+     * are label[1], +1, there, and LIBLINEAR reads the same classes from it; the
+     * negative class is named 0 where the training data named it so (LIBLINEAR's
+     * predict then prints, and counts as right, the labels of such test data) */
     if (model->loss->classification &&
-        fprintf(f, model->zero_positive ? "label -1 1\n" : "label 1 -1\n") < 0) {
+        fprintf(f, model->zero_positive ? "label %s 1\n" : "label 1 %s\n",
+                model->zero_one ? "0" : "-1") < 0) {
         return -1;
     }
     if (fprintf(f, "nr_feature %" PRId64 "\n", model->n_features) < 0) {
@@ -334,6 +338,7 @@ typedef struct {
     int64_t               n_features;
     double                bias;
     int                   negate;     /* "label -1 1": w scores label -1 positive */
+    int                   zero_one;   /* "label 1 0" or "label 0 1": the classes 1 and 0 */
     int64_t               line_type, line_class, line_label, line_feature, line_bias;
 } st_glm_io_header_t;
 
@@ -418,7 +423,8 @@ static int st_glm_io_read_header(st_glm_io_reader_t *rd, st_glm_io_header_t *h)
             }
             /* 0/1 data is read as -1/+1 */
             if ((l0 == 1 && (l1 == -1 || l1 == 0)) || ((l0 == -1 || l0 == 0) && l1 == 1)) {
-                h->negate = (l0 != 1);
+                h->negate   = (l0 != 1);
+                h->zero_one = (l0 == 0 || l1 == 0);
             } else {
                 st_glm_io_fail(rd, "labels %" PRId64 " %" PRId64 ": Strata models have the "
                                "labels 1 and -1 (or 1 and 0)", l0, l1);
@@ -599,6 +605,7 @@ ST_EXPORT strata_status_t strata_glm_model_load(const char *path, char *msg, siz
         model->w[j] = h.negate ? -w[j] : w[j];
     }
     model->zero_positive = h.negate;   /* LIBLINEAR: a score of 0 is label[1] */
+    model->zero_one      = h.zero_one;
     free(w);
     *model_p = model;
     return ST_OK;

@@ -1878,9 +1878,10 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
                    (double)prob->data->n_cols * sizeof(double) / 1e9);
         return STRATA_ERR_NO_MEMORY;
     }
-    model->lambda = param->lambda;
-    model->eta    = st_glm_model_eta(loss, param->eta);
-    method        = st_glm_method_choose(loss, prob, param, comm, rank);
+    model->lambda   = param->lambda;
+    model->eta      = st_glm_model_eta(loss, param->eta);
+    model->zero_one = loss->classification && prob->data->zero_one;   /* its file says so */
+    method          = st_glm_method_choose(loss, prob, param, comm, rank);
     status = (method == STRATA_GLM_METHOD_LBFGS)
                      ? st_glm_train_lbfgs(loss, prob, param, comm, msg, msg_len, model)
              : (method == STRATA_GLM_METHOD_NEWTON)

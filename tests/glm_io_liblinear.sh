@@ -140,7 +140,8 @@ done
 # "label 0 1": LIBLINEAR keeps the order of first appearance (it swaps only -1/+1, to
 # "label 1 -1"), so 0/1 data starting with a 0 gives a w that scores label 0 positive.
 # Strata reads 0 as -1 and negates the weights, and a score of 0 is then label[1], +1,
-# as in LIBLINEAR; its file says "label -1 1" with the weights as they came.
+# as in LIBLINEAR; its file says "label 0 1" with the weights as they came, and its
+# predictions name the classes 1 and 0, as LIBLINEAR's.
 run "liblinear-train, 0/1 labels, 0 first" liblinear-train -q -s 0 "$dir/train01.svm" \
     "$dir/l01.model" &&
     if ! grep -q '^label 0 1$' "$dir/l01.model"; then
@@ -155,17 +156,36 @@ same "label 0 1: LIBLINEAR on Strata's file vs Strata on LIBLINEAR's" "$dir/st01
     "$dir/ll_s01.out"
 run "label 0 1: liblinear-predict on its own file" liblinear-predict "$dir/test.svm" \
     "$dir/l01.model" "$dir/ll01.out"
-sed 's/^0$/-1/' "$dir/ll01.out" >"$dir/ll01_pm.out"
 # the same classes on every row, the empty rows 151, 152, 153 and 155 (a score of 0)
 # too: label[1], 1 (before: Strata said -1 there whatever the file's label order)
-same "label 0 1: LIBLINEAR vs Strata on their own files" "$dir/st01.out" "$dir/ll01_pm.out"
+same "label 0 1: LIBLINEAR vs Strata on their own files" "$dir/st01.out" "$dir/ll01.out"
 row154=$(sed -n '154p' "$dir/st01.out")
 st_rows=$(sed -n '151,155p' "$dir/st01.out" | tr '\n' ' ')
 if [ "$st_rows" != "1 1 1 $row154 1 " ]; then
     echo "FAIL: label 0 1, rows 151-155: Strata '$st_rows', expected 1 1 1 $row154 1"; fail=1
 fi
-grep -q '^label -1 1$' "$dir/s01.model" ||
-    { echo "FAIL: label 0 1: Strata's file lacks 'label -1 1'"; head -5 "$dir/s01.model"; fail=1; }
+grep -q '^label 0 1$' "$dir/s01.model" ||
+    { echo "FAIL: label 0 1: Strata's file lacks 'label 0 1'"; head -5 "$dir/s01.model"; fail=1; }
+
+# strata-train on 0/1 data (a 1 first): its file says "label 1 0", so LIBLINEAR's
+# predict names the classes 1 and 0 as the test rows do, and counts as strata-predict
+# does (before: "label 1 -1", and LIBLINEAR counted every 0 row wrong: 50% where
+# Strata said 100%)
+sed 's/^-1 /0 /; s/^+1 /1 /' "$dir/train.svm" >"$dir/t01.svm"
+sed 's/^-1/0/; s/^+1/1/' "$dir/test.svm" >"$dir/test01.svm"
+run "strata-train, 0/1 labels" tools/strata-train -q "$dir/t01.svm" "$dir/st_t01.model"
+grep -q '^label 1 0$' "$dir/st_t01.model" ||
+    { echo "FAIL: strata-train on 0/1: no 'label 1 0'"; head -5 "$dir/st_t01.model"; fail=1; }
+for b in "" "-b 1"; do
+    run "0/1 labels $b: liblinear-predict" liblinear-predict $b "$dir/test01.svm" \
+        "$dir/st_t01.model" "$dir/ll_t01.out" && cp "$dir/stdout" "$dir/ll_t01.acc"
+    run "0/1 labels $b: strata-predict" $P $b "$dir/test01.svm" "$dir/st_t01.model" \
+        "$dir/sp_t01.out"
+    same "0/1 labels $b: the predictions" "$dir/sp_t01.out" "$dir/ll_t01.out"
+    grep '^Accuracy' "$dir/stdout" >"$dir/sp_t01.acc"
+    grep '^Accuracy' "$dir/ll_t01.acc" >"$dir/ll_t01.acc2"
+    same "0/1 labels $b: the accuracy" "$dir/sp_t01.acc" "$dir/ll_t01.acc2"
+done
 
 [ $fail -eq 0 ] && echo "glm_io_liblinear: PASS"
 exit $fail

@@ -8,7 +8,8 @@
  * the rows, prints the metrics over all rows from rank 0 and, with OUTPUT_FILE, writes
  * one line per test row in the file's row order: the predicted label (classification)
  * or value (regression), and with -b 1 the probabilities of both labels after a header
- * line "labels 1 -1", as LIBLINEAR's predict -b 1 does. The ranks send their lines to
+ * line "labels 1 -1" (or "labels 1 0": the classes as the model names them), as
+ * LIBLINEAR's predict -b 1 does. The ranks send their lines to
  * rank 0 in rank order (in bounded chunks), so OUTPUT_FILE may be a pipe and needs no
  * shared file system.
  *
@@ -69,10 +70,11 @@ static void predict_usage(FILE *f)
             "MODEL_FILE (strata-train's, or LIBLINEAR's for the same models) and prints the\n"
             "metrics: accuracy, AUC and (logistic models) log loss for classification, RMSE\n"
             "for regression. With OUTPUT_FILE, writes one line per test row, in the file's\n"
-            "order: the predicted label (+1/-1) or value. Runs alone or under mpirun (each\n"
-            "rank predicts its share of the rows).\n"
+            "order: the predicted label (1/-1, or 1/0 for a model of 0/1 data) or value.\n"
+            "Runs alone or under mpirun (each rank predicts its share of the rows).\n"
             "  -b, --probability 0|1  1: also write P(label) for both labels, after a line\n"
-            "                         \"labels 1 -1\" (logistic models; default 0)\n"
+            "                         \"labels 1 -1\" or \"labels 1 0\" (logistic models;\n"
+            "                         default 0)\n"
             "  -q, --quiet            print no metrics\n"
             "      --force            predict with a regression model even when every label\n"
             "                         of TEST_FILE is -1/+1 or 0/1 (a classification set?)\n"
@@ -234,8 +236,9 @@ static size_t predict_format(const strata_glm_model_t *model, const predict_opts
     double label, p;
     int64_t i;
 
+    /* the classes as the model names them (0 for -1 where it was trained on 0/1) */
     if (header) {
-        len += (size_t)snprintf(buf, cap, "labels 1 -1\n");
+        len += (size_t)snprintf(buf, cap, "labels 1 %s\n", model->zero_one ? "0" : "-1");
     }
     for (i = *next; i < n && cap - len >= PREDICT_LINE_MAX; i++) {
         if (!classification) {
@@ -243,6 +246,9 @@ static size_t predict_format(const strata_glm_model_t *model, const predict_opts
             continue;
         }
         label = strata_glm_predict_class(model, scores[i]);
+        if (label < 0 && model->zero_one) {
+            label = 0.0;
+        }
         if (opts->probability) {
             p = strata_glm_predict_prob(model, scores[i]);
             len += (size_t)snprintf(buf + len, cap - len, "%g %g %g\n", label, p, 1.0 - p);
