@@ -260,5 +260,18 @@ if [ "$(tr '\n' ' ' <"$dir/tie.out")" != "-1 1 -1 " ]; then
     fail=1
 fi
 
+# ranks reading different models of one name (each rank in a directory of its own,
+# without a shared file system): refused on every rank (before: a regression model
+# on one rank and a classification one on the other hung the job)
+mkdir "$dir/r0" "$dir/r1"
+cp "$dir/lr.model" "$dir/r0/m.model"
+sed 's/^solver_type L2R_LR$/solver_type L2R_L2LOSS_SVR/; /^label /d' "$dir/lr.model" \
+    >"$dir/r1/m.model"
+cp "$dir/test.svm" "$dir/r0/t.svm"
+cp "$dir/test.svm" "$dir/r1/t.svm"
+expect 1 "different models on the ranks" $ST_MPIRUN -np 2 sh -c \
+    'cd "$0/r$OMPI_COMM_WORLD_RANK" && exec "$1" --force t.svm m.model' "$dir" "$PWD/$P"
+says "different models named" "$err" "the ranks read different models from m.model"
+
 [ $fail -eq 0 ] && echo "glm_predict: PASS"
 exit $fail

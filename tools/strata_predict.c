@@ -345,6 +345,33 @@ static void predict_print_metrics(const strata_glm_metrics_t *m, int classificat
     }
 }
 
+/* Did every rank read the same model (each reads the file itself: without a shared
+ * file system, files of one name may differ)? Ranks with models of different kinds
+ * would take different paths and wait for each other; with other weights, print
+ * metrics of no one model. One allreduce of a hash and its complement. */
+static int predict_models_alike(const strata_glm_model_t *model)
+{
+    int64_t j, n_w = model->n_features + (model->bias > 0 ? 1 : 0);
+    uint64_t h[2], x = 0xcbf29ce484222325ULL, bits;
+    const char *name = strata_glm_model_solver(model);
+
+    for (; *name != '\0'; name++) {
+        x = (x ^ (unsigned char)*name) * 0x100000001b3ULL;
+    }
+    x = (x ^ (uint64_t)model->n_features) * 0x100000001b3ULL;
+    x = (x ^ (uint64_t)(model->zero_positive * 2 + model->zero_one)) * 0x100000001b3ULL;
+    memcpy(&bits, &model->bias, sizeof(bits));
+    x = (x ^ bits) * 0x100000001b3ULL;
+    for (j = 0; j < n_w; j++) {
+        memcpy(&bits, &model->w[j], sizeof(bits));
+        x = (x ^ bits) * 0x100000001b3ULL;
+    }
+    h[0] = x;
+    h[1] = ~x;
+    MPI_Allreduce(MPI_IN_PLACE, h, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    return h[0] == ~h[1];
+}
+
 static int predict_run(const predict_opts_t *opts, int rank, int size)
 {
     char msg[PREDICT_MSG_LEN] = "";
@@ -360,6 +387,13 @@ static int predict_run(const predict_opts_t *opts, int rank, int size)
     /* every rank reads the (small) model file itself */
     status = strata_glm_model_load(opts->model_file, msg, sizeof(msg), &model);
     if (predict_any_failed(status != STRATA_OK, msg, rank, size)) {
+        goto out;
+    }
+    if (!predict_models_alike(model)) {
+        if (rank == 0) {
+            fprintf(stderr, PREDICT_NAME ": the ranks read different models from %s (each "
+                    "rank reads it: give them all the same file)\n", opts->model_file);
+        }
         goto out;
     }
     classification = model->loss->classification;
