@@ -123,29 +123,19 @@ void st_glm_sync_dir(const char *path)
     free(dir);
 }
 
-int st_glm_out_open(st_glm_out_t *o, const char *path)
+/* The temporary of o->dest: created (O_EXCL), locked, with an existing
+ * destination's owner and mode. @return 0, or -1 with errno set. */
+static int st_glm_out_tmp(st_glm_out_t *o)
 {
     static unsigned counter;
     struct stat st;
-    size_t len;
-    int tries, err = 0;
+    size_t len = strlen(o->dest) + ST_GLM_OUT_SUFFIX;
+    int tries;
 
-    memset(o, 0, sizeof(*o));
-    o->fd   = -1;
-    o->dest = st_glm_out_dest(path);
-    if (o->dest == NULL) {
-        return -1;
-    }
-    /* an existing file the user may not write stays as it is, as with fopen */
-    if (access(o->dest, F_OK) == 0 && access(o->dest, W_OK) != 0) {
-        err = errno;
-        goto fail;
-    }
-    len    = strlen(o->dest) + ST_GLM_OUT_SUFFIX;
     o->tmp = malloc(len);
     if (o->tmp == NULL) {
-        err = ENOMEM;
-        goto fail;
+        errno = ENOMEM;
+        return -1;
     }
     for (tries = 0; tries < ST_GLM_OUT_TRIES; tries++) {
         unsigned n = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
@@ -157,8 +147,12 @@ int st_glm_out_open(st_glm_out_t *o, const char *path)
         }
     }
     if (o->fd < 0) {
-        err = (tries == ST_GLM_OUT_TRIES) ? EEXIST : errno;
-        goto fail;
+        if (tries == ST_GLM_OUT_TRIES) {
+            errno = EEXIST;
+        }
+        free(o->tmp);
+        o->tmp = NULL;
+        return -1;
     }
     o->owner = 1;
     (void)flock(o->fd, LOCK_EX | LOCK_NB);   /* where the file system has locks */
@@ -170,10 +164,89 @@ int st_glm_out_open(st_glm_out_t *o, const char *path)
         (void)fchmod(o->fd, st.st_mode & 07777);
     }
     return 0;
+}
+
+/* The file itself, opened as fopen(path, "w") would (truncated), written in place:
+ * where a temporary and a rename cannot stand for it (st_glm_out_open).
+ * @return 0, or -1 with errno set. */
+static int st_glm_out_direct(st_glm_out_t *o, const char *path, int exists)
+{
+    int err;
+
+    free(o->dest);
+    o->dest = strdup(path);
+    if (o->dest == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (o->fd < 0) {
+        err = errno;
+        free(o->dest);
+        o->dest = NULL;
+        errno   = err;
+        return -1;
+    }
+    o->direct  = 1;
+    o->created = !exists;   /* (removed again if the write fails) */
+    return 0;
+}
+
+/* A sticky directory (/tmp) lets only the file's owner, the directory's or root
+ * rename over a file: is @a dest (whose status is @a st) another user's there? */
+static int st_glm_out_sticky_other(const char *dest, const struct stat *st)
+{
+    const char *base;
+    struct stat ds;
+    char *dir = st_glm_dir_of(dest, &base);
+    uid_t uid = geteuid();
+    int other;
+
+    other = dir != NULL && stat(dir, &ds) == 0 && (ds.st_mode & S_ISVTX) && uid != 0 &&
+            st->st_uid != uid && ds.st_uid != uid;
+    free(dir);
+    return other;
+}
+
+int st_glm_out_open(st_glm_out_t *o, const char *path)
+{
+    struct stat st;
+    int exists, err;
+
+    memset(o, 0, sizeof(*o));
+    o->fd  = -1;
+    exists = (stat(path, &st) == 0);
+    /* not a regular file (a device such as /dev/null, a named pipe), or a path
+     * through /dev or /proc (/dev/stdout: the process's own descriptor): the file
+     * itself, in place */
+    if ((exists && !S_ISREG(st.st_mode)) || strncmp(path, "/dev/", 5) == 0 ||
+        strncmp(path, "/proc/", 6) == 0) {
+        return st_glm_out_direct(o, path, exists);
+    }
+    o->dest = st_glm_out_dest(path);
+    if (o->dest == NULL) {
+        return -1;
+    }
+    /* an existing file the user may not write stays as it is, as with fopen */
+    if (exists && access(o->dest, W_OK) != 0) {
+        err = errno;
+        goto fail;
+    }
+    if (exists && st_glm_out_sticky_other(o->dest, &st)) {
+        return st_glm_out_direct(o, path, exists);   /* no rename over it allowed */
+    }
+    if (st_glm_out_tmp(o) == 0) {
+        return 0;
+    }
+    err = errno;
+    /* no new file in the directory (not writable, read-only) or a name too long
+     * for the temporary's: in place, as fopen would (where that fails too, so be it) */
+    if (err == EACCES || err == EPERM || err == EROFS || err == ENAMETOOLONG) {
+        return st_glm_out_direct(o, path, exists);
+    }
 
 fail:
     free(o->dest);
-    free(o->tmp);
     memset(o, 0, sizeof(*o));
     o->fd = -1;
     errno = err;
@@ -181,7 +254,9 @@ fail:
 }
 
 /* Remove the temporaries of @a dest that no writer holds: older than a minute, and
- * locked by nobody (where the file system has no locks, none is removed). */
+ * locked by nobody (where the file system has no locks, none is removed). The test
+ * is a shared lock, which a writer's exclusive one refuses, on a read-only
+ * descriptor (NFS's emulated flock refuses an exclusive lock on one). */
 static void st_glm_out_sweep(const char *dest)
 {
     const char *base, *rest;
@@ -215,7 +290,7 @@ static void st_glm_out_sweep(const char *dest)
         fd = open(victim, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
         if (fd >= 0) {
             if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-                st.st_mtime + ST_GLM_OUT_YOUNG <= now && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+                st.st_mtime + ST_GLM_OUT_YOUNG <= now && flock(fd, LOCK_SH | LOCK_NB) == 0) {
                 (void)unlink(victim);
             }
             close(fd);
@@ -238,11 +313,10 @@ st_status_t st_glm_out_open_all(st_glm_out_t *o, const char *path, uint64_t size
     o->fd = -1;
     if (c->rank == 0) {
         if (st_glm_out_open(o, path) != 0 || ftruncate(o->fd, (off_t)size) != 0) {
-            st_glm_err_set(err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot write %s: %s "
-                           "(creating a temporary file next to it)", path, what,
-                           strerror(errno));
+            st_glm_err_set(err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot write %s: %s",
+                           path, what, strerror(errno));
         } else {
-            len = (int)strlen(o->tmp) + 1;
+            len = (int)strlen(o->direct ? o->dest : o->tmp) + 1;
         }
     }
     status = st_glm_err_agree(c, err);
@@ -254,7 +328,9 @@ st_status_t st_glm_out_open_all(st_glm_out_t *o, const char *path, uint64_t size
         status = st_glm_err_agree(c, err);
     }
     if (status == ST_OK && c->comm != MPI_COMM_NULL && c->size > 1) {
-        MPI_Bcast(o->tmp, len, MPI_CHAR, 0, c->comm);
+        /* the name to open: the temporary's, or the file's own where rank 0 writes it
+           in place (the other ranks' copy is theirs to close, not to remove) */
+        MPI_Bcast(c->rank == 0 && o->direct ? o->dest : o->tmp, len, MPI_CHAR, 0, c->comm);
         if (c->rank != 0) {
             o->fd = open(o->tmp, O_WRONLY | O_CLOEXEC);
             if (o->fd < 0) {
@@ -273,6 +349,14 @@ st_status_t st_glm_out_open_all(st_glm_out_t *o, const char *path, uint64_t size
 
 int st_glm_out_commit(st_glm_out_t *o)
 {
+    if (o->direct) {
+        /* written in place: synced where it is a file (not a pipe or a device) */
+        if (fsync(o->fd) != 0 && errno != EINVAL && errno != EROFS) {
+            return errno;
+        }
+        o->committed = 1;
+        return 0;
+    }
     if (fsync(o->fd) != 0 || rename(o->tmp, o->dest) != 0) {
         return errno;
     }
@@ -289,6 +373,9 @@ void st_glm_out_close(st_glm_out_t *o)
     }
     if (o->owner && !o->committed && o->tmp != NULL) {
         (void)unlink(o->tmp);
+    }
+    if (o->direct && o->created && !o->committed) {
+        (void)unlink(o->dest);   /* a file this writer created and did not finish */
     }
     free(o->dest);
     free(o->tmp);

@@ -30,6 +30,9 @@ typedef struct {
     int   fd;         /**< open for writing on tmp; -1 once the caller closed it */
     int   committed;  /**< tmp renamed over dest */
     int   owner;      /**< this process made tmp (and removes it unless committed) */
+    int   direct;     /**< no temporary: dest itself, written in place (a device, a
+                           pipe, /dev/stdout; a directory that takes no new file) */
+    int   created;    /**< direct: dest did not exist (removed unless committed) */
 } st_glm_out_t;
 
 /** The file writing @a path lands on (symbolic links followed, the last one may

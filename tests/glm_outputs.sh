@@ -3,7 +3,8 @@
 # The tools' output files are written whole or not at all: strata-gen's text and
 # binary sets and strata-predict's predictions are written next to the file and
 # renamed over it, so a write that fails half-way (the file size limit, as a full
-# disk) leaves the old file as it was and no temporary behind. A binary set whose
+# disk) leaves the old file as it was and no temporary behind; standard output and
+# named pipes are written in place. A binary set whose
 # header was never written is named as such (not read as text). Outputs that would
 # overwrite an input are refused on every rank, with no hang, also when only one
 # rank sees it (ranks with files of their own) and through a dangling symbolic link.
@@ -49,6 +50,22 @@ expect 1 "predict past the size limit" $run -np 1 sh -c "trap '' XFSZ; ulimit -f
     tools/strata-predict -q $dir/test.svm $dir/m.model $dir/p.txt"
 contains "predict past the size limit named" "p.txt: .*(the file is unchanged)"
 unchanged "predict past the size limit" "$dir/p.txt" "$dir/p.keep"
+
+# outputs that are no regular file are written in place, not replaced: standard output
+# through /dev/stdout (before: "No such file or directory"), a named pipe (before:
+# replaced by a file, its reader left waiting)
+tools/strata-predict -q "$dir/test.svm" "$dir/m.model" /dev/stdout >"$dir/stdout.txt" 2>"$out"
+rc=$?
+[ $rc -eq 0 ] && [ "$(wc -l <"$dir/stdout.txt")" -eq 3000 ] ||
+    { echo "FAIL: predictions to /dev/stdout: exit $rc, $(wc -l <"$dir/stdout.txt") lines"; cat "$out"; fail=1; }
+mkfifo "$dir/fifo"
+timeout 60 cat "$dir/fifo" >"$dir/fifo.txt" &
+reader=$!
+expect 0 "predictions into a named pipe" timeout 60 tools/strata-predict -q "$dir/test.svm" \
+    "$dir/m.model" "$dir/fifo"
+wait $reader
+[ -p "$dir/fifo" ] && cmp -s "$dir/fifo.txt" "$dir/stdout.txt" ||
+    { echo "FAIL: predictions into a named pipe: not received, or the pipe replaced"; fail=1; }
 
 # 4. the test rows through a dangling link to the training rows' file: refused
 ln -s "$dir/new.svm" "$dir/t.svm"

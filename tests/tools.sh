@@ -125,6 +125,13 @@ printf '%s\n' -x "LD_PRELOAD=$mine" --mca btl self -np 1 -x "LD_PRELOAD=$mine:a.
     prog -x LD_PRELOAD=b --app f : -x "LD_PRELOAD=$mine" -- prog2 -x LD_PRELOAD=c \
     : -x "LD_PRELOAD=$mine" -H h1 -wdir / prog3 -np 2 >"$tmp/expected"
 same "strata-run mpirun: mpirun's options rewritten, the programs' not"
+# Open MPI 5's two-value options: their values are not the program
+# shellcheck disable=SC2086
+env -u LD_PRELOAD $unstrata tools/strata-run "$tmp/bin/mpirun" --prtemca a b --display map \
+    -x LD_PRELOAD=a.so prog >"$out" 2>&1
+printf '%s\n' -x "LD_PRELOAD=$mine" --prtemca a b --display map -x "LD_PRELOAD=$mine:a.so" \
+    prog >"$tmp/expected"
+same "strata-run mpirun: Open MPI 5's options taken as options"
 printf -- '-np 1 --mca btl self -x LD_PRELOAD=a.so prog -x LD_PRELOAD=b --app f\n' \
     >"$tmp/app"
 printf -- '-np 1 -- prog2 -x LD_PRELOAD\n' >>"$tmp/app"

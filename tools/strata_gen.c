@@ -559,6 +559,7 @@ static void gen_die(const char *fmt, ...)
     va_list ap;
 
     if (gen_open_out != NULL) {
+        gen_open_out->fd = -1;            /* (its FILE's: closed at exit) */
         st_glm_out_close(gen_open_out);   /* the temporary goes; the file stays as it was */
     }
     fprintf(stderr, GEN_NAME ": ");
