@@ -73,28 +73,28 @@ expect 2 "--test-out linked to the output" $gen dense -n 100 -d 5 --test-rows 10
     --test-out "$dir/t.svm" "$dir/new.svm"
 [ ! -e "$dir/new.svm" ] || { echo "FAIL: a refused strata-gen wrote its output"; fail=1; }
 
-# 5. the model file is the training file on rank 1 only (each rank in a directory of
-# its own, rank 1's model file a link to its training file): both ranks refuse
+# 5. an output that is the input on rank 1 only (each rank in a directory of its own,
+# rank 1's output a link to its training file): both ranks refuse, and rank 1's data
+# stays. one_rank NAME TOOL ARGS PATTERN: TOOL run in each rank's directory with ARGS
+one_rank() {
+    expect 2 "$1" $run -np 2 sh -c \
+        'cd "$0/d$OMPI_COMM_WORLD_RANK" && exec "$@"' "$dir" "$PWD/$2" $3
+    contains "$1: named" "$4"
+    cmp -s "$dir/d1/train.svm" "$dir/d1.keep" || { echo "FAIL: $1: rank 1's data changed"; fail=1; }
+}
 mkdir "$dir/d0" "$dir/d1"
 cp "$dir/old.svm" "$dir/d0/train.svm"
 cp "$dir/old.svm" "$dir/d1/train.svm"
+cp "$dir/old.svm" "$dir/d1.keep"
 ln -s train.svm "$dir/d1/m.model"
-cp "$dir/d1/train.svm" "$dir/d1.keep"
-expect 2 "model file is the data on one rank" $run -np 2 sh -c \
-    'cd "$0/d$OMPI_COMM_WORLD_RANK" && exec "$1" -q train.svm m.model' "$dir" \
-    "$PWD/tools/strata-train"
-contains "one rank named" "the model file m.model is the training file on another rank"
-cmp -s "$dir/d1/train.svm" "$dir/d1.keep" || { echo "FAIL: rank 1's data changed"; fail=1; }
-# the same for strata-predict's output
-ln -s train.svm "$dir/d1/p.txt"
-cp "$dir/m.model" "$dir/d0/m.model"
+one_rank "the model file is the data on one rank" tools/strata-train "-q train.svm m.model" \
+    "the model file m.model is the training file on another rank"
 rm "$dir/d1/m.model"
+cp "$dir/m.model" "$dir/d0/m.model"
 cp "$dir/m.model" "$dir/d1/m.model"
-expect 2 "predictions are the data on one rank" $run -np 2 sh -c \
-    'cd "$0/d$OMPI_COMM_WORLD_RANK" && exec "$1" -q train.svm m.model p.txt' "$dir" \
-    "$PWD/tools/strata-predict"
-contains "one rank named (predict)" "the output file p.txt is the test file on another rank"
-cmp -s "$dir/d1/train.svm" "$dir/d1.keep" || { echo "FAIL: rank 1's data changed"; fail=1; }
+ln -s train.svm "$dir/d1/p.txt"
+one_rank "the predictions are the data on one rank" tools/strata-predict \
+    "-q train.svm m.model p.txt" "the output file p.txt is the test file on another rank"
 
 [ $fail -eq 0 ] && echo "glm_outputs: PASS"
 exit $fail
