@@ -49,11 +49,17 @@ static int    loop_iters   = 300;
 static int    churn_lanes  = 20;
 static int    thread_iters = 150;
 
+/* the section running, for the watchdog's message (a hang in CI says where) */
+static const char *volatile section = "set-up";
+
 static void watchdog(int sig)
 {
-    static const char msg[] = "test_ucx: no progress for a long time: deadlock?\n";
+    static const char msg[] = "test_ucx: no progress for a long time: deadlock? in ";
+    const char *s = section;
     ssize_t rc = write(STDOUT_FILENO, msg, sizeof(msg) - 1);
 
+    rc = write(STDOUT_FILENO, s, strlen(s));
+    rc = write(STDOUT_FILENO, "\n", 1);
     (void)rc;
     (void)sig;
     _exit(3);
@@ -544,16 +550,23 @@ int main(int argc, char **argv)
     if (do_bench) {
         bench(lane);
     } else if (dead) {
+        section = "--dead";
         test_dead();
     } else {
+        section = "1. cases";
         test_cases(lane);
+        section = "2. groups";
         test_groups(lane);
+        section = "3. churn";
         test_churn();
+        section = "short messages";
         test_short();
         if (provided == MPI_THREAD_MULTIPLE) {
+            section = "4. threads";
             test_threads();
         }
     }
+    section = "5. teardown";
     st_ucx_lane_destroy(lane);
     if (!dead) {
         /* every lane destroyed: once the peers said goodbye, no endpoint is left */
