@@ -51,7 +51,8 @@ if [ "$ncores" -ge 2 ]; then
     check "host-$ncores.csv has the 64 MB row" \
         grep -q '^sum,double,67108864,' "$dir/all/host-$ncores.csv"
 fi
-for s in check-2-shared check-4-shared check-2-nocache time-2 time-4; do
+for s in check-2-shared check-4-shared check-2-nocache check-2-pool check-2-ptds time-2 \
+    time-4; do
     check "step $s reported failed" grep -q "^$s: FAIL" "$sum"
 done
 if ! command -v nvidia-cuda-mps-control >/dev/null 2>&1; then
@@ -64,7 +65,7 @@ tar tzf "$dir/all.tar.gz" >"$dir/packed"
 check "summary and sweep logs packed" grep -q '^\./summary\.txt$' "$dir/packed"
 check "sweep-2.log packed" grep -q '^\./sweep-2\.log$' "$dir/packed"
 check "no data or binaries packed" \
-    sh -c "! grep -q -e '\\.bin\$' -e test_cuda_buffers\$ '$dir/packed'"
+    sh -c "! grep -q -e '\\.bin\$' -e 'test_cuda_buffers\(_ptds\)\?\$' '$dir/packed'"
 check "the sweep ran on device buffers" \
     grep -q 'test_allreduce --device: PASS' "$dir/all/sweep-2.log"
 

@@ -76,7 +76,7 @@ finish() {
     cat "$LOG/summary.txt"
     if [ -n "$pack" ]; then
         tar czf "$pack" -C "$LOG" --exclude='*.bin' --exclude='*.model' --exclude=mps \
-            --exclude=test_cuda_buffers . && echo "run-all: logs packed into $pack"
+            --exclude=test_cuda_buffers --exclude=test_cuda_buffers_ptds . && echo "run-all: logs packed into $pack"
     fi
     echo "run-all: logs in $LOG; exit $rc"
     exit $rc
@@ -152,6 +152,11 @@ fi
 step cc 60 mpicc -O2 -Iinclude -I"$CUDA/include" -o "$LOG/test_cuda_buffers" \
     tests/gpu/test_cuda_buffers.c -L"$CUDA/lib64" -lcudart -ldl -Wl,-rpath,"$CUDA/lib64"
 have_buffers=$?
+# the same with the program's copies on the per-thread default stream
+step cc-ptds 60 mpicc -O2 -DCUDA_API_PER_THREAD_DEFAULT_STREAM=1 -Iinclude -I"$CUDA/include" \
+    -o "$LOG/test_cuda_buffers_ptds" tests/gpu/test_cuda_buffers.c -L"$CUDA/lib64" -lcudart \
+    -ldl -Wl,-rpath,"$CUDA/lib64"
+have_ptds=$?
 
 # the ranks share the GPU(s)
 step kernels-check 120 mpirun -np 1 --bind-to none tests/test_cuda_fold
@@ -163,6 +168,13 @@ if [ "$have_buffers" -eq 0 ]; then
     step check-4-shared 120 tools/strata-run mpirun -np 4 --bind-to none "$LOG/test_cuda_buffers"
     step check-2-nocache 120 env STRATA_CUDA_IPC_CACHE=n tools/strata-run mpirun -np 2 \
         --bind-to none -x STRATA_CUDA_IPC_CACHE "$LOG/test_cuda_buffers"
+    # cudaMallocAsync memory, MPI called with no context current
+    step check-2-pool 120 tools/strata-run mpirun -np 2 --bind-to none \
+        "$LOG/test_cuda_buffers" --pool
+fi
+if [ "$have_ptds" -eq 0 ]; then
+    step check-2-ptds 120 tools/strata-run mpirun -np 2 --bind-to none \
+        "$LOG/test_cuda_buffers_ptds"
 fi
 if [ "$ncores" -ge 2 ]; then   # issue 2: host buffers, a rank per core
     step "host-$ncores" 180 mpirun -np "$ncores" --map-by core --bind-to core \

@@ -10,6 +10,14 @@
  * device-to-device copy of the same size (the bound).
  *
  *   test_cuda_buffers [--time]
+ *   test_cuda_buffers --pool: the counts' check on memory of the stream-ordered
+ *     allocator (cudaMallocAsync: no context of its own, no CUDA IPC handle), each
+ *     MPI_Allreduce called with no context current (as from a thread that never used
+ *     CUDA): staged in the device's primary context, no call through CUDA IPC
+ *
+ * Built with -DCUDA_API_PER_THREAD_DEFAULT_STREAM=1 (run-all.sh's check-2-ptds), the
+ * program's copies go to the per-thread default stream: the device-to-device copy
+ * before an in-place call must still be complete when Strata reads the buffer.
  */
 #define _GNU_SOURCE
 #include "strata.h"
@@ -23,6 +31,8 @@
 #include <string.h>
 
 static int rank, size, failures;
+static int pool;   /* --pool: cudaMallocAsync memory, MPI called with no context current */
+static int (*set_current)(void *);   /* the driver's cuCtxSetCurrent */
 
 #define CUDA_OK(call)                                                                  \
     do {                                                                               \
@@ -32,6 +42,36 @@ static int rank, size, failures;
             MPI_Abort(MPI_COMM_WORLD, 2);                                              \
         }                                                                              \
     } while (0)
+
+static void dev_alloc(void **p, size_t bytes)
+{
+    if (pool) {
+        CUDA_OK(cudaMallocAsync(p, bytes, 0));
+        CUDA_OK(cudaStreamSynchronize(0));
+    } else {
+        CUDA_OK(cudaMalloc(p, bytes));
+    }
+}
+
+static void dev_free(void *p)
+{
+    if (pool) {
+        CUDA_OK(cudaFreeAsync(p, 0));
+        CUDA_OK(cudaStreamSynchronize(0));
+    } else {
+        CUDA_OK(cudaFree(p));
+    }
+}
+
+/* --pool: MPI_Allreduce with no context current (the runtime makes the primary one
+ * current again at its next call) */
+static int allreduce(const void *s, void *r, int n, MPI_Datatype t)
+{
+    if (pool) {
+        set_current(NULL);
+    }
+    return MPI_Allreduce(s, r, n, t, MPI_SUM, MPI_COMM_WORLD);
+}
 
 static uint64_t hash(const void *p, size_t n)
 {
@@ -62,6 +102,14 @@ static void check_ipc_used(void)
         printf("test_cuda_buffers: rank 0: %llu calls with device buffers, %llu through CUDA "
                "IPC\n", (unsigned long long)s.device_calls, (unsigned long long)s.ipc_calls);
     }
+    if (pool) {   /* a pool's memory has no legacy IPC handle: every call staged */
+        if (s.ipc_calls != 0) {
+            printf("rank %d: %llu calls on a pool's memory took CUDA IPC\n", rank,
+                   (unsigned long long)s.ipc_calls);
+            failures++;
+        }
+        return;
+    }
     if (getenv("STRATA_VIRTUAL_NODES") != NULL && atoi(getenv("STRATA_VIRTUAL_NODES")) > 1) {
         return;   /* across (virtual) nodes: staged in pieces, no CUDA IPC */
     }
@@ -85,9 +133,9 @@ static void check_counts(void)
             int bad = 0;
 
             /* fresh allocations every time: addresses are reused after cudaFree */
-            CUDA_OK(cudaMalloc((void**)&d_s, (size_t)n * sizeof(double)));
-            CUDA_OK(cudaMalloc((void**)&d_r, (size_t)n * sizeof(double)));
-            CUDA_OK(cudaMalloc((void**)&di, (size_t)n * sizeof(int)));
+            dev_alloc((void**)&d_s, (size_t)n * sizeof(double));
+            dev_alloc((void**)&d_r, (size_t)n * sizeof(double));
+            dev_alloc((void**)&di, (size_t)n * sizeof(int));
             for (k = 0; k < n; k++) {
                 h[k]  = 0.1 * (rank + 1) + k % 13;
                 hi[k] = rank * 7 + k % 17;
@@ -96,13 +144,13 @@ static void check_counts(void)
             CUDA_OK(cudaMemcpy(di, hi, (size_t)n * sizeof(int), cudaMemcpyHostToDevice));
             CUDA_OK(cudaDeviceSynchronize());
             if (mode == 0) {
-                MPI_Allreduce(d_s, d_r, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+                allreduce(d_s, d_r, n, MPI_DOUBLE);
             } else if (mode == 1) {
-                MPI_Allreduce(h, d_r, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+                allreduce(h, d_r, n, MPI_DOUBLE);
             } else {
                 CUDA_OK(cudaMemcpy(d_r, d_s, (size_t)n * sizeof(double),
                                    cudaMemcpyDeviceToDevice));
-                MPI_Allreduce(MPI_IN_PLACE, d_r, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+                allreduce(MPI_IN_PLACE, d_r, n, MPI_DOUBLE);
             }
             CUDA_OK(cudaMemcpy(h, d_r, (size_t)n * sizeof(double), cudaMemcpyDeviceToHost));
             mine = hash(h, (size_t)n * sizeof(double));
@@ -121,7 +169,7 @@ static void check_counts(void)
                     bad = 1;
                 }
             }
-            MPI_Allreduce(MPI_IN_PLACE, di, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            allreduce(MPI_IN_PLACE, di, n, MPI_INT);
             CUDA_OK(cudaMemcpy(hi, di, (size_t)n * sizeof(int), cudaMemcpyDeviceToHost));
             for (k = 0; k < n && !bad; k++) {
                 if (hi[k] != 7 * size * (size - 1) / 2 + size * (k % 17)) {
@@ -130,9 +178,9 @@ static void check_counts(void)
                 }
             }
             failures += bad;
-            CUDA_OK(cudaFree(d_s));
-            CUDA_OK(cudaFree(d_r));
-            CUDA_OK(cudaFree(di));
+            dev_free(d_s);
+            dev_free(d_r);
+            dev_free(di);
             free(h);
             free(hi);
         }
@@ -285,9 +333,21 @@ int main(int argc, char **argv)
         return 77;
     }
     CUDA_OK(cudaSetDevice(rank % ndev));   /* several ranks may share one GPU */
+    pool = (argc > 1 && strcmp(argv[1], "--pool") == 0);
+    if (pool) {   /* (the runtime loaded the driver, perhaps not into the global scope) */
+        void *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+
+        *(void **)&set_current = (drv != NULL) ? dlsym(drv, "cuCtxSetCurrent") : NULL;
+    }
+    if (pool && set_current == NULL) {
+        printf("rank %d: --pool: no cuCtxSetCurrent in the process\n", rank);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     check_counts();
     check_ipc_used();
-    check_freed_memory();
+    if (!pool) {
+        check_freed_memory();
+    }
     MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) {
         printf("test_cuda_buffers: %s: %d ranks on %d GPU(s), %d failures\n",
