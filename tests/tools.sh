@@ -62,6 +62,28 @@ STRATA_TOPO_SYNTHETIC="pack:2 [numa] core:2 pu:1" STRATA_TOPO_BIND=none \
 contains "strata-info --json socket level" '"socket_level": false'
 contains "strata-info --json says why" '"socket_level_off": "rank 0 is not bound"'
 contains "strata-info --json rank 1" '{"rank": 1, .*"package": -1, .*"bound": false'
+# the pkg-config files: strata_glm links libstrata_glm and not libstrata (whose
+# MPI_Allreduce would take over the program), both bring Open MPI's flags and an rpath
+if command -v pkg-config >/dev/null 2>&1 && pkg-config --exists ompi-c; then
+    glm_libs=$(PKG_CONFIG_PATH="$top_builddir" pkg-config --libs strata_glm)
+    case " $glm_libs " in
+        *" -lstrata_glm "*" -lmpi "*) ;;
+        *) echo "FAIL: pkg-config --libs strata_glm: $glm_libs"; fail=1 ;;
+    esac
+    case " $glm_libs " in *" -lstrata "*) echo "FAIL: strata_glm.pc links libstrata"; fail=1 ;; esac
+    ompi_inc=$(pkg-config --cflags-only-I ompi-c | sed 's/ .*//')
+    for pc in strata strata_glm; do
+        flags=" $(PKG_CONFIG_PATH="$top_builddir" pkg-config --cflags --libs $pc) "
+        case "$flags" in
+            *" -Wl,-rpath,"*) ;;
+            *) echo "FAIL: $pc.pc: no rpath in '$flags'"; fail=1 ;;
+        esac
+        case "$flags" in
+            *" $ompi_inc "*) ;;
+            *) echo "FAIL: $pc.pc: no $ompi_inc (Open MPI) in '$flags'"; fail=1 ;;
+        esac
+    done
+fi
 # a STRATA_TOPO_BIND range beyond the machine's PUs: one warning per rank, not one
 # per missing PU (before: a million lines for 0-999999)
 STRATA_TOPO_SYNTHETIC="pack:2 [numa] core:2 pu:1" STRATA_TOPO_BIND=0-999999 \
