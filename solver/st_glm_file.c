@@ -105,7 +105,8 @@ char *st_glm_out_dest(const char *path)
     return NULL;
 }
 
-void st_glm_sync_dir(const char *path)
+/* fsync the directory holding @a path, so a rename survives a crash (best effort) */
+static void st_glm_sync_dir(const char *path)
 {
     const char *base;
     char *dir;

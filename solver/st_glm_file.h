@@ -60,7 +60,4 @@ int st_glm_out_commit(st_glm_out_t *o);
  * unless committed, free the names. */
 void st_glm_out_close(st_glm_out_t *o);
 
-/** fsync the directory holding @a path, so a rename survives a crash (best effort). */
-void st_glm_sync_dir(const char *path);
-
 #endif /* ST_GLM_FILE_H */
