@@ -45,8 +45,10 @@
  * the peer failed (UCX 1.13 offers it on network transports only: tcp, IB;
  * ranks of one host talk over tcp, and a UCX_TLS without a network transport
  * leaves no way to connect). A wait returns ST_ERR_IO when a request fails, or
- * a receive waits on a failed peer (tag receives belong to the worker: UCX
- * cannot fail them itself). The lane is then broken, and the member says so: an
+ * any endpoint of the lane failed (tag receives belong to the worker: UCX
+ * cannot fail them itself; and a failed endpoint the wait does not use still
+ * means a member that may wait on this one). The lane is then broken, and the
+ * member says so: an
  * abort notice to each peer it talks to, who break the lane in turn and pass
  * the notice on (its payload carries a nonce agreed at creation, so a late
  * notice meant for an earlier lane of the same id is ignored). Only then does
@@ -129,9 +131,10 @@ const char *st_ucx_why(void)
     } while (0)
 
 typedef struct {
-    ucp_ep_h    ep;       /* NULL until connected, and once closed */
-    _Atomic int failed;   /* ucs_status_t of the endpoint's error, 0 while healthy */
-    int         used;     /* the algorithms talk to this peer (handshake, goodbye) */
+    ucp_ep_h            ep;       /* NULL until connected, and once closed */
+    _Atomic int         failed;   /* ucs_status_t of the endpoint's error, 0 while healthy */
+    int                 used;     /* the algorithms talk to this peer (handshake, goodbye) */
+    struct st_ucx_lane *lane;     /* the lane (the error callback's argument is the peer) */
 } st_ucx_peer_t;
 
 typedef enum {
@@ -153,6 +156,7 @@ struct st_ucx_lane {
     uint64_t       abort_in[2];  /* the abort notice received */
     st_ucx_req_t   abort_req; /* receive of an abort notice, posted for the lane's life */
     st_ucx_peer_t *peers;
+    _Atomic int    nfailed;   /* endpoints failed (error callbacks): the lane is damaged */
     char          *addrs;     /* worker address of lane rank i at i * addr_len */
     size_t         addr_len;
     char          *scratch;
@@ -423,8 +427,16 @@ err:
 static void st_ucx_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
 {
     st_ucx_peer_t *peer = arg;
+    st_ucx_lane_t *lane = peer->lane;
 
-    atomic_store(&peer->failed, (status != UCS_OK) ? (int)status : (int)UCS_ERR_NO_MESSAGE);
+    (void)ep;
+    if (atomic_exchange(&peer->failed,
+                        (status != UCS_OK) ? (int)status : (int)UCS_ERR_NO_MESSAGE) == 0) {
+        atomic_fetch_add(&lane->nfailed, 1);
+        st_debug("ucx: lane %u: the endpoint to lane rank %d failed (%s)%s", lane->id,
+                 (int)(peer - lane->peers), ucs_status_string(status),
+                 (lane->state == ST_UCX_LANE_ACTIVE && !lane->broken) ? "" : " while closing");
+    }
 }
 
 /* Lock held. */
@@ -568,6 +580,20 @@ static int st_ucx_test_locked(st_ucx_lane_t *lane, st_ucx_req_t *reqs, int n)
             r->status = ST_ERR_IO;
             failed    = 1;
         }
+    }
+    if (!failed && atomic_load(&lane->nfailed) != 0) {
+        /* an endpoint this wait does not use failed: the lane is damaged all the
+         * same (a later step or collective needs it), and the peer behind it may
+         * wait on this rank for a message that cannot come; breaking the lane now
+         * closes its endpoints, which the peers see fail in turn, so no member
+         * waits forever (a live peer's endpoint failed under load: RELIABILITY.md) */
+        for (i = 0; i < lane->size && atomic_load(&lane->peers[i].failed) == 0; i++) {
+        }
+        st_ucx_set_why("lane rank %d failed: %s", i,
+                       (i < lane->size)
+                           ? ucs_status_string(atomic_load(&lane->peers[i].failed))
+                           : "unknown error");
+        failed = 1;
     }
     return (failed || lane->broken) ? -1 : (pending == 0);
 }
@@ -1468,6 +1494,9 @@ st_status_t st_ucx_lane_create(MPI_Comm comm, st_ucx_lane_t **lane_p)
         }
         status = (st_status_t)v[0];
         goto out_free;
+    }
+    for (i = 0; i < size; i++) {
+        lane->peers[i].lane = lane;
     }
     lane->rank      = rank;
     lane->size      = size;

@@ -17,11 +17,14 @@
  * 5. Teardown: once every lane is destroyed no endpoint stays open.
  * --dead: the last rank shuts UCX down (as if it died); the others' next
  *    allreduce on a lane with it must fail (ST_ERR_IO), not hang, and so must
- *    the one after. Run with UCX_TLS=tcp,self: only a connection tells a peer
+ *    the one after; before them, rank 0's wait for a message rank 1 never sends
+ *    must fail too (the lane lost a member, though not the one waited on). Run with UCX_TLS=tcp,self: only a connection tells a peer
  *    is gone (a shared-memory transport keeps no connection to lose).
  * --bench [--sizes=8,65536,...]: times st_ucx_allreduce against PMPI_Allreduce
  *    (no checks).
  * --quick: smaller counts and fewer iterations (to run under valgrind).
+ * --churn=N: section 3 alone, with N lanes (a stress of lane set-up and teardown:
+ *    every lane connects each pair of ranks at once, from both sides).
  *
  * Exits 77 (skip) when Strata is built without UCX or UCX does not start.
  */
@@ -48,6 +51,7 @@ static size_t big_count    = 1 << 20;
 static int    loop_iters   = 300;
 static int    churn_lanes  = 20;
 static int    thread_iters = 150;
+static int    churn_only;
 
 /* the section running, for the watchdog's message (a hang in CI says where) */
 static const char *volatile section = "set-up";
@@ -311,7 +315,7 @@ static void test_churn(void)
         if (CHECKF(status == ST_OK, "lane %d: %s (%s)", i, strata_status_string(status),
                    st_ucx_why())) {
             CHECK(st_ucx_lane_rank(lane) == world_rank && st_ucx_lane_size(lane) == world_size);
-            one_case(lane, dup, K_INT32_SUM, 1 + (size_t)i * 1000, 700 + (uint64_t)i, 0);
+            one_case(lane, dup, K_INT32_SUM, 1 + (size_t)(i % 20) * 1000, 700 + (uint64_t)i, 0);
             st_ucx_lane_destroy(lane);
         }
         MPI_Comm_free(&dup);
@@ -388,6 +392,21 @@ static void test_dead(void)
         st_ucx_finalize();   /* as if this process died: its connections close */
     }
     MPI_Barrier(MPI_COMM_WORLD);
+    if (world_rank == 0 && world_size >= 3) {
+        /* a wait on a live member (who sends nothing) fails too: the lane lost
+         * another member, whose failed endpoint this wait does not use */
+        st_ucx_req_t req;
+
+        alarm(60);
+        status = st_ucx_irecv(lane, 1, 9, v, sizeof(v), &req);
+        if (status == ST_OK) {
+            status = st_ucx_wait(lane, &req, 1, MPI_COMM_NULL);
+        }
+        alarm(WATCHDOG_S);
+        CHECKF(status == ST_ERR_IO,
+               "a wait on a live member of a lane that lost another: %s, expected an I/O "
+               "error", strata_status_string(status));
+    }
     if (world_rank != world_size - 1) {
         for (i = 0; i < 64; i++) {
             v[i] = i;
@@ -522,6 +541,10 @@ int main(int argc, char **argv)
                 p += (*p == ',');
             }
         }
+        if (!strncmp(argv[i], "--churn=", 8)) {
+            churn_only  = 1;
+            churn_lanes = atoi(argv[i] + 8);
+        }
         if (!strcmp(argv[i], "--quick")) {
             big_count    = 20000;
             loop_iters   = 30;
@@ -552,6 +575,9 @@ int main(int argc, char **argv)
     } else if (dead) {
         section = "--dead";
         test_dead();
+    } else if (churn_only) {
+        section = "3. churn";
+        test_churn();
     } else {
         section = "1. cases";
         test_cases(lane);
