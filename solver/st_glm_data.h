@@ -77,7 +77,9 @@ typedef struct st_glm_data {
     float    *val32;          /**< nnz values when prec is 32 */
     double   *val64;          /**< nnz values when prec is 64 */
     double   *y;              /**< n_rows labels: +1/-1 (0/1 are mapped), or real targets */
-    int       zero_one;       /**< the text's class labels were 0/1 (every rank alike) */
+    int       zero_one;       /**< classification whose classes were named 1 and 0 (0/1
+                                   labels in the text, or a binary file's 0/1 flag; every
+                                   rank alike) */
     st_glm_label_kind_t label_kind;
     st_glm_format_t     format;  /**< format it was read from (SVM for data built in memory) */
     char     *source;         /**< file it was read from, or NULL */
@@ -118,10 +120,13 @@ st_status_t st_glm_data_read_svm(const char *path, const st_glm_data_opts_t *opt
                                  st_glm_data_t **data_p);
 
 /**
- * Read the binary CSR format: each rank reads its block of rows (rows split evenly
- * by count), checksums are verified over all ranks, contents validated. Arguments
- * and result as st_glm_data_load(); opts->prec converts the values when it differs
- * from the file's, opts->label_kind re-validates the labels for that kind.
+ * Read the binary CSR format (versions 1 and 2): each rank reads its block of rows
+ * (rows split evenly by count), checksums are verified over all ranks, contents
+ * validated. Arguments and result as st_glm_data_load(); opts->prec converts the
+ * values when it differs from the file's, opts->label_kind re-validates the labels
+ * for that kind. A file of 0/1 classes (version 2's flag) sets zero_one when read
+ * for classification; read as regression targets its labels are 1 and 0, as the
+ * text's would be.
  */
 st_status_t st_glm_data_read_bin(const char *path, const st_glm_data_opts_t *opts,
                                  MPI_Comm comm, char *msg, size_t msg_len,
@@ -132,8 +137,10 @@ st_status_t st_glm_data_read_bin(const char *path, const st_glm_data_opts_t *opt
  * rank order. Rank 0 creates the file at its final size; every rank then writes
  * its own rows at their offsets with pwrite (so all ranks must see the same file
  * system); rank 0 writes the header, checksums included, last. n_cols is the
- * largest over the ranks; precision and label kind must agree. The rows are
- * checked (indptr, sorted in-range indices) before anything is written.
+ * largest over the ranks; precision, label kind and zero_one must agree. Classes
+ * named 1 and 0 (zero_one, classification only) are written as +1/-1 with a flag,
+ * in format version 2; anything else in version 1. The rows are checked (indptr,
+ * sorted in-range indices) before anything is written.
  *
  * @return ST_OK or an error status, the same on every rank (message in @a msg).
  */

@@ -1,5 +1,11 @@
 /*
- * Strata binary CSR format, version 1: written and read collectively.
+ * Strata binary CSR format, versions 1 and 2: written and read collectively.
+ *
+ * Version 2 is version 1 with a flags half-word at byte 22 (the upper half of version
+ * 1's 4-byte label kind, always zero there): bit 0 says the class labels, stored
+ * +1/-1 as in version 1, were named 1 and 0 by the data they came from. The writer
+ * writes version 1 unless a flag is set, so files without flags stay readable by the
+ * builds that read version 1 only; this reader reads both.
  *
  * Layout (little-endian; every section starts on a 64-byte boundary, gaps are zero):
  *
@@ -34,7 +40,9 @@
 #include <unistd.h>
 
 #define ST_GLM_BIN_MAGIC     "STGLMCSR"
-#define ST_GLM_BIN_VERSION   1
+#define ST_GLM_BIN_VERSION   2          /* the newest version read and written */
+#define ST_GLM_BIN_ZERO_ONE  0x1u       /* flag: the classes were named 1 and 0 */
+#define ST_GLM_BIN_FLAGS     ST_GLM_BIN_ZERO_ONE   /* the flags this build knows */
 #define ST_GLM_BIN_HEADER    128
 #define ST_GLM_BIN_ALIGN     64
 #define ST_GLM_BIN_PHI       0x9e3779b97f4a7c15ULL
@@ -58,7 +66,8 @@ typedef struct {
     uint32_t version;
     uint32_t header_size;
     uint32_t prec;
-    uint32_t label_kind;
+    uint32_t label_kind;    /* 16 bits in the file (version 1: 32, the upper 16 zero) */
+    uint32_t flags;         /* 16 bits in the file, after the label kind (version 2) */
     uint64_t n_rows;
     uint64_t n_cols;
     uint64_t nnz;
@@ -217,7 +226,7 @@ static void st_glm_bin_header_put(const st_glm_bin_header_t *h, unsigned char *b
     st_glm_put32(buf + 8, h->version);
     st_glm_put32(buf + 12, h->header_size);
     st_glm_put32(buf + 16, h->prec);
-    st_glm_put32(buf + 20, h->label_kind);
+    st_glm_put32(buf + 20, h->label_kind | (h->flags << 16));
     st_glm_put64(buf + 24, h->n_rows);
     st_glm_put64(buf + 32, h->n_cols);
     st_glm_put64(buf + 40, h->nnz);
@@ -236,7 +245,8 @@ static void st_glm_bin_header_get(const unsigned char *buf, st_glm_bin_header_t 
     h->version     = st_glm_get32(buf + 8);
     h->header_size = st_glm_get32(buf + 12);
     h->prec        = st_glm_get32(buf + 16);
-    h->label_kind  = st_glm_get32(buf + 20);
+    h->label_kind  = st_glm_get32(buf + 20) & 0xffffu;
+    h->flags       = st_glm_get32(buf + 20) >> 16;
     h->n_rows      = st_glm_get64(buf + 24);
     h->n_cols      = st_glm_get64(buf + 32);
     h->nnz         = st_glm_get64(buf + 40);
@@ -248,7 +258,7 @@ static void st_glm_bin_header_get(const unsigned char *buf, st_glm_bin_header_t 
     h->header_sum = st_glm_get64(buf + 120);
 }
 
-/* The section offsets and file size version 1 prescribes for these sizes. */
+/* The section offsets and file size versions 1 and 2 prescribe for these sizes. */
 static void st_glm_bin_layout(uint64_t n_rows, uint64_t nnz, uint32_t prec,
                               st_glm_bin_header_t *h)
 {
@@ -323,7 +333,7 @@ static void st_glm_bin_io_error(st_glm_err_t *err, const char *path, const char 
 
 enum {
     ST_GLM_W_ROWS = 0, ST_GLM_W_NNZ, ST_GLM_W_COLS, ST_GLM_W_PREC, ST_GLM_W_KIND,
-    ST_GLM_W_OFFSET, ST_GLM_W_LAST
+    ST_GLM_W_FLAGS, ST_GLM_W_OFFSET, ST_GLM_W_LAST
 };
 
 st_status_t st_glm_data_write_bin(const st_glm_data_t *d, const char *path, MPI_Comm comm,
@@ -372,6 +382,8 @@ st_status_t st_glm_data_write_bin(const st_glm_data_t *d, const char *path, MPI_
         mine[ST_GLM_W_COLS]   = d->n_cols;
         mine[ST_GLM_W_PREC]   = d->prec;
         mine[ST_GLM_W_KIND]   = d->label_kind;
+        mine[ST_GLM_W_FLAGS]  = (d->label_kind == ST_GLM_LABEL_CLASS && d->zero_one) ?
+                                ST_GLM_BIN_ZERO_ONE : 0;
         mine[ST_GLM_W_OFFSET] = d->row_offset;
     }
     all = malloc((size_t)c.size * ST_GLM_W_LAST * sizeof(*all));
@@ -397,9 +409,11 @@ st_status_t st_glm_data_write_bin(const st_glm_data_t *d, const char *path, MPI_
         nnz  += a[ST_GLM_W_NNZ];
         cols  = ST_MAX(cols, a[ST_GLM_W_COLS]);
         if (err.status == ST_OK && (a[ST_GLM_W_PREC] != all[ST_GLM_W_PREC] ||
-                                    a[ST_GLM_W_KIND] != all[ST_GLM_W_KIND])) {
+                                    a[ST_GLM_W_KIND] != all[ST_GLM_W_KIND] ||
+                                    a[ST_GLM_W_FLAGS] != all[ST_GLM_W_FLAGS])) {
             st_glm_err_set(&err, ST_ERR_INVALID_PARAM, ST_GLM_ERR_KEY_FIRST, "%s: ranks 0 "
-                           "and %d differ in precision or label kind", path, r);
+                           "and %d differ in precision, label kind or class names (0/1 or "
+                           "-1/+1)", path, r);
         }
     }
     if (err.status == ST_OK && d->row_offset != row_off) {
@@ -411,7 +425,8 @@ st_status_t st_glm_data_write_bin(const st_glm_data_t *d, const char *path, MPI_
     if (st_glm_err_agree(&c, &err) != ST_OK) {
         goto out;
     }
-    h.version     = ST_GLM_BIN_VERSION;
+    h.flags       = (uint32_t)all[ST_GLM_W_FLAGS];
+    h.version     = h.flags != 0 ? 2 : 1;   /* version 1 where it says it all */
     h.header_size = ST_GLM_BIN_HEADER;
     h.prec        = (uint32_t)d->prec;
     h.label_kind  = (uint32_t)d->label_kind;
@@ -550,9 +565,9 @@ static void st_glm_bin_read_header(int fd, const char *path, st_glm_bin_header_t
         return;
     }
     st_glm_bin_header_get(buf, h);
-    if (h->version != ST_GLM_BIN_VERSION) {
+    if (h->version < 1 || h->version > ST_GLM_BIN_VERSION) {
         st_glm_err_set(err, ST_ERR_UNSUPPORTED, ST_GLM_ERR_KEY_FIRST, "%s: binary format "
-                       "version %u; this build reads version %d", path, h->version,
+                       "version %u; this build reads versions 1 to %d", path, h->version,
                        ST_GLM_BIN_VERSION);
         return;
     }
@@ -566,12 +581,21 @@ static void st_glm_bin_read_header(int fd, const char *path, st_glm_bin_header_t
         (h->prec == 32 || h->prec == 64)) {
         st_glm_bin_layout(h->n_rows, h->nnz, h->prec, &want);
     }
+    /* version 1 has no flags: its 4-byte label kind is 0 or 1; a 0/1 flag is for classes */
     if (h->header_size != ST_GLM_BIN_HEADER || (h->prec != 32 && h->prec != 64) ||
-        h->label_kind > ST_GLM_LABEL_REAL || h->n_cols > ST_GLM_DATA_MAX_INDEX ||
+        h->label_kind > ST_GLM_LABEL_REAL || (h->version == 1 && h->flags != 0) ||
+        ((h->flags & ST_GLM_BIN_ZERO_ONE) && h->label_kind != ST_GLM_LABEL_CLASS) ||
+        h->n_cols > ST_GLM_DATA_MAX_INDEX ||
         h->n_rows >= ST_GLM_BIN_MAX_COUNT || h->nnz >= ST_GLM_BIN_MAX_COUNT ||
         memcmp(want.off, h->off, sizeof(h->off)) != 0 || want.file_size != h->file_size) {
         st_glm_err_set(err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: corrupted header "
                        "(inconsistent fields)", path);
+        return;
+    }
+    if ((h->flags & ~ST_GLM_BIN_FLAGS) != 0) {
+        st_glm_err_set(err, ST_ERR_UNSUPPORTED, ST_GLM_ERR_KEY_FIRST, "%s: binary format "
+                       "version %u with flags 0x%x; this build knows flags 0x%x only", path,
+                       h->version, h->flags, ST_GLM_BIN_FLAGS);
         return;
     }
     if ((uint64_t)st.st_size < h->file_size) {
@@ -678,6 +702,21 @@ st_status_t st_glm_data_read_bin(const char *path, const st_glm_data_opts_t *opt
     if (st_glm_err_agree(&c, &err) != ST_OK) {
         goto out;
     }
+    /* every rank reads the header on its own: the same header (its checksum) as rank 0's,
+     * or the ranks would split other files' rows, or name the classes differently */
+    if (c.comm != MPI_COMM_NULL) {
+        uint64_t sum0 = h.header_sum;
+
+        ST_MPI_CALL_GOTO(MPI_Bcast(&sum0, 1, MPI_UINT64_T, 0, c.comm), err_mpi, status);
+        if (sum0 != h.header_sum) {
+            st_glm_err_set(&err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: rank %d reads another "
+                           "header than rank 0 (do all ranks see the same file?)", path,
+                           c.rank);
+        }
+        if (st_glm_err_agree(&c, &err) != ST_OK) {
+            goto out;
+        }
+    }
     prec  = o.prec == 0 ? (int)h.prec : o.prec;
     fsize = (int)h.prec / 8;
     st_glm_block_range((int64_t)h.n_rows, c.size, c.rank, &lo, &hi);
@@ -762,10 +801,17 @@ st_status_t st_glm_data_read_bin(const char *path, const st_glm_data_opts_t *opt
         goto out;
     }
 
-    /* 4. contents: what the checksums cannot vouch for (a file written by another tool) */
+    /* 4. contents: what the checksums cannot vouch for (a file written by another tool);
+     * the classes of 0/1 data read as regression targets are 1 and 0, as from the text */
     for (i = 0; i < n && err.status == ST_OK; i++) {
         int64_t row = lo + i + 1;
-        double y = d->y[i];
+        double y;
+
+        if ((h.flags & ST_GLM_BIN_ZERO_ONE) && o.label_kind == ST_GLM_LABEL_REAL &&
+            d->y[i] == -1.0) {
+            d->y[i] = 0.0;
+        }
+        y = d->y[i];
 
         for (k = d->indptr[i]; k < d->indptr[i + 1]; k++) {
             uint32_t col = d->indices[k];
@@ -853,10 +899,14 @@ st_status_t st_glm_data_read_bin(const char *path, const st_glm_data_opts_t *opt
     d->nnz_global    = (int64_t)h.nnz;
     d->n_cols        = ST_MAX((int64_t)h.n_cols, o.n_features);
     d->label_kind    = o.label_kind;
+    d->zero_one      = o.label_kind == ST_GLM_LABEL_CLASS && (h.flags & ST_GLM_BIN_ZERO_ONE);
     d->format        = ST_GLM_FORMAT_BIN;
     *data_p = d;
     d = NULL;
+    goto out;
 
+err_mpi:
+    st_glm_err_set(&err, ST_ERR_MPI, ST_GLM_ERR_KEY_FIRST, "%s: MPI error", path);
 out:
     free(raw);
     st_glm_data_free(d);

@@ -1,7 +1,8 @@
 #!/bin/sh
 #
 # strata-gen: the same seed gives the same bytes, another seed other bytes; every
-# kind loads (serially and on 2 ranks) and both formats load to the same rows;
+# kind loads (serially and on 2 ranks) and both formats load to the same rows (0/1
+# text converted to binary too, and its version-2 flag);
 # the click rate lands near its target; the held-out set has its rows; bad
 # options exit 2 naming the option, --help exits 0.
 #
@@ -76,6 +77,41 @@ for kind in criteo dense regression; do
 done
 expect 0 "load dense" $load --load "$dir/dense.svm"
 contains "dense columns" "cols 100 nnz"
+
+# the binary format's version: strata-gen's sets (-1/+1 classes) are version 1, which
+# builds that read no other version read; the -1/+1 text converted (tests/test_data
+# --to-bin) is the same bytes. 0/1 text converted is version 2 with its 0/1 flag: it
+# loads as 0/1 (zero_one 1, the text's rows), written and read by 1 or 2 ranks, and as
+# regression targets 1 and 0, as the text (before: version 1, read back as -1/+1)
+version() { od -An -tu4 -j8 -N4 "$1" | tr -d ' '; }
+[ "$(version "$dir/dense.bin")" = 1 ] ||
+    { echo "FAIL: strata-gen's binary set is version $(version "$dir/dense.bin")"; fail=1; }
+expect 0 "dense svm to bin" $load --load "$dir/dense.svm" --to-bin "$dir/dense-conv.bin"
+cmp -s "$dir/dense-conv.bin" "$dir/dense.bin" ||
+    { echo "FAIL: the -1/+1 text converted differs from strata-gen's binary set"; fail=1; }
+sed 's/^-1 /0 /; s/^+1 /1 /' "$dir/dense.svm" >"$dir/dense01.svm"
+expect 0 "dense 0/1 svm to bin" $load --load "$dir/dense01.svm" --to-bin "$dir/dense01.bin"
+contains "dense 0/1 text" "zero_one 1"
+h01=$(field hash)
+[ "$(version "$dir/dense01.bin")" = 2 ] ||
+    { echo "FAIL: 0/1 converted: version $(version "$dir/dense01.bin"), expected 2"; fail=1; }
+expect 0 "dense 0/1 svm to bin, 2 ranks" $ST_MPIRUN -np 2 $load --mpi \
+    --load "$dir/dense01.svm" --to-bin "$dir/dense01-2.bin"
+cmp -s "$dir/dense01-2.bin" "$dir/dense01.bin" ||
+    { echo "FAIL: 0/1 converted on 2 ranks differs from 1 rank's"; fail=1; }
+for np in 1 2; do
+    expect 0 "load dense 0/1 bin, $np rank(s)" $ST_MPIRUN -np $np $load --mpi \
+        --load "$dir/dense01.bin"
+    contains "dense 0/1 bin, $np rank(s): binary" "binary"
+    contains "dense 0/1 bin, $np rank(s): 0/1" "zero_one 1"
+    [ "$(field hash)" = "$h01" ] || { echo "FAIL: dense 0/1: svm and bin differ"; fail=1; }
+done
+expect 0 "load dense 0/1 svm, targets" $load --load "$dir/dense01.svm" --regression
+contains "dense 0/1 svm, targets: no negative" "neg 0 "
+h01r=$(field hash)
+expect 0 "load dense 0/1 bin, targets" $load --load "$dir/dense01.bin" --regression
+contains "dense 0/1 bin, targets: not 0/1" "zero_one 0"
+[ "$(field hash)" = "$h01r" ] || { echo "FAIL: dense 0/1 targets: svm and bin differ"; fail=1; }
 
 # usage
 expect 0 "--help" $gen --help

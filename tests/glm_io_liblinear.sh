@@ -187,5 +187,51 @@ for b in "" "-b 1"; do
     same "0/1 labels $b: the accuracy" "$dir/sp_t01.acc" "$dir/ll_t01.acc2"
 done
 
+# the same 0/1 sets converted to the binary format (tests/test_data --to-bin; format
+# version 2, its 0/1 flag set) train the text's model, byte for byte, "label 1 0"
+# included, on 1 and 2 ranks, and strata-predict on the binary test set prints 1 and 0
+# as LIBLINEAR's predict does on the text (before: the format kept no 0/1, the model
+# said "label 1 -1", predicted -1 for the 0 rows, and LIBLINEAR counted them wrong).
+# A -1/+1 set converted stays version 1 and trains the text's model, "label 1 -1".
+run "0/1 labels: to binary" tests/test_data --load "$dir/t01.svm" --to-bin "$dir/t01.bin"
+run "0/1 labels: test set to binary" tests/test_data --load "$dir/test01.svm" \
+    --to-bin "$dir/test01.bin"
+run "0/1 binary: strata-train" tools/strata-train -q "$dir/t01.bin" "$dir/st_b01.model"
+same "0/1 binary: the model, binary vs text" "$dir/st_b01.model" "$dir/st_t01.model"
+run "0/1 text: strata-train on 2 ranks" $ST_MPIRUN -np 2 tools/strata-train -q \
+    "$dir/t01.svm" "$dir/st_t01_2.model"
+run "0/1 binary: strata-train on 2 ranks" $ST_MPIRUN -np 2 tools/strata-train -q \
+    "$dir/t01.bin" "$dir/st_b01_2.model"
+same "0/1 binary: the model on 2 ranks, binary vs text" "$dir/st_b01_2.model" \
+    "$dir/st_t01_2.model"
+grep -q '^label 1 0$' "$dir/st_b01_2.model" ||
+    { echo "FAIL: 0/1 binary, 2 ranks: no 'label 1 0'"; head -5 "$dir/st_b01_2.model"; fail=1; }
+for b in "" "-b 1"; do
+    run "0/1 binary $b: liblinear-predict" liblinear-predict $b "$dir/test01.svm" \
+        "$dir/st_b01.model" "$dir/ll_b01.out" && grep '^Accuracy' "$dir/stdout" >"$dir/ll_b01.acc"
+    run "0/1 binary $b: strata-predict" $P $b "$dir/test01.bin" "$dir/st_b01.model" \
+        "$dir/sp_b01.out"
+    grep '^Accuracy' "$dir/stdout" >"$dir/sp_b01.acc"
+    same "0/1 binary $b: the predictions" "$dir/sp_b01.out" "$dir/ll_b01.out"
+    same "0/1 binary $b: the accuracy" "$dir/sp_b01.acc" "$dir/ll_b01.acc"
+    run "0/1 binary $b: strata-predict on 3 ranks" $ST_MPIRUN -np 3 $P $b "$dir/test01.bin" \
+        "$dir/st_b01.model" "$dir/sp3_b01.out"
+    same "0/1 binary $b: the predictions on 3 ranks" "$dir/sp3_b01.out" "$dir/ll_b01.out"
+    # the classes printed: 1 and 0, both
+    if [ -z "$b" ] && { grep -q -v -x -e 1 -e 0 "$dir/sp_b01.out" ||
+        ! grep -q -x 0 "$dir/sp_b01.out" || ! grep -q -x 1 "$dir/sp_b01.out"; }; then
+        echo "FAIL: 0/1 binary: strata-predict does not print 1 and 0:"
+        sort "$dir/sp_b01.out" | uniq -c | head -5; fail=1
+    fi
+done
+run "-1/+1: to binary" tests/test_data --load "$dir/train.svm" --to-bin "$dir/train.bin"
+[ "$(od -An -tu4 -j8 -N4 "$dir/train.bin" | tr -d ' ')" = 1 ] ||
+    { echo "FAIL: -1/+1 converted to binary is not version 1"; fail=1; }
+run "-1/+1 text: strata-train" tools/strata-train -q "$dir/train.svm" "$dir/st_pm.model"
+run "-1/+1 binary: strata-train" tools/strata-train -q "$dir/train.bin" "$dir/st_pmb.model"
+same "-1/+1: the model, binary vs text" "$dir/st_pmb.model" "$dir/st_pm.model"
+grep -q '^label 1 -1$' "$dir/st_pmb.model" ||
+    { echo "FAIL: -1/+1 binary: no 'label 1 -1'"; head -5 "$dir/st_pmb.model"; fail=1; }
+
 [ $fail -eq 0 ] && echo "glm_io_liblinear: PASS"
 exit $fail

@@ -17,12 +17,17 @@
  *    points: the parallel read, gathered, is the serial read and the rows written.
  * 5. Binary: write and read back at every rank count, the bytes equal those of a
  *    serial write and of a writer written here from the format's description,
- *    precision conversion, and damaged files (bit flips in every section, the
- *    header, truncation, bad magic, version, trailing bytes) refused by name.
+ *    precision conversion, 0/1 classes (version 2's flag: zero_one read back, 1 and 0
+ *    as regression targets, as from the text), and damaged files (bit flips in every
+ *    section, the header, truncation, bad magic, version, unknown flags, trailing
+ *    bytes) refused by name; ranks reading different headers, or writing rows that
+ *    disagree about 0/1, get one error.
  * 6. Helpers: row norms, label statistics, the invariant check.
  *
- * test_data [--mpi] --load FILE [--regression] [--prec P] loads FILE and prints a
- * summary with a hash of the rows (tests/data_gen.sh compares formats with it).
+ * test_data [--mpi] --load FILE [--regression] [--prec P] [--to-bin OUT] loads FILE
+ * and prints a summary with a hash of the rows and zero_one (tests/data_gen.sh
+ * compares formats with it); --to-bin writes the rows read to OUT in the binary
+ * format (the shell tests' converter).
  *
  * Failures are printed on stderr (the MPI harness also fails a job that writes
  * there) and the exit status is 1; a passing run prints one line on stdout.
@@ -1007,7 +1012,9 @@ static uint64_t t_fmt_align(uint64_t x)
     return (x + 63) / 64 * 64;
 }
 
-static unsigned char *t_fmt_write(const t_full_t *f, int prec, int kind, size_t *len_p)
+/* Version 1, or version 2 with @a flags in the half-word after the label kind. */
+static unsigned char *t_fmt_write(const t_full_t *f, int prec, int kind, unsigned flags,
+                                  size_t *len_p)
 {
     uint64_t off[4], size, sum[4] = {0, 0, 0, 0}, salt, h = 0;
     unsigned char *p;
@@ -1021,10 +1028,12 @@ static unsigned char *t_fmt_write(const t_full_t *f, int prec, int kind, size_t 
     size   = off[3] + 8 * (uint64_t)f->n_rows;
     p = calloc(size, 1);
     memcpy(p, "STGLMCSR", 8);
-    p[8] = 1;                       /* version */
+    p[8] = flags != 0 ? 2 : 1;      /* version */
     p[12] = 128;                    /* header size */
     p[16] = (unsigned char)prec;
     p[20] = (unsigned char)kind;
+    p[22] = (unsigned char)flags;
+    p[23] = (unsigned char)(flags >> 8);
     t_fmt_u64(p + 24, (uint64_t)f->n_rows);
     t_fmt_u64(p + 32, (uint64_t)f->n_cols);
     t_fmt_u64(p + 40, (uint64_t)f->nnz);
@@ -1082,8 +1091,49 @@ static unsigned char *t_fmt_write(const t_full_t *f, int prec, int kind, size_t 
     return p;
 }
 
+/* Set the version and the 4 bytes at 20 (label kind, flags) of a header, with its sum. */
+static void t_fmt_rehead(unsigned char *p, unsigned version, uint32_t kind_flags)
+{
+    uint64_t h = 0;
+    int i, j;
+
+    for (i = 0; i < 4; i++) {
+        p[8 + i]  = (unsigned char)(version >> (8 * i));
+        p[20 + i] = (unsigned char)(kind_flags >> (8 * i));
+    }
+    for (i = 0; i < 15; i++) {
+        uint64_t w = 0;
+
+        for (j = 7; j >= 0; j--) {
+            w = (w << 8) | p[8 * i + j];
+        }
+        h += t_fmt_term(w, (uint64_t)i, 0);
+    }
+    t_fmt_u64(p + 120, h);
+}
+
+/* The rows of @a f as text with the class labels 1 and 0 (values exactly, %.17g). */
+static const char *t_write01(const char *name, const t_full_t *f)
+{
+    t_buf_t b = {NULL, 0, 0};
+    const char *path;
+    int64_t i, k;
+
+    for (i = 0; i < f->n_rows; i++) {
+        t_buf_printf(&b, "%s", f->y[i] > 0 ? "1" : "0");
+        for (k = f->indptr[i]; k < f->indptr[i + 1]; k++) {
+            t_buf_printf(&b, " %u:%.17g", f->idx[k] + 1, f->val[k]);
+        }
+        t_buf_printf(&b, "\n");
+    }
+    path = t_write(name, b.p, b.len);
+    free(b.p);
+    return path;
+}
+
 /* text -> parallel write -> parallel read; serial write and the format writer agree */
-static void t_roundtrip(const char *txt, const char *tag, int prec, int regression)
+static void t_roundtrip(const char *txt, const char *tag, int prec, int regression,
+                        int zero_one)
 {
     char msg[ST_GLM_DATA_MSG_LEN], name[64], what[96];
     const char *bin, *bin1, *bin2;
@@ -1111,6 +1161,7 @@ static void t_roundtrip(const char *txt, const char *tag, int prec, int regressi
         return;
     }
     t_gather(d, t_comm, &text);
+    CHECK(d->zero_one == zero_one, "%s: text read with zero_one %d", what, d->zero_one);
     msg[0] = '\0';
     s = st_glm_data_write_bin(d, bin, t_comm, msg, sizeof(msg));
     CHECK(s == ST_OK, "%s: writing: %s", what, msg);
@@ -1124,8 +1175,8 @@ static void t_roundtrip(const char *txt, const char *tag, int prec, int regressi
     if (CHECK(s == ST_OK, "%s: reading back: %s", what, msg)) {
         int64_t lo = d->n_rows_global * t_rank / t_size;
 
-        CHECK(d->format == ST_GLM_FORMAT_BIN && d->prec == prec,
-              "%s: format %d prec %d", what, d->format, d->prec);
+        CHECK(d->format == ST_GLM_FORMAT_BIN && d->prec == prec && d->zero_one == zero_one,
+              "%s: format %d prec %d zero_one %d", what, d->format, d->prec, d->zero_one);
         CHECK(d->row_offset == d->n_rows_global / t_size * t_rank +
               (t_rank < d->n_rows_global % t_size ? t_rank : d->n_rows_global % t_size),
               "%s: rows split unevenly: offset %lld (about %lld expected)", what,
@@ -1155,10 +1206,45 @@ static void t_roundtrip(const char *txt, const char *tag, int prec, int regressi
             conv.val[k] = o.prec == 32 ? (double)(float)text.val[k] : text.val[k];
         }
         t_full_equal(&back, &conv, what, __LINE__);
+        CHECK(d->zero_one == zero_one, "%s: zero_one %d as %d bits", what, d->zero_one,
+              o.prec);
         t_full_free(&back);
         t_full_free(&conv);
         st_glm_data_free(d);
         d = NULL;
+    }
+
+    /* 0/1 classes read as regression targets: 1 and 0, as the text reader reads them */
+    if (zero_one) {
+        st_glm_data_t *dt = NULL;
+        t_full_t ttext;
+
+        o.prec       = prec;
+        o.label_kind = ST_GLM_LABEL_REAL;
+        s = st_glm_data_read_svm(txt, &o, t_comm, msg, sizeof(msg), &dt);
+        if (CHECK(s == ST_OK, "%s: text as regression: %s", what, msg)) {
+            int64_t i, n01 = 0;
+
+            t_gather(dt, t_comm, &ttext);
+            for (i = 0; i < ttext.n_rows; i++) {
+                n01 += ttext.y[i] == (text.y[i] > 0 ? 1.0 : 0.0);
+            }
+            CHECK(n01 == text.n_rows, "%s: the text's targets are not its 0/1 labels", what);
+            s = st_glm_data_read_bin(bin, &o, t_comm, msg, sizeof(msg), &d);
+            if (CHECK(s == ST_OK, "%s: reading as regression: %s", what, msg)) {
+                t_gather(d, t_comm, &back);
+                t_full_equal(&back, &ttext, what, __LINE__);
+                CHECK(d->zero_one == 0 && d->label_kind == ST_GLM_LABEL_REAL,
+                      "%s: as regression: zero_one %d kind %d", what, d->zero_one,
+                      (int)d->label_kind);
+                t_full_free(&back);
+                st_glm_data_free(d);
+                d = NULL;
+            }
+            t_full_free(&ttext);
+            st_glm_data_free(dt);
+        }
+        o.label_kind = ST_GLM_LABEL_CLASS;
     }
 
     /* rank 0 alone: serial read and write, and the format written here */
@@ -1172,7 +1258,7 @@ static void t_roundtrip(const char *txt, const char *tag, int prec, int regressi
             CHECK(s == ST_OK, "%s: serial write: %s", what, msg);
             st_glm_data_free(ds);
         }
-        ref = t_fmt_write(&text, prec, regression, &len_b);
+        ref = t_fmt_write(&text, prec, regression, zero_one ? 1 : 0, &len_b);
         a = t_slurp(bin, &len_a);
         CHECK(a != NULL && len_a == len_b && !memcmp(a, ref, len_a),
               "%s: %s differs from the format written by the test", what, bin);
@@ -1192,6 +1278,8 @@ static void t_roundtrip(const char *txt, const char *tag, int prec, int regressi
     if (CHECK(s == ST_OK, "%s: reading %s: %s", what, bin2, msg)) {
         t_gather(d, t_comm, &back);
         t_full_equal(&back, &text, what, __LINE__);
+        CHECK(d->zero_one == zero_one, "%s: %s read with zero_one %d", what, bin2,
+              d->zero_one);
         t_full_free(&back);
         st_glm_data_free(d);
     }
@@ -1230,6 +1318,34 @@ static void t_damage(const unsigned char *src, size_t len, size_t at, int flip,
     }
 }
 
+/* Read the small file @a p as @a kind: two rows labelled @a y0, @a y1, zero_one @a z. */
+static void t_read_small(const unsigned char *p, size_t len, st_glm_label_kind_t kind, int z,
+                         double y0, double y1, const char *what)
+{
+    const char *path = t_write("small.bin", p, len);
+    char msg[ST_GLM_DATA_MSG_LEN];
+    st_glm_data_opts_t o;
+    st_glm_data_t *d = NULL;
+    t_full_t got;
+    st_status_t s;
+
+    st_glm_data_opts_init(&o);
+    o.label_kind = kind;
+    msg[0] = '\0';
+    s = st_glm_data_load(path, &o, t_comm, msg, sizeof(msg), &d);
+    t_check_agree(msg, s, what);
+    if (!CHECK(s == ST_OK, "%s: %d '%s'", what, s, msg)) {
+        return;
+    }
+    t_gather(d, t_comm, &got);
+    CHECK(d->zero_one == z && d->label_kind == kind && got.n_rows == 2 && got.y[0] == y0 &&
+          got.y[1] == y1, "%s: zero_one %d kind %d, %lld rows labelled %g %g, expected "
+          "zero_one %d, %g %g", what, d->zero_one, (int)d->label_kind, (long long)got.n_rows,
+          got.n_rows > 0 ? got.y[0] : 0.0, got.n_rows > 1 ? got.y[1] : 0.0, z, y0, y1);
+    t_full_free(&got);
+    st_glm_data_free(d);
+}
+
 static uint64_t t_get64(const unsigned char *p)
 {
     uint64_t v = 0;
@@ -1252,16 +1368,21 @@ static void t_binary(void)
     int s;
 
     txt = t_random_file("bin-src.svm", 11, 600, 50, 1, &want);
+    t_roundtrip(txt, "random", 64, 0, 0);
+    t_roundtrip(txt, "random", 32, 0, 0);
+    /* the same rows labelled 1 and 0: version 2, its flag set, zero_one read back */
+    t_roundtrip(t_write01("bin-src01.svm", &want), "random01", 64, 0, 1);
+    t_roundtrip(t_path("bin-src01.svm"), "random01", 32, 0, 1);
     t_full_free(&want);
-    t_roundtrip(txt, "random", 64, 0);
-    t_roundtrip(txt, "random", 32, 0);
     txt = t_random_file("bin-small.svm", 12, 2, 0, 1, &want);
     t_full_free(&want);
-    t_roundtrip(txt, "two-rows", 64, 0);
+    t_roundtrip(txt, "two-rows", 64, 0, 0);
     t_roundtrip(t_write("bin-reg.svm", t_fixtures_tab[8].text, strlen(t_fixtures_tab[8].text)),
-                "regression", 64, 1);
+                "regression", 64, 1, 0);
     t_roundtrip(t_write("bin-empty-rows.svm", "+1\n-1\n+1\n+1 2:1\n", 16), "empty-rows",
-                32, 0);
+                32, 0, 0);
+    t_roundtrip(t_write("bin-empty-rows01.svm", "1\n0\n1\n1 2:1\n", 12), "empty-rows01",
+                32, 0, 1);
 
     /* damage the random file's binary form */
     src = t_slurp(t_path("rt-random-64.bin"), &len);
@@ -1291,8 +1412,8 @@ static void t_binary(void)
     t_damage(src, len, 0, 0, len + 8, "trailing data", ST_ERR_IO, "trailing bytes");
     t_damage(src, len, 2, 0x20, len, "not a Strata binary CSR file (bad magic number)",
              ST_ERR_INVALID_PARAM, "bad magic");
-    t_damage(src, len, 8, 0x03, len, "binary format version 2; this build reads version 1",
-             ST_ERR_UNSUPPORTED, "version 2");
+    t_damage(src, len, 8, 0x02, len, "binary format version 3; this build reads versions "
+             "1 to 2", ST_ERR_UNSUPPORTED, "version 3");
     t_damage(src, len, 0, 0, 0, "bad magic", ST_ERR_INVALID_PARAM, "empty binary");
     free(src);
 
@@ -1314,23 +1435,83 @@ static void t_binary(void)
         f.val[2] = 3.0;
         f.y[0] = 1.0;
         f.y[1] = -1.0;
-        p = t_fmt_write(&f, 64, 0, &len);
+        p = t_fmt_write(&f, 64, 0, 0, &len);
         t_damage(p, len, 0, 0, len, "row 1: column 5 beyond the column count",
                  ST_ERR_INVALID_PARAM, "column beyond n_cols");
         free(p);
         f.n_cols = 5;
         f.y[1] = 0.5;
-        p = t_fmt_write(&f, 64, 0, &len);
+        p = t_fmt_write(&f, 64, 0, 0, &len);
         t_damage(p, len, 0, 0, len, "row 2: label 0.5 is not -1 or +1", ST_ERR_INVALID_PARAM,
                  "label 0.5");
         free(p);
         f.y[1] = -1.0;
         f.idx[1] = 0;
-        p = t_fmt_write(&f, 64, 0, &len);
+        p = t_fmt_write(&f, 64, 0, 0, &len);
         t_damage(p, len, 0, 0, len, "row 1: column 1 out of order", ST_ERR_INVALID_PARAM,
                  "duplicate column");
         free(p);
+
+        /* the flags: version 2's 0/1 flag; unknown flags, the flag in version 1 or on
+         * regression labels, and versions 0 and 3 refused by name */
+        f.idx[1] = 4;
+        p = t_fmt_write(&f, 64, 0, 1, &len);
+        t_read_small(p, len, ST_GLM_LABEL_CLASS, 1, 1.0, -1.0, "version 2, 0/1");
+        t_read_small(p, len, ST_GLM_LABEL_REAL, 0, 1.0, 0.0, "version 2, 0/1 as targets");
+        t_fmt_rehead(p, 2, 0);
+        t_read_small(p, len, ST_GLM_LABEL_CLASS, 0, 1.0, -1.0, "version 2, no flags");
+        t_read_small(p, len, ST_GLM_LABEL_REAL, 0, 1.0, -1.0, "version 2, no flags, targets");
+        t_fmt_rehead(p, 2, 2u << 16);
+        t_damage(p, len, 0, 0, len, "binary format version 2 with flags 0x2; this build "
+                 "knows flags 0x1 only", ST_ERR_UNSUPPORTED, "unknown flag");
+        t_fmt_rehead(p, 2, 0x8001u << 16);
+        t_damage(p, len, 0, 0, len, "binary format version 2 with flags 0x8001; this build "
+                 "knows flags 0x1 only", ST_ERR_UNSUPPORTED, "a known and an unknown flag");
+        t_fmt_rehead(p, 1, 1u << 16);
+        t_damage(p, len, 0, 0, len, "corrupted header (inconsistent fields)", ST_ERR_IO,
+                 "a flag in version 1");
+        t_fmt_rehead(p, 2, 1 | (1u << 16));
+        t_damage(p, len, 0, 0, len, "corrupted header (inconsistent fields)", ST_ERR_IO,
+                 "the 0/1 flag on regression labels");
+        t_fmt_rehead(p, 2, 2);
+        t_damage(p, len, 0, 0, len, "corrupted header (inconsistent fields)", ST_ERR_IO,
+                 "label kind 2");
+        t_fmt_rehead(p, 0, 0);
+        t_damage(p, len, 0, 0, len, "binary format version 0; this build reads versions 1 "
+                 "to 2", ST_ERR_UNSUPPORTED, "version 0");
+        t_fmt_rehead(p, 3, 1u << 16);
+        t_damage(p, len, 0, 0, len, "binary format version 3; this build reads versions 1 "
+                 "to 2", ST_ERR_UNSUPPORTED, "version 3 with a flag");
+        free(p);
         t_full_free(&f);
+    }
+
+    /* ranks that disagree: reading one file with the flag and one without (the same
+     * rows), writing rows that say 0/1 on rank 0 only; the same error everywhere */
+    if (t_size > 1) {
+        const char *t01 = t_path("bin-src01.svm");
+        st_glm_data_t *d = NULL;
+
+        msg[0] = '\0';
+        s = st_glm_data_read_bin(t_rank == 0 ? t_path("rt-random01-64.bin")
+                                             : t_path("rt-random-64.bin"), NULL, t_comm, msg,
+                                 sizeof(msg), &d);
+        CHECK(s == ST_ERR_IO && strstr(msg, ": rank 1 reads another header than rank 0 (do "
+                                       "all ranks see the same file?)") != NULL,
+              "a 0/1 file on rank 0 only: %d '%s'", s, msg);
+        t_check_agree(msg, s, "a 0/1 file on rank 0 only");
+        s = st_glm_data_load(t01, NULL, t_comm, msg, sizeof(msg), &d);
+        if (CHECK(s == ST_OK && d->zero_one, "reading %s: %d %s", t01, s, msg)) {
+            d->zero_one = t_rank == 0;
+            msg[0] = '\0';
+            s = st_glm_data_write_bin(d, t_path("never01.bin"), t_comm, msg, sizeof(msg));
+            CHECK(s == ST_ERR_INVALID_PARAM && strstr(msg, "never01.bin: ranks 0 and 1 differ "
+                                                      "in precision, label kind or class "
+                                                      "names") != NULL,
+                  "writing 0/1 on rank 0 only: %d '%s'", s, msg);
+            t_check_agree(msg, s, "writing 0/1 on rank 0 only");
+            st_glm_data_free(d);
+        }
     }
 
     /* a file that is not binary goes to the text reader through st_glm_data_load */
@@ -1404,7 +1585,7 @@ static void t_helpers(void)
 
 /* ================= --load ================= */
 
-static int t_load(const char *path, int regression, int prec)
+static int t_load(const char *path, int regression, int prec, const char *to_bin)
 {
     char msg[ST_GLM_DATA_MSG_LEN];
     st_glm_label_stats_t ls;
@@ -1454,14 +1635,24 @@ static int t_load(const char *path, int regression, int prec)
         return 1;
     }
     if (t_rank == 0) {
-        printf("rows %lld cols %lld nnz %lld pos %lld neg %lld mean %.6f hash %016llx\n",
-               (long long)d->n_rows_global, (long long)d->n_cols, (long long)d->nnz_global,
-               (long long)ls.n_pos, (long long)ls.n_neg, ls.mean, (unsigned long long)all);
+        printf("rows %lld cols %lld nnz %lld pos %lld neg %lld mean %.6f hash %016llx "
+               "zero_one %d\n", (long long)d->n_rows_global, (long long)d->n_cols,
+               (long long)d->nnz_global, (long long)ls.n_pos, (long long)ls.n_neg, ls.mean,
+               (unsigned long long)all, d->zero_one);
         if (stat(path, &st) == 0) {
             printf("load %.3f s, %.1f MB/s, %d rank(s), %s\n", sec,
                    (double)st.st_size / 1e6 / sec, t_size,
                    d->format == ST_GLM_FORMAT_BIN ? "binary" : "svmlight");
         }
+    }
+    /* --to-bin: the rows as read, written in the binary format (a converter for the
+     * shell tests; the tools have none) */
+    if (to_bin != NULL && st_glm_data_write_bin(d, to_bin, t_comm, msg, sizeof(msg)) != ST_OK) {
+        if (t_rank == 0) {
+            fprintf(stderr, "test_data: %s\n", msg);
+        }
+        st_glm_data_free(d);
+        return 1;
     }
     st_glm_data_free(d);
     return 0;
@@ -1483,7 +1674,7 @@ static void t_rmdir(void)
 
 int main(int argc, char **argv)
 {
-    const char *load = NULL, *tmp;
+    const char *load = NULL, *to_bin = NULL, *tmp;
     long fails;
     int i, regression = 0, prec = 0, rc = 0;
 
@@ -1496,9 +1687,11 @@ int main(int argc, char **argv)
             regression = 1;
         } else if (!strcmp(argv[i], "--prec") && i + 1 < argc) {
             prec = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--to-bin") && i + 1 < argc) {
+            to_bin = argv[++i];
         } else {
             fprintf(stderr, "usage: test_data [--mpi] [--load FILE [--regression] "
-                    "[--prec P]]\n");
+                    "[--prec P] [--to-bin OUT]]\n");
             return 2;
         }
     }
@@ -1509,7 +1702,7 @@ int main(int argc, char **argv)
         t_comm = MPI_COMM_WORLD;
     }
     if (load != NULL) {
-        rc = t_load(load, regression, prec);
+        rc = t_load(load, regression, prec, to_bin);
         if (t_mpi) {
             MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
             MPI_Finalize();

@@ -30,7 +30,8 @@ import scipy.sparse as sp
 
 def load_bin(path):
     """(X csr float64, y in {-1,+1}) from Strata's binary CSR file (solver/st_glm_data_bin.c:
-    a 128-byte header, then row pointers, 0-based columns, values, labels; not verified)."""
+    a 128-byte header, then row pointers, 0-based columns, values, labels; not verified;
+    versions 1 and 2 share the layout, and 0/1 classes are stored as +1/-1 in both)."""
     with open(path, "rb") as f:
         h = f.read(128)
     if h[:8] != b"STGLMCSR":

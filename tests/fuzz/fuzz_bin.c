@@ -68,17 +68,18 @@ static uint64_t st_fuzz_align(uint64_t x)
 }
 
 /*
- * Turn @a in into a file the reader's header checks accept: magic, version 1, sizes
- * kept small (n_rows < 256, nnz < 1024), offsets and size as version 1 lays them out,
- * the sections filled with the input's remaining bytes (zeros past its end), and
- * every checksum right. What is left to the fuzzer: the sizes, n_cols, the label
- * kind, and the contents of every section. @return the new buffer (free it) and
- * its size in *len_p.
+ * Turn @a in into a file the reader's header checks accept: magic, version 1 (version
+ * 2 where the input's byte 22 has bit 0 set on a classification file: the 0/1 flag),
+ * sizes kept small (n_rows < 256, nnz < 1024), offsets and size as the format lays
+ * them out, the sections filled with the input's remaining bytes (zeros past its end),
+ * and every checksum right. What is left to the fuzzer: the sizes, n_cols, the label
+ * kind, the 0/1 flag, and the contents of every section. @return the new buffer
+ * (free it) and its size in *len_p.
  */
 static uint8_t *st_fuzz_bin_repair(const uint8_t *in, size_t in_len, size_t *len_p)
 {
     uint8_t hdr[ST_FUZZ_HEADER];
-    uint64_t n_rows, nnz, prec, off[4], elem[4], count[4], fsize, sum, i;
+    uint64_t n_rows, nnz, prec, kind, flags, off[4], elem[4], count[4], fsize, sum, i;
     uint8_t *buf;
     size_t rest;
     int s;
@@ -88,6 +89,8 @@ static uint8_t *st_fuzz_bin_repair(const uint8_t *in, size_t in_len, size_t *len
     n_rows = st_fuzz_get(hdr + 24, 8) % 256;
     nnz    = st_fuzz_get(hdr + 40, 8) % 1024;
     prec   = (st_fuzz_get(hdr + 16, 4) == 32) ? 32 : 64;
+    kind   = st_fuzz_get(hdr + 20, 1) & 1;
+    flags  = kind == 0 ? (st_fuzz_get(hdr + 22, 1) & 1) : 0;
     off[0] = ST_FUZZ_HEADER;
     off[1] = st_fuzz_align(off[0] + (n_rows + 1) * 8);
     off[2] = st_fuzz_align(off[1] + nnz * 4);
@@ -101,10 +104,11 @@ static uint8_t *st_fuzz_bin_repair(const uint8_t *in, size_t in_len, size_t *len
     memcpy(buf + ST_FUZZ_HEADER, in + sizeof(hdr),
            rest < fsize - ST_FUZZ_HEADER ? rest : fsize - ST_FUZZ_HEADER);
     memcpy(buf, "STGLMCSR", 8);
-    st_fuzz_put(buf + 8, 1, 4);
+    st_fuzz_put(buf + 8, flags != 0 ? 2 : 1, 4);
     st_fuzz_put(buf + 12, ST_FUZZ_HEADER, 4);
     st_fuzz_put(buf + 16, prec, 4);
-    st_fuzz_put(buf + 20, st_fuzz_get(hdr + 20, 4) & 1, 4);
+    st_fuzz_put(buf + 20, kind, 2);
+    st_fuzz_put(buf + 22, flags, 2);
     st_fuzz_put(buf + 24, n_rows, 8);
     st_fuzz_put(buf + 32, st_fuzz_get(hdr + 32, 8) & 0xffffffffULL, 8);
     st_fuzz_put(buf + 40, nnz, 8);
@@ -144,6 +148,8 @@ static void st_fuzz_bin_compare(const st_glm_data_t *d, const uint8_t *f, size_t
     uint64_t off_ind = st_fuzz_get(f + 56, 8), off_val = st_fuzz_get(f + 64, 8);
     uint64_t off_lab = st_fuzz_get(f + 72, 8);
     int want = o->prec != 0 ? o->prec : (int)prec;
+    /* version 2's 0/1 flag: zero_one for classification; targets 1 and 0 for -1 */
+    int zero_one = st_fuzz_get(f + 8, 4) == 2 && (st_fuzz_get(f + 22, 2) & 1);
 
     ST_FUZZ_CHECK(len == st_fuzz_get(f + 80, 8), "read a file whose size is not the header's");
     ST_FUZZ_CHECK((uint64_t)d->n_rows == n_rows && (uint64_t)d->nnz == nnz &&
@@ -155,6 +161,8 @@ static void st_fuzz_bin_compare(const st_glm_data_t *d, const uint8_t *f, size_t
     ST_FUZZ_CHECK(d->prec == want, "precision %d, asked for %d", d->prec, want);
     ST_FUZZ_CHECK(d->label_kind == o->label_kind && d->format == ST_GLM_FORMAT_BIN,
                   "label kind or format");
+    ST_FUZZ_CHECK(d->zero_one == (zero_one && o->label_kind == ST_GLM_LABEL_CLASS),
+                  "zero_one %d, the file's flag %d", d->zero_one, zero_one);
     for (i = 0; i <= n_rows; i++) {
         ST_FUZZ_CHECK((uint64_t)d->indptr[i] == st_fuzz_get(f + ST_FUZZ_HEADER + 8 * i, 8),
                       "row pointer %llu differs from the file", (unsigned long long)i);
@@ -190,8 +198,13 @@ static void st_fuzz_bin_compare(const st_glm_data_t *d, const uint8_t *f, size_t
     }
     for (i = 0; i < n_rows; i++) {
         uint64_t bits = st_fuzz_get(f + off_lab + 8 * i, 8);
+        double y;
 
-        ST_FUZZ_CHECK(!memcmp(&d->y[i], &bits, 8), "label %llu differs from the file",
+        memcpy(&y, &bits, 8);
+        if (zero_one && o->label_kind == ST_GLM_LABEL_REAL && y == -1.0) {
+            y = 0.0;
+        }
+        ST_FUZZ_CHECK(!memcmp(&d->y[i], &y, 8), "label %llu differs from the file",
                       (unsigned long long)i);
     }
 }

@@ -203,6 +203,8 @@ static void st_fuzz_roundtrip(const st_glm_data_t *d, const char *path)
                   "binary read of a file just written failed: %s", msg);
     ST_FUZZ_CHECK(e->n_rows == d->n_rows && e->nnz == d->nnz && e->n_cols == d->n_cols &&
                   e->prec == d->prec, "binary round trip changed the shape");
+    ST_FUZZ_CHECK(e->zero_one == d->zero_one, "binary round trip changed zero_one from %d "
+                  "to %d", d->zero_one, e->zero_one);
     ST_FUZZ_CHECK(!memcmp(e->indptr, d->indptr, (size_t)(d->n_rows + 1) * sizeof(int64_t)) &&
                   !memcmp(e->indices, d->indices, (size_t)d->nnz * sizeof(uint32_t)) &&
                   !memcmp(e->y, d->y, (size_t)d->n_rows * sizeof(double)),

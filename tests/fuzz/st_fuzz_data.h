@@ -62,7 +62,8 @@ static inline void st_fuzz_data_mpi(st_fuzz_reader_t reader, const char *path,
     }
     ST_FUZZ_CHECK(d->n_rows_global == d0->n_rows && d->nnz_global == d0->nnz &&
                   d->n_cols == d0->n_cols && d->prec == d0->prec &&
-                  d->label_kind == d0->label_kind && d->format == d0->format,
+                  d->label_kind == d0->label_kind && d->format == d0->format &&
+                  d->zero_one == d0->zero_one,
                   "%d ranks: totals differ from the serial read", size);
     /* the blocks: contiguous, in rank order, covering every row */
     all = malloc((size_t)size * 2 * sizeof(*all));
