@@ -86,6 +86,50 @@ expect 0 "train with -c" tools/strata-train -q -c 0.03125 -e 1e-5 -r 2000 \
     "$dir/train.svm" "$dir/m1c"
 cmp -s "$dir/m1" "$dir/m1c" || { echo "FAIL: -c 1/3 and -l 1e-3 give different models"; fail=1; }
 
+# LIBLINEAR's solver numbers: the model of the same objective, byte for byte (C 4:
+# lambda 1/(4 n) = 1/1200); without -c or -l, LIBLINEAR's C = 1 (with -l, lambda);
+# the types Strata has no model for, and what is not a LIBLINEAR type, refused
+# naming them (before: "unknown model '2'")
+tools/strata-gen dense --rows 300 --cols 15 --seed 5 -q "$dir/ll.svm" ||
+    { echo "FAIL: strata-gen dense 300"; exit 1; }
+for p in 0:logistic 7:logistic 1:sqsvm 2:sqsvm 3:svm 6:l1-logistic; do
+    n=${p%%:*} m=${p#*:}
+    expect 0 "-s $n -c 4" tools/strata-train -s "$n" -c 4 -e 0 -r 20 "$dir/ll.svm" "$dir/mn"
+    contains "-s $n -c 4: $m named" "^strata-train: $m (LIBLINEAR -s $n, C 4), lambda 0.000833333,"
+    expect 0 "-s $m -c 4" tools/strata-train -q -s "$m" -c 4 -e 0 -r 20 "$dir/ll.svm" "$dir/mm"
+    cmp -s "$dir/mn" "$dir/mm" || { echo "FAIL: -s $n -c 4 and -s $m -c 4 differ"; fail=1; }
+done
+expect 0 "-s 2, LIBLINEAR's default C" tools/strata-train -s 2 -e 0 -r 20 "$dir/ll.svm" "$dir/mn"
+contains "-s 2: C 1" "^strata-train: sqsvm (LIBLINEAR -s 2, C 1), lambda 0.00333333,"
+expect 0 "-s sqsvm -c 1" tools/strata-train -q -s sqsvm -c 1 -e 0 -r 20 "$dir/ll.svm" "$dir/mm"
+cmp -s "$dir/mn" "$dir/mm" || { echo "FAIL: -s 2 and -s sqsvm -c 1 differ"; fail=1; }
+expect 0 "-s 3 -l 1e-3" tools/strata-train -s 3 -l 1e-3 -e 0 -r 20 "$dir/ll.svm" "$dir/mn"
+contains "-s 3 -l 1e-3: lambda" "^strata-train: svm (LIBLINEAR -s 3), lambda 0.001,"
+expect 0 "-s svm -l 1e-3" tools/strata-train -q -s svm -l 1e-3 -e 0 -r 20 "$dir/ll.svm" "$dir/mm"
+cmp -s "$dir/mn" "$dir/mm" || { echo "FAIL: -s 3 -l 1e-3 and -s svm -l 1e-3 differ"; fail=1; }
+rm -f "$dir/mn"
+for r in "4:MCSVM_CS:Strata trains two-class models only (nearest: -s svm" \
+    "5:L1R_L2LOSS_SVC:Strata has no such model (nearest: -s l1-logistic" \
+    "11:L2R_L2LOSS_SVR:nearest: -s ridge, LIBLINEAR's -p 0, with -c twice LIBLINEAR's C" \
+    "12:L2R_L2LOSS_SVR_DUAL:nearest: -s ridge" "13:L2R_L1LOSS_SVR_DUAL:nearest: -s ridge" \
+    "21:ONECLASS_SVM:the one-class SVM (outlier detection); Strata has no such model"; do
+    n=${r%%:*} r=${r#*:}
+    expect 2 "-s $n" tools/strata-train -s "$n" -c 4 "$dir/ll.svm" "$dir/mn"
+    contains "-s $n named" "^strata-train: -s $n is LIBLINEAR's ${r%%:*}: .*${r#*:}"
+    test ! -e "$dir/mn" || { echo "FAIL: -s $n wrote a model"; fail=1; rm -f "$dir/mn"; }
+done
+for n in 99 -1 8 14 +22; do
+    expect 2 "-s $n" tools/strata-train -s "$n" "$dir/ll.svm" "$dir/mn"
+    contains "-s $n named" \
+        "^strata-train: -s $n is not a LIBLINEAR solver type (those are 0-7, 11-13, 21) nor a"
+done
+for n in 2x 1.5 0x2 99999999999999999999; do
+    expect 2 "-s $n" tools/strata-train -s "$n" "$dir/ll.svm" "$dir/mn"
+    contains "-s $n named" "^strata-train: -s '$n' is neither a model name (logistic, .*) nor a"
+done
+expect 0 "--help: the numbers" tools/strata-train --help
+contains "--help: the numbers" "or LIBLINEAR's number of"
+
 # SDCA's order: a fresh random permutation of the rows each epoch reaches a relative
 # gap of 1e-3 in 41 rounds here; rows visited by fixed groups (buckets of 256, as
 # before) had not reached 5e-3 after 300 rounds

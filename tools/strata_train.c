@@ -36,10 +36,14 @@ static void usage(FILE *f)
             "MPI rank on its share of the rows; MODEL_FILE defaults to TRAIN_FILE's name\n"
             "+ \".model\" in the current directory.\n"
             "  -s, --solver NAME     logistic (default), svm, sqsvm, ridge; lasso,\n"
-            "                        l1-logistic, elastic-net\n"
+            "                        l1-logistic, elastic-net; or LIBLINEAR's number of\n"
+            "                        the same model: 0 and 7 logistic, 1 and 2 sqsvm,\n"
+            "                        3 svm, 6 l1-logistic (then -c defaults to 1; -e\n"
+            "                        stays a duality gap; 4, 5, 11-13, 21: none here)\n"
             "  -l, --lambda X        regularization lambda > 0 (default 1e-4): minimizes\n"
             "                        (1/n) sum loss + lambda/2 ||w||^2\n"
             "  -c, --cost C          LIBLINEAR's C instead of -l: lambda = 1/(C n)\n"
+            "                        (default with a numeric -s: C = 1, LIBLINEAR's)\n"
             "      --eta X           elastic net's L1 share in [0, 1] (default 0.5;\n"
             "                        -s elastic-net only)\n"
             "  -e, --tol X           stop at relative duality gap X (default 1e-3; 0: run\n"
@@ -181,6 +185,79 @@ static int str_to_long(const char *s, long *v_p)
     return !(*s == '\0' || *end != '\0' || errno == ERANGE);
 }
 
+/* LIBLINEAR's -p 0 is ridge with lambda = 1/(2 C n): its loss has no 1/2 (MODELS.md 1.1) */
+#define LIBLINEAR_L2_SVR                                                                \
+    "support vector regression, the squared epsilon-insensitive loss (-p); Strata has " \
+    "no such model (nearest: -s ridge, LIBLINEAR's -p 0, with -c twice LIBLINEAR's C)"
+
+/*
+ * LIBLINEAR's train -s numbers (its README and train usage, 2.3 to 2.4x): the Strata
+ * model of the same objective (solver/MODELS.md 1.1: lambda = 1/(C n) for each), or
+ * NULL with what LIBLINEAR's solves and what comes nearest here. The primal and dual
+ * variants (0/7, 1/2) are methods for one problem: --method picks Strata's.
+ */
+static const struct {
+    int         type;
+    const char *liblinear;  /* LIBLINEAR's solver_type name */
+    const char *solver;     /* Strata's model, or NULL */
+    const char *what;       /* NULL solver: LIBLINEAR's model, and the nearest here */
+} liblinear_types[] = {
+    {0,  "L2R_LR",              "logistic",    NULL},
+    {1,  "L2R_L2LOSS_SVC_DUAL", "sqsvm",       NULL},
+    {2,  "L2R_L2LOSS_SVC",      "sqsvm",       NULL},
+    {3,  "L2R_L1LOSS_SVC_DUAL", "svm",         NULL},
+    {4,  "MCSVM_CS",            NULL,
+     "Crammer and Singer's multi-class SVM; Strata trains two-class models only "
+     "(nearest: -s svm, the hinge loss)"},
+    {5,  "L1R_L2LOSS_SVC",      NULL,
+     "the squared hinge with an L1 regularizer; Strata has no such model (nearest: "
+     "-s l1-logistic, L1-regularized, or -s sqsvm, the squared hinge with L2)"},
+    {6,  "L1R_LR",              "l1-logistic", NULL},
+    {7,  "L2R_LR_DUAL",         "logistic",    NULL},
+    {11, "L2R_L2LOSS_SVR",      NULL, LIBLINEAR_L2_SVR},
+    {12, "L2R_L2LOSS_SVR_DUAL", NULL, LIBLINEAR_L2_SVR},
+    {13, "L2R_L1LOSS_SVR_DUAL", NULL,
+     "support vector regression, the epsilon-insensitive absolute loss; Strata has no "
+     "such model (nearest: -s ridge, the squared loss)"},
+    {21, "ONECLASS_SVM",        NULL,
+     "the one-class SVM (outlier detection); Strata has no such model"},
+};
+
+#define LIBLINEAR_TYPES "0-7, 11-13, 21"
+#define MODEL_NAMES     "logistic, svm, sqsvm, ridge, lasso, l1-logistic, elastic-net"
+
+/* -s: a model name (left to strata_glm_check_param), or LIBLINEAR's number of one
+ * (*type_p = it; else -1); a number Strata has no model for is a usage error. */
+static const char *parse_solver(const char *s, int *type_p)
+{
+    size_t i;
+    long v;
+
+    *type_p = -1;
+    if (!(s[0] >= '0' && s[0] <= '9') &&
+        !((s[0] == '-' || s[0] == '+') && s[1] >= '0' && s[1] <= '9')) {
+        return s;   /* a name */
+    }
+    if (!str_to_long(s, &v)) {
+        die_usage("-s '%s' is neither a model name (" MODEL_NAMES ") nor a LIBLINEAR "
+                  "solver type (" LIBLINEAR_TYPES ")", s);
+    }
+    for (i = 0; i < sizeof(liblinear_types) / sizeof(liblinear_types[0]); i++) {
+        if (liblinear_types[i].type != v) {
+            continue;
+        }
+        if (liblinear_types[i].solver == NULL) {
+            die_usage("-s %ld is LIBLINEAR's %s: %s", v, liblinear_types[i].liblinear,
+                      liblinear_types[i].what);
+        }
+        *type_p = (int)v;
+        return liblinear_types[i].solver;
+    }
+    die_usage("-s %s is not a LIBLINEAR solver type (those are " LIBLINEAR_TYPES
+              ") nor a model name (" MODEL_NAMES ")", s);
+    return NULL;
+}
+
 static long parse_long(const char *opt, const char *s)
 {
     long v;
@@ -314,6 +391,7 @@ int main(int argc, char **argv)
     const char *train_file, *test_file = NULL, *why, *base, *ckpt_opt = NULL;
     char model_file[4096], ckpt_file[4096 + 8], msg[1024];
     double cost = 0;
+    int ll_type = -1;   /* -s given as LIBLINEAR's number: it */
     int opt, nranks, regression, l1, cost_set = 0, prec = 0, rc = 0, weights_set = 0, same;
     int lambda_set = 0, eta_set = 0, inner_set = 0, gpu_mem_set = 0, gpu_rows_set = 0;
     strata_status_t status;
@@ -326,7 +404,7 @@ int main(int argc, char **argv)
     opterr        = 0;
     while ((opt = getopt_long(argc, argv, ":s:l:c:e:r:E:t:p:B:qh", longopts, NULL)) != -1) {
         switch (opt) {
-        case 's': param.solver = optarg; break;
+        case 's': param.solver = parse_solver(optarg, &ll_type); break;
         case 'l': param.lambda = parse_double("--lambda", optarg); lambda_set = 1; break;
         case 'c': cost = parse_double("--cost", optarg); cost_set = 1; break;
         case OPT_ETA: param.eta = parse_double("--eta", optarg); eta_set = 1; break;
@@ -452,6 +530,11 @@ int main(int argc, char **argv)
     if (lambda_set && cost_set) {
         die_usage("%s", "-l/--lambda and -c/--cost both set lambda: give one of them");
     }
+    if (ll_type >= 0 && !lambda_set && !cost_set) {
+        /* LIBLINEAR's command line, LIBLINEAR's problem: its default C */
+        cost     = 1;
+        cost_set = 1;
+    }
     if (gpu_mem_set && !param.gpu) {
         die_usage("%s", "--gpu-mem applies only with --gpu");
     }
@@ -550,8 +633,16 @@ int main(int argc, char **argv)
     l1 = !strcmp(param.solver, "lasso") || !strcmp(param.solver, "l1-logistic") ||
          !strcmp(param.solver, "elastic-net");
     if (rank == 0 && param.verbose) {
-        printf("strata-train: %s, lambda %g, %lld examples x %lld features (%d-bit values), "
-               "%d rank(s) x %d thread(s), allreduce: %s\n", param.solver, param.lambda,
+        char ll[64] = "";
+
+        if (ll_type >= 0 && cost_set) {
+            snprintf(ll, sizeof(ll), " (LIBLINEAR -s %d, C %g)", ll_type, cost);
+        } else if (ll_type >= 0) {
+            snprintf(ll, sizeof(ll), " (LIBLINEAR -s %d)", ll_type);
+        }
+        printf("strata-train: %s%s, lambda %g, %lld examples x %lld features (%d-bit "
+               "values), %d rank(s) x %d thread(s), allreduce: %s\n", param.solver, ll,
+               param.lambda,
                (long long)strata_glm_problem_rows_global(prob),
                (long long)strata_glm_problem_cols(prob), strata_glm_problem_prec(prob), nranks,
                l1 ? 1 : param.threads, allreduce_name());   /* the L1 models use one */
