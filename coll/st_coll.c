@@ -1149,6 +1149,7 @@ void st_coll_init_world(void)
     st_coll_agree_config();
     atomic_store(&st_coll_agreed, 1);
     pthread_once(&st_coll_once, st_coll_init_once);
+    st_ucx_init_world();
     /* the ranks on this machine's cores, whatever the hosts MPI sees (spin counts) */
     if (PMPI_Comm_split(MPI_COMM_WORLD, st_coll_machine_color(), st_coll_world_rank,
                         &machine) == MPI_SUCCESS && machine != MPI_COMM_NULL) {

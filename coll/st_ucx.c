@@ -48,10 +48,14 @@
  * any endpoint of the lane failed (tag receives belong to the worker: UCX
  * cannot fail them itself; and a failed endpoint the wait does not use still
  * means a member that may wait on this one). The lane is then broken, and the
- * member says so: an
- * abort notice to each peer it talks to, who break the lane in turn and pass
- * the notice on (its payload carries a nonce agreed at creation, so a late
- * notice meant for an earlier lane of the same id is ignored). Only then does
+ * member says so: an abort notice to each peer it talks to, who break the lane
+ * in turn and pass the notice on (its payload carries a nonce agreed at
+ * creation, so a late notice meant for an earlier lane of the same id is
+ * ignored). The notice goes through UCX where the endpoint is healthy and
+ * through MPI always (st_ucx_mworld, a copy of MPI_COMM_WORLD made at MPI_Init),
+ * since a failure may be seen by one side only: a connection whose link went
+ * (a bridge deleted under it) fails the sender's endpoint while the receiver's
+ * socket looks alive; waits poll for MPI notices every 16th yield. Only then does
  * it cancel its receives and force-close its endpoints, which completes its
  * pending sends: a closed endpoint alone tells the peer nothing while the
  * process and its worker live on. Nothing aborts, nothing prints (st_debug
@@ -119,6 +123,7 @@ const char *st_ucx_why(void)
 #define ST_UCX_ABORT_S       10.0        /* cancelled requests to complete */
 #define ST_UCX_NOTIFY_S      1.0         /* abort notices to leave */
 #define ST_UCX_CLOSE_S       10.0        /* st_ucx_finalize: lanes still closing */
+#define ST_UCX_MPI_TAG       0x5747      /* the abort notice through MPI (st_ucx_mworld) */
 
 #define ST_UCS_CALL_GOTO(_call, _label, _status) \
     do { \
@@ -154,6 +159,8 @@ struct st_ucx_lane {
     uint64_t       nonce;     /* agreed at creation: tells this lane from an earlier one */
     uint64_t       notice[2]; /* abort notice: {nonce, my lane rank} */
     uint64_t       abort_in[2];  /* the abort notice received */
+    int           *world;     /* lane rank i's rank in st_ucx_mworld (MPI_UNDEFINED: none) */
+    _Atomic long long heard;  /* 1 + the lane rank whose abort notice came through MPI */
     st_ucx_req_t   abort_req; /* receive of an abort notice, posted for the lane's life */
     st_ucx_peer_t *peers;
     _Atomic int    nfailed;   /* endpoints failed (error callbacks): the lane is damaged */
@@ -182,6 +189,11 @@ static ucp_worker_h    st_ucx_worker;
 static ucp_address_t  *st_ucx_address;
 static size_t          st_ucx_address_len;
 static char            st_ucx_failure[256];  /* why the start failed */
+/* A copy of MPI_COMM_WORLD made at MPI_Init (st_ucx_init_world), for abort notices
+ * through MPI: it lives until st_ucx_finalize, so a notice nobody waits for any more
+ * is still received (and dropped) on it, never by a later communicator that reused
+ * a freed one's id (Open MPI then matches it, and its sequence numbers, there). */
+static MPI_Comm        st_ucx_mworld = MPI_COMM_NULL;
 static uint8_t         st_ucx_ids[ST_UCX_NIDS / 8];  /* lane ids in use (or poisoned) */
 static st_ucx_lane_t  *st_ucx_lanes;     /* active lanes */
 static st_ucx_lane_t  *st_ucx_closing;   /* destroyed lanes still closing */
@@ -581,6 +593,11 @@ static int st_ucx_test_locked(st_ucx_lane_t *lane, st_ucx_req_t *reqs, int n)
             failed    = 1;
         }
     }
+    if (!lane->broken && atomic_load(&lane->heard) != 0) {
+        st_ucx_set_why("lane rank %lld broke the lane (said through MPI)",
+                       atomic_load(&lane->heard) - 1);
+        lane->broken = 1;
+    }
     if (!failed && atomic_load(&lane->nfailed) != 0) {
         /* an endpoint this wait does not use failed: the lane is damaged all the
          * same (a later step or collective needs it), and the peer behind it may
@@ -620,10 +637,43 @@ static int st_ucx_progress(void)
     return progressed;
 }
 
+/*
+ * Lock not held: abort notices through MPI (a member's notice through UCX cannot
+ * reach a peer whose endpoint to it failed on the member's side only: a link gone
+ * under a connection leaves the other side waiting on a socket that looks alive).
+ * Each is for a live lane of this process (which its owner's next test breaks) or
+ * for one destroyed since (dropped).
+ */
+static void st_ucx_mpi_heard(void)
+{
+    st_ucx_lane_t *l;
+    uint64_t in[2];
+    MPI_Message msg;
+    MPI_Status mstatus;
+    int found = 0;
+
+    /* a matched probe: another thread's receive cannot take the message probed */
+    while (st_ucx_mworld != MPI_COMM_NULL &&
+           PMPI_Improbe(MPI_ANY_SOURCE, ST_UCX_MPI_TAG, st_ucx_mworld, &found, &msg, &mstatus) ==
+               MPI_SUCCESS &&
+           found) {
+        if (PMPI_Mrecv(in, 2, MPI_UINT64_T, &msg, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+            return;
+        }
+        pthread_mutex_lock(&st_ucx_lock);
+        for (l = st_ucx_lanes; l != NULL && l->nonce != in[0]; l = l->next) {
+        }
+        if (l != NULL) {
+            atomic_store(&l->heard, (long long)in[1] + 1);
+        }
+        pthread_mutex_unlock(&st_ucx_lock);
+    }
+}
+
 /* A waiting loop's idle pass: spin @a spin passes, then yield the core; every
- * 16th yield, MPI progress and the closing lanes. */
-static void st_ucx_idle(int progressed, unsigned long *idle_p, unsigned long *yields_p, int spin,
-                        MPI_Comm pcomm)
+ * 16th yield, MPI progress, abort notices through MPI, and the closing lanes. */
+static void st_ucx_idle(st_ucx_lane_t *lane, int progressed, unsigned long *idle_p,
+                        unsigned long *yields_p, MPI_Comm pcomm)
 {
     MPI_Status mstatus;
     int found;
@@ -632,7 +682,7 @@ static void st_ucx_idle(int progressed, unsigned long *idle_p, unsigned long *yi
         *idle_p = 0;
         return;
     }
-    if (++*idle_p <= (unsigned long)spin) {
+    if (++*idle_p <= (unsigned long)lane->spin) {
         return;
     }
     sched_yield();
@@ -640,6 +690,7 @@ static void st_ucx_idle(int progressed, unsigned long *idle_p, unsigned long *yi
         if (pcomm != MPI_COMM_NULL) {
             PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, pcomm, &found, &mstatus);
         }
+        st_ucx_mpi_heard();
         st_ucx_reap();
     }
 }
@@ -666,7 +717,7 @@ static st_status_t st_ucx_wait_reqs(st_ucx_lane_t *lane, st_ucx_req_t *reqs, int
             st_ucx_set_why("timed out waiting for lane rank(s), e.g. %d", reqs[0].peer);
             return ST_ERR_IO;
         }
-        st_ucx_idle(progressed, &idle, &yields, lane->spin, pcomm);
+        st_ucx_idle(lane, progressed, &idle, &yields, pcomm);
     }
 }
 
@@ -730,19 +781,30 @@ static void st_ucx_settle(st_ucx_req_t *reqs, int n, double deadline)
 /*
  * Tell the peers of @a lane that it is broken (the peers of a member that
  * stops waiting would wait for it forever: its worker is alive, so UCX sees
- * nothing wrong): an abort notice to every peer the algorithms use, given a
- * moment to leave before the endpoints are closed.
+ * nothing wrong): an abort notice to every peer the algorithms use, through
+ * UCX where its endpoint is healthy and through MPI always (a failed endpoint
+ * may look healthy from the other side), given a moment to leave before the
+ * endpoints are closed.
  */
 static void st_ucx_notify(st_ucx_lane_t *lane)
 {
     double deadline = st_ucx_now() + ST_UCX_NOTIFY_S;
     st_ucx_req_t *sent;
-    int i, k = 0;
+    MPI_Request *msent;
+    int i, k = 0, m = 0, done = 0;
 
     if (lane->notified) {
         return;   /* told them already */
     }
     lane->notified = 1;
+    msent = calloc((size_t)lane->size, sizeof(*msent));
+    for (i = 0; msent != NULL && lane->world != NULL && i < lane->size; i++) {
+        if (lane->peers[i].used && lane->world[i] != MPI_UNDEFINED &&
+            PMPI_Isend(lane->notice, 2, MPI_UINT64_T, lane->world[i], ST_UCX_MPI_TAG,
+                       st_ucx_mworld, &msent[m]) == MPI_SUCCESS) {
+            m++;
+        }
+    }
     sent = calloc((size_t)lane->size, sizeof(*sent));
     for (i = 0; sent != NULL && i < lane->size; i++) {
         if (lane->peers[i].used && lane->peers[i].ep != NULL &&
@@ -756,6 +818,17 @@ static void st_ucx_notify(st_ucx_lane_t *lane)
     st_ucx_settle(sent, k, deadline);   /* the rest complete (cancelled) when the endpoints close */
     pthread_mutex_unlock(&st_ucx_lock);
     free(sent);
+    /* small messages leave at once; one that does not (a dead peer) is let go */
+    while (m > 0 && PMPI_Testall(m, msent, &done, MPI_STATUSES_IGNORE) == MPI_SUCCESS && !done &&
+           st_ucx_now() < deadline) {
+        sched_yield();
+    }
+    for (i = 0; i < m && !done; i++) {
+        if (msent[i] != MPI_REQUEST_NULL) {
+            PMPI_Request_free(&msent[i]);
+        }
+    }
+    free(msent);
 }
 
 /* Lock held: listen for abort notices from any member, for the lane's life. */
@@ -1268,7 +1341,7 @@ st_status_t st_ucx_ring_wait(st_ucx_ring_t *ring, st_ucx_ring_t *other, MPI_Comm
             return ST_ERR_IO;
         }
         if (t == 0) {
-            st_ucx_idle(progressed, &idle, &yields, ring->lane->spin, progress_comm);
+            st_ucx_idle(ring->lane, progressed, &idle, &yields, progress_comm);
         }
     }
     return ST_OK;
@@ -1331,9 +1404,46 @@ static void st_ucx_mark_used(st_ucx_lane_t *lane)
     }
 }
 
+/* Where the members of @a lane (over @a comm) are in st_ucx_mworld: lane->world,
+ * or NULL (no notices through MPI) without it or without memory. */
+static void st_ucx_world_ranks(st_ucx_lane_t *lane, MPI_Comm comm)
+{
+    MPI_Group mine = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+    int *ranks;
+    int i;
+
+    if (st_ucx_mworld == MPI_COMM_NULL) {
+        return;
+    }
+    ranks       = malloc((size_t)lane->size * sizeof(*ranks));
+    lane->world = malloc((size_t)lane->size * sizeof(*lane->world));
+    if (ranks == NULL || lane->world == NULL || PMPI_Comm_group(comm, &mine) != MPI_SUCCESS ||
+        PMPI_Comm_group(st_ucx_mworld, &world) != MPI_SUCCESS) {
+        free(lane->world);
+        lane->world = NULL;
+    } else {
+        for (i = 0; i < lane->size; i++) {
+            ranks[i] = i;
+        }
+        if (PMPI_Group_translate_ranks(mine, lane->size, ranks, world, lane->world) !=
+            MPI_SUCCESS) {
+            free(lane->world);
+            lane->world = NULL;
+        }
+    }
+    if (mine != MPI_GROUP_NULL) {
+        PMPI_Group_free(&mine);
+    }
+    if (world != MPI_GROUP_NULL) {
+        PMPI_Group_free(&world);
+    }
+    free(ranks);
+}
+
 /* Free the lane's memory (endpoints already closed) and release its id. */
 static void st_ucx_lane_free(st_ucx_lane_t *lane)
 {
+    free(lane->world);
     if (lane->id != 0 && !lane->broken) {
         pthread_mutex_lock(&st_ucx_lock);
         st_ucx_id_set(lane->id, 0);   /* a broken lane's id stays poisoned */
@@ -1526,6 +1636,7 @@ st_status_t st_ucx_lane_create(MPI_Comm comm, st_ucx_lane_t **lane_p)
     }
     ST_CALL_GOTO(st_ucx_lane_id(comm, &lane->id), out_free, status);
     lane->seq = 1;   /* epoch 0 is the handshake's and the goodbye's */
+    st_ucx_world_ranks(lane, comm);
 
     /* 3. endpoints to the peers the algorithms use, checked both ways */
     st_ucx_mark_used(lane);
@@ -1740,6 +1851,16 @@ void st_ucx_lane_destroy(st_ucx_lane_t *lane)
     st_ucx_reap();
 }
 
+void st_ucx_lane_fail(st_ucx_lane_t *lane, int peer)
+{
+    if (lane == NULL || peer < 0 || peer >= lane->size) {
+        return;
+    }
+    pthread_mutex_lock(&st_ucx_lock);
+    st_ucx_ep_error(&lane->peers[peer], lane->peers[peer].ep, UCS_ERR_ENDPOINT_TIMEOUT);
+    pthread_mutex_unlock(&st_ucx_lock);
+}
+
 int st_ucx_quiesce(double seconds)
 {
     double deadline = st_ucx_now() + seconds;
@@ -1804,12 +1925,45 @@ static void st_ucx_drain(double seconds)
     }
 }
 
+void st_ucx_init_world(void)
+{
+    MPI_Comm c;
+    int rank;
+
+    if (!st_config.enable || st_config.ucx == ST_UCX_NO || st_ucx_mworld != MPI_COMM_NULL ||
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS ||
+        PMPI_Comm_split(MPI_COMM_WORLD, 0, rank, &c) != MPI_SUCCESS) {
+        return;
+    }
+    PMPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+    st_ucx_mworld = c;
+}
+
+/* Drop the abort notices nobody received, and the communicator. */
+static void st_ucx_mworld_free(void)
+{
+    MPI_Message msg;
+    uint64_t in[2];
+    int found = 0;
+
+    if (st_ucx_mworld == MPI_COMM_NULL) {
+        return;
+    }
+    while (PMPI_Improbe(MPI_ANY_SOURCE, ST_UCX_MPI_TAG, st_ucx_mworld, &found, &msg,
+                        MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+           found && PMPI_Mrecv(in, 2, MPI_UINT64_T, &msg, MPI_STATUS_IGNORE) == MPI_SUCCESS) {
+    }
+    PMPI_Comm_free(&st_ucx_mworld);
+    st_ucx_mworld = MPI_COMM_NULL;
+}
+
 void st_ucx_finalize(void)
 {
     st_ucx_lane_t *lane, *next;
     double deadline = st_ucx_now() + ST_UCX_CLOSE_S;
     int i;
 
+    st_ucx_mworld_free();
     pthread_mutex_lock(&st_ucx_lock);
     if (st_ucx_state != ST_UCX_READY) {
         st_ucx_state = ST_UCX_DONE;
@@ -1895,6 +2049,14 @@ st_status_t st_ucx_allreduce(st_ucx_lane_t *lane, void *buf, size_t count, st_ty
 }
 
 void st_ucx_lane_next(st_ucx_lane_t *lane)
+{
+}
+
+void st_ucx_lane_fail(st_ucx_lane_t *lane, int peer)
+{
+}
+
+void st_ucx_init_world(void)
 {
 }
 

@@ -179,8 +179,8 @@ void st_ucx_lane_next(st_ucx_lane_t *lane);
  * Post a send of @a bytes bytes at @a buf to lane rank @a peer, or a receive of
  * exactly that many bytes from @a peer, as message @a msg (0 ... 4093) of the
  * current epoch (a message of another length fails the receive: the members
- * disagree, and the lane breaks rather than fold a partial buffer). Messages between two members with the same @a msg match in the
- * order they were posted. The buffer belongs to UCX until st_ucx_wait returns.
+ * disagree, and the lane breaks rather than fold a partial buffer). Messages
+ * between two members with the same @a msg match in the order they were posted. The buffer belongs to UCX until st_ucx_wait returns.
  *
  * @return ST_OK (@a req is in flight or already complete), ST_ERR_INVALID_PARAM,
  *         ST_ERR_IO (nothing posted; the lane is broken).
@@ -196,7 +196,8 @@ st_status_t st_ucx_irecv(st_ucx_lane_t *lane, int peer, unsigned msg, void *buf,
  * every poll (sched_yield), polling MPI on @a progress_comm (unless
  * MPI_COMM_NULL) every 16th yield.
  *
- * @return ST_OK; or ST_ERR_IO when one failed or its peer is gone: then every
+ * @return ST_OK; or ST_ERR_IO when one failed, or the lane broke (an endpoint
+ *         of it failed, or a member said it broke the lane): then every
  *         request of @a reqs is complete or cancelled when it returns (the
  *         buffers are free again) and the lane is broken.
  */
@@ -208,6 +209,22 @@ st_status_t st_ucx_wait(st_ucx_lane_t *lane, st_ucx_req_t *reqs, int n, MPI_Comm
  * or destroyed but still closing).
  */
 int st_ucx_quiesce(double seconds);
+
+/*
+ * For tests: mark the endpoint of @a lane to lane rank @a peer failed, as UCX's
+ * error callback does (a failure this side sees and the peer may not: a link
+ * gone under a connection). The next wait on the lane fails.
+ */
+void st_ucx_lane_fail(st_ucx_lane_t *lane, int peer);
+
+/*
+ * At MPI_Init, on every rank of MPI_COMM_WORLD (st_coll_init_world, after the
+ * configuration is agreed): the communicator over which a member that breaks a
+ * lane tells its peers, besides UCX (whose endpoint to a peer may be the thing
+ * that failed). Without it (MPI started behind Strata's back), notices go through
+ * UCX only.
+ */
+void st_ucx_init_world(void);
 
 /*
  * Process teardown (st_coll_finalize calls it before PMPI_Finalize): lanes still

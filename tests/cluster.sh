@@ -8,6 +8,8 @@
 # namespaces cannot be made (not root, or not permitted in this container).
 #
 . "${top_srcdir}/tests/common.sh"
+# the hosts' ranks talk over their eth0: not common.sh's loopback-only UCX default
+[ "${ST_UCX_NET_DEFAULT:-}" = 1 ] && unset UCX_NET_DEVICES
 cluster="$top_srcdir/tools/strata-cluster"
 why=$("$cluster" check) || { echo "$why"; exit 77; }
 if [ ! -x tests/test_allreduce ] || [ ! -x tests/test_train_hier ]; then

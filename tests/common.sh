@@ -10,6 +10,17 @@ OMPI_MCA_mpi_yield_when_idle=1
 export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
 export OMPI_MCA_rmaps_base_oversubscribe OMPI_MCA_mpi_yield_when_idle
 ST_MPIRUN="$MPIRUN --bind-to none"
+# UCX over loopback only (unless the user chose devices): tests/cluster.sh makes and
+# removes bridges on this machine (10.77.x.254) while other tests run; a UCX job in
+# the root namespace that connected over one lost those connections when it went,
+# breaking its lanes (a hang of ucx_rdb-3 in a full suite, before 2026-12-05).
+# cluster.sh's own ranks, inside their namespaces, need their hosts' links: it
+# drops this default again.
+if [ -z "${UCX_NET_DEVICES+set}" ]; then
+    UCX_NET_DEVICES=lo
+    ST_UCX_NET_DEFAULT=1
+    export UCX_NET_DEVICES
+fi
 # a sanitizer build: its options reach ranks on other (namespace) hosts too
 if [ -n "${ST_SANITIZERS:-}" ]; then
     ST_MPIRUN="$ST_MPIRUN -x ASAN_OPTIONS -x LSAN_OPTIONS -x UBSAN_OPTIONS -x TSAN_OPTIONS"

@@ -15,6 +15,8 @@
  * 3. Lanes created and destroyed in a loop (lane ids reused).
  * 4. With MPI_THREAD_MULTIPLE: two threads per rank, each with its own lane.
  * 5. Teardown: once every lane is destroyed no endpoint stays open.
+ * One-sided failure: rank 1's endpoint to rank 0 fails (as if a link went), so
+ *    its wait fails; rank 0's wait for rank 1 must fail too, not hang.
  * --dead: the last rank shuts UCX down (as if it died); the others' next
  *    allreduce on a lane with it must fail (ST_ERR_IO), not hang, and so must
  *    the one after; before them, rank 0's wait for a message rank 1 never sends
@@ -479,6 +481,42 @@ static void test_short(void)
     test_short_one(1);
 }
 
+/* A failure one side sees and the other does not (a link gone under a connection):
+ * rank 1's endpoint to rank 0 fails, rank 1's wait fails and breaks the lane; rank
+ * 0, waiting for a message from rank 1 on an endpoint that looks healthy, must
+ * hear of it (through MPI: rank 1's notice through UCX has no way to it). */
+static void test_one_sided(void)
+{
+    st_ucx_lane_t *lane;
+    st_ucx_req_t req;
+    st_status_t status = ST_OK;
+    double v[2];
+
+    if (world_size < 2) {
+        return;
+    }
+    status = st_ucx_lane_create(MPI_COMM_WORLD, &lane);
+    if (!CHECKF(status == ST_OK, "one-sided lane: %s (%s)", strata_status_string(status),
+                st_ucx_why())) {
+        return;
+    }
+    alarm(60);
+    if (world_rank <= 1) {
+        if (world_rank == 1) {
+            st_ucx_lane_fail(lane, 0);
+        }
+        status = st_ucx_irecv(lane, 1 - world_rank, 3, v, sizeof(v), &req);
+        if (status == ST_OK) {
+            status = st_ucx_wait(lane, &req, 1, MPI_COMM_NULL);
+        }
+        CHECKF(status == ST_ERR_IO, "rank %d: a wait on a lane whose endpoint failed on one "
+               "side: %s, expected an I/O error", world_rank, strata_status_string(status));
+    }
+    alarm(WATCHDOG_S);
+    st_ucx_lane_destroy(lane);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* ---- --bench ---- */
 
 static size_t bench_sizes[32] = {8, 64 * 1024, 16 * 1024 * 1024};
@@ -587,6 +625,8 @@ int main(int argc, char **argv)
         test_churn();
         section = "short messages";
         test_short();
+        section = "one-sided failure";
+        test_one_sided();
         if (provided == MPI_THREAD_MULTIPLE) {
             section = "4. threads";
             test_threads();
