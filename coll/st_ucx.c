@@ -602,8 +602,8 @@ static int st_ucx_test_locked(st_ucx_lane_t *lane, st_ucx_req_t *reqs, int n)
         /* an endpoint this wait does not use failed: the lane is damaged all the
          * same (a later step or collective needs it), and the peer behind it may
          * wait on this rank for a message that cannot come; breaking the lane now
-         * closes its endpoints, which the peers see fail in turn, so no member
-         * waits forever (a live peer's endpoint failed under load: RELIABILITY.md) */
+         * sends the abort notices (through MPI too), so no member waits forever
+         * (a link gone under a connection: RELIABILITY.md) */
         for (i = 0; i < lane->size && atomic_load(&lane->peers[i].failed) == 0; i++) {
         }
         st_ucx_set_why("lane rank %d failed: %s", i,
@@ -637,6 +637,19 @@ static int st_ucx_progress(void)
     return progressed;
 }
 
+/* An abort notice through MPI into @a in, if one is there: 1, else 0. */
+static int st_ucx_mpi_take(uint64_t in[2])
+{
+    MPI_Message msg;
+    int found = 0;
+
+    /* a matched probe: another thread's receive cannot take the message probed */
+    return st_ucx_mworld != MPI_COMM_NULL &&
+           PMPI_Improbe(MPI_ANY_SOURCE, ST_UCX_MPI_TAG, st_ucx_mworld, &found, &msg,
+                        MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+           found && PMPI_Mrecv(in, 2, MPI_UINT64_T, &msg, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+}
+
 /*
  * Lock not held: abort notices through MPI (a member's notice through UCX cannot
  * reach a peer whose endpoint to it failed on the member's side only: a link gone
@@ -648,18 +661,8 @@ static void st_ucx_mpi_heard(void)
 {
     st_ucx_lane_t *l;
     uint64_t in[2];
-    MPI_Message msg;
-    MPI_Status mstatus;
-    int found = 0;
 
-    /* a matched probe: another thread's receive cannot take the message probed */
-    while (st_ucx_mworld != MPI_COMM_NULL &&
-           PMPI_Improbe(MPI_ANY_SOURCE, ST_UCX_MPI_TAG, st_ucx_mworld, &found, &msg, &mstatus) ==
-               MPI_SUCCESS &&
-           found) {
-        if (PMPI_Mrecv(in, 2, MPI_UINT64_T, &msg, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
-            return;
-        }
+    while (st_ucx_mpi_take(in)) {
         pthread_mutex_lock(&st_ucx_lock);
         for (l = st_ucx_lanes; l != NULL && l->nonce != in[0]; l = l->next) {
         }
@@ -1928,11 +1931,10 @@ static void st_ucx_drain(double seconds)
 void st_ucx_init_world(void)
 {
     MPI_Comm c;
-    int rank;
 
+    /* a split (equal keys keep the ranks' order), not a dup: no attribute copied */
     if (!st_config.enable || st_config.ucx == ST_UCX_NO || st_ucx_mworld != MPI_COMM_NULL ||
-        PMPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS ||
-        PMPI_Comm_split(MPI_COMM_WORLD, 0, rank, &c) != MPI_SUCCESS) {
+        PMPI_Comm_split(MPI_COMM_WORLD, 0, 0, &c) != MPI_SUCCESS) {
         return;
     }
     PMPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
@@ -1942,19 +1944,14 @@ void st_ucx_init_world(void)
 /* Drop the abort notices nobody received, and the communicator. */
 static void st_ucx_mworld_free(void)
 {
-    MPI_Message msg;
     uint64_t in[2];
-    int found = 0;
 
     if (st_ucx_mworld == MPI_COMM_NULL) {
         return;
     }
-    while (PMPI_Improbe(MPI_ANY_SOURCE, ST_UCX_MPI_TAG, st_ucx_mworld, &found, &msg,
-                        MPI_STATUS_IGNORE) == MPI_SUCCESS &&
-           found && PMPI_Mrecv(in, 2, MPI_UINT64_T, &msg, MPI_STATUS_IGNORE) == MPI_SUCCESS) {
+    while (st_ucx_mpi_take(in)) {
     }
-    PMPI_Comm_free(&st_ucx_mworld);
-    st_ucx_mworld = MPI_COMM_NULL;
+    PMPI_Comm_free(&st_ucx_mworld);   /* (sets it to MPI_COMM_NULL) */
 }
 
 void st_ucx_finalize(void)

@@ -180,7 +180,8 @@ void st_ucx_lane_next(st_ucx_lane_t *lane);
  * exactly that many bytes from @a peer, as message @a msg (0 ... 4093) of the
  * current epoch (a message of another length fails the receive: the members
  * disagree, and the lane breaks rather than fold a partial buffer). Messages
- * between two members with the same @a msg match in the order they were posted. The buffer belongs to UCX until st_ucx_wait returns.
+ * between two members with the same @a msg match in the order they were posted.
+ * The buffer belongs to UCX until st_ucx_wait returns.
  *
  * @return ST_OK (@a req is in flight or already complete), ST_ERR_INVALID_PARAM,
  *         ST_ERR_IO (nothing posted; the lane is broken).

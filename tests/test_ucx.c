@@ -20,7 +20,8 @@
  * --dead: the last rank shuts UCX down (as if it died); the others' next
  *    allreduce on a lane with it must fail (ST_ERR_IO), not hang, and so must
  *    the one after; before them, rank 0's wait for a message rank 1 never sends
- *    must fail too (the lane lost a member, though not the one waited on). Run with UCX_TLS=tcp,self: only a connection tells a peer
+ *    must fail too (the lane lost a member, though not the one waited on). Run
+ *    with UCX_TLS=tcp,self: only a connection tells a peer
  *    is gone (a shared-memory transport keeps no connection to lose).
  * --bench [--sizes=8,65536,...]: times st_ucx_allreduce against PMPI_Allreduce
  *    (no checks).
@@ -375,6 +376,16 @@ static void test_threads(void)
     }
 }
 
+/* Receive @a bytes at @a buf from lane rank @a peer as message @a msg, and wait. */
+static st_status_t recv_wait(st_ucx_lane_t *lane, int peer, unsigned msg, void *buf,
+                             size_t bytes)
+{
+    st_ucx_req_t req;
+    st_status_t status = st_ucx_irecv(lane, peer, msg, buf, bytes, &req);
+
+    return (status == ST_OK) ? st_ucx_wait(lane, &req, 1, MPI_COMM_NULL) : status;
+}
+
 /* ---- --dead ---- */
 
 static void test_dead(void)
@@ -397,13 +408,8 @@ static void test_dead(void)
     if (world_rank == 0 && world_size >= 3) {
         /* a wait on a live member (who sends nothing) fails too: the lane lost
          * another member, whose failed endpoint this wait does not use */
-        st_ucx_req_t req;
-
         alarm(60);
-        status = st_ucx_irecv(lane, 1, 9, v, sizeof(v), &req);
-        if (status == ST_OK) {
-            status = st_ucx_wait(lane, &req, 1, MPI_COMM_NULL);
-        }
+        status = recv_wait(lane, 1, 9, v, sizeof(v));
         alarm(WATCHDOG_S);
         CHECKF(status == ST_ERR_IO,
                "a wait on a live member of a lane that lost another: %s, expected an I/O "
@@ -462,10 +468,7 @@ static void test_short_one(int early)
         }
     }
     if (world_rank == 1) {
-        status = st_ucx_irecv(lane, 0, 5, v, sizeof(v), &req);
-        if (status == ST_OK) {
-            status = st_ucx_wait(lane, &req, 1, MPI_COMM_NULL);
-        }
+        status = recv_wait(lane, 0, 5, v, sizeof(v));
         CHECKF(status == ST_ERR_IO, "8 bytes into a 16-byte receive: %s, expected an I/O error",
                strata_status_string(status));
         CHECKF(strstr(st_ucx_why(), "8 bytes") != NULL && strstr(st_ucx_why(), "16") != NULL,
@@ -488,8 +491,7 @@ static void test_short(void)
 static void test_one_sided(void)
 {
     st_ucx_lane_t *lane;
-    st_ucx_req_t req;
-    st_status_t status = ST_OK;
+    st_status_t status;
     double v[2];
 
     if (world_size < 2) {
@@ -505,10 +507,7 @@ static void test_one_sided(void)
         if (world_rank == 1) {
             st_ucx_lane_fail(lane, 0);
         }
-        status = st_ucx_irecv(lane, 1 - world_rank, 3, v, sizeof(v), &req);
-        if (status == ST_OK) {
-            status = st_ucx_wait(lane, &req, 1, MPI_COMM_NULL);
-        }
+        status = recv_wait(lane, 1 - world_rank, 3, v, sizeof(v));
         CHECKF(status == ST_ERR_IO, "rank %d: a wait on a lane whose endpoint failed on one "
                "side: %s, expected an I/O error", world_rank, strata_status_string(status));
     }
