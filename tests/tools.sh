@@ -165,6 +165,13 @@ env -u LD_PRELOAD $unstrata tools/strata-run "$tmp/bin/mpirun" --app "$tmp/app" 
     printf -- ' -x LD_PRELOAD=b --app f\n-x LD_PRELOAD=%s -np 1 -- prog2 -x LD_PRELOAD\n' "$mine"
 } >"$tmp/expected"
 same "strata-run mpirun --app: each line's options rewritten, the program's not"
+# the STRATA_* variables go by name; a value's second line is no name (before:
+# env's output was parsed, and a value "x<newline>STRATA_FAKE=1" passed -x STRATA_FAKE)
+# shellcheck disable=SC2086
+env -u LD_PRELOAD $unstrata STRATA_LOG_LEVEL=0 "ST_MULTI=x
+STRATA_FAKE=1" tools/strata-run "$tmp/bin/mpirun" -np 1 prog >"$out" 2>&1
+printf '%s\n' -x STRATA_LOG_LEVEL -x "LD_PRELOAD=$mine" -np 1 prog >"$tmp/expected"
+same "strata-run mpirun: STRATA_* variables by name, none from a value's lines"
 STRATA_LIBRARY=/nonexistent/libstrata.so expect 2 "strata-run missing library" tools/strata-run true
 contains "strata-run names the missing library" "/nonexistent/libstrata.so"
 STRATA_LIBRARY=.libs expect 2 "strata-run STRATA_LIBRARY a directory" tools/strata-run true
