@@ -121,8 +121,14 @@ ST_KERNEL_TYPES(ST_CU_FAMILY)
 
 extern "C" int fake_cuda_is_device(const void *p);
 
-/* the epoch kernels: a block a row, or a warp a row (and the margins: a warp a row) */
-typedef enum { ST_CU_EMU_FOLD, ST_CU_EMU_EPOCH, ST_CU_EMU_EPOCH_WARP } st_cu_emu_kind_t;
+/* the epoch kernels: a block a row, or a warp a row (and the margins and Newton's
+ * Hessian-vector product: a warp a row); a vector's zeroing */
+typedef enum {
+    ST_CU_EMU_FOLD,
+    ST_CU_EMU_EPOCH,
+    ST_CU_EMU_EPOCH_WARP,
+    ST_CU_EMU_VECTOR   /* st_glm_vzero: a.hv alone */
+} st_cu_emu_kind_t;
 
 typedef struct {
     const char *name;
@@ -139,6 +145,8 @@ static const st_cu_emu_entry_t st_cu_emulated[] = {
     {"st_glm_tpa_epoch", ST_CU_EMU_EPOCH, NULL, st_glm_tpa_epoch_waves},
     {"st_glm_tpa_epoch_warp", ST_CU_EMU_EPOCH_WARP, NULL, st_glm_tpa_epoch_waves},
     {"st_glm_margins", ST_CU_EMU_EPOCH_WARP, NULL, st_glm_margins_rows},
+    {"st_glm_newton_hv", ST_CU_EMU_EPOCH_WARP, NULL, st_glm_newton_hv_rows},
+    {"st_glm_vzero", ST_CU_EMU_VECTOR, NULL, st_glm_vzero_all},
 };
 
 extern "C" const void *st_cuda_emulated_kernel(const char *name)
@@ -184,12 +192,21 @@ extern "C" int st_cuda_emulated_launch(const void *kernel, unsigned grid, unsign
         if (e->kind == ST_CU_EMU_EPOCH_WARP && (block % 32 != 0)) {
             return 1;   /* a warp a row: whole warps only */
         }
+        if (e->kind == ST_CU_EMU_VECTOR) {
+            if (a.n > 0 && !fake_cuda_is_device(a.hv)) {
+                return 700;
+            }
+            e->epoch(a, grid);
+            return 0;
+        }
         if (a.n > 0 && (!fake_cuda_is_device(a.indptr) ||
                         !fake_cuda_is_device(a.indices) || !fake_cuda_is_device(a.values) ||
                         !fake_cuda_is_device(a.y) || !fake_cuda_is_device(a.c) ||
                         !fake_cuda_is_device(a.sqnorm) || !fake_cuda_is_device(a.alpha) ||
                         !fake_cuda_is_device(a.u) ||
-                        (a.z != NULL && !fake_cuda_is_device(a.z)))) {
+                        (a.z != NULL && !fake_cuda_is_device(a.z)) ||
+                        (a.dd != NULL && !fake_cuda_is_device(a.dd)) ||
+                        (a.hv != NULL && !fake_cuda_is_device(a.hv)))) {
             return 700;
         }
         e->epoch(a, (e->kind == ST_CU_EMU_EPOCH_WARP) ? grid * (block / 32) : grid);

@@ -102,6 +102,46 @@ static void st_glm_margins_rows(st_glm_epoch_args_t a, unsigned grid)
         a.z[j] = st_glm_row_margin(a, a.indptr[a.row0 + j], a.indptr[a.row0 + j + 1]);
     }
 }
+
+/* st_glm_newton_hv, emulated: the rows in order, each row's product with the bias
+ * first, then its entries, and its scatter in entry order then the bias, as the CPU
+ * solver's Hessian-vector pass on one thread (solver/st_glm_newton.c), so the
+ * stand-in's Newton steps are the CPU's bit for bit (32-bit data) */
+static void st_glm_newton_hv_rows(st_glm_epoch_args_t a, unsigned grid)
+{
+    int64_t j, i, k;
+    double s, coef;
+
+    (void)grid;
+    for (j = 0; j < a.n; j++) {
+        i = a.row0 + j;
+        if (a.dd[i] == 0) {
+            continue;
+        }
+        s = (a.bias > 0) ? a.bias * a.u[a.bias_index] : 0;
+        for (k = a.indptr[i]; k < a.indptr[i + 1]; k++) {
+            s += (double)a.values[k] * a.u[a.indices[k]];
+        }
+        coef = a.dd[i] * s;
+        for (k = a.indptr[i]; k < a.indptr[i + 1]; k++) {
+            a.hv[a.indices[k]] += coef * (double)a.values[k];
+        }
+        if (a.bias > 0) {
+            a.hv[a.bias_index] += coef * a.bias;
+        }
+    }
+}
+
+/* st_glm_vzero, emulated */
+static void st_glm_vzero_all(st_glm_epoch_args_t a, unsigned grid)
+{
+    int64_t j;
+
+    (void)grid;
+    for (j = 0; j < a.n; j++) {
+        a.hv[j] = 0;
+    }
+}
 #endif
 
 extern "C" __global__ void st_glm_tpa_epoch(st_glm_epoch_args_t a)
@@ -228,6 +268,52 @@ extern "C" __global__ void st_glm_margins(st_glm_epoch_args_t a)
         if (lane == 0) {
             a.z[j] = z;
         }
+    }
+}
+
+/*
+ * The Newton method's Hessian-vector product on the GPU (method newton, --gpu;
+ * solver/st_glm_newton.c): hv += sum_i D_ii (x_i . u) x_i over the rows [row0, row0 +
+ * n), a warp a row: the row's product with u by the warp's shuffles, then its lanes
+ * add D_ii (x_i . u) x_ij into hv with atomics. Rows with D_ii = 0 (a squared hinge
+ * past its margin) are skipped, as on the CPU. One pass over the CSR per
+ * conjugate-gradient step: what the method spends its time on.
+ */
+extern "C" __global__ void __launch_bounds__(ST_GLM_GPU_WARP_BLOCK, 4)
+st_glm_newton_hv(st_glm_epoch_args_t a)
+{
+    const unsigned lane = threadIdx.x & 31u, wpb = blockDim.x >> 5;
+    const int64_t warps = (int64_t)gridDim.x * wpb;
+    int64_t j, i, k, beg, end;
+    double h, s, coef;
+
+    for (j = (int64_t)blockIdx.x * wpb + (threadIdx.x >> 5); j < a.n; j += warps) {
+        i = a.row0 + j;
+        h = a.dd[i];
+        if (h == 0) {
+            continue;   /* (the whole warp: h is the row's) */
+        }
+        beg  = a.indptr[i];
+        end  = a.indptr[i + 1];
+        s    = st_glm_warp_margin(a, beg, end, lane);
+        coef = h * __shfl_sync(0xffffffffu, s, 0);
+        for (k = beg + lane; k < end; k += 32) {
+            atomicAdd(&a.hv[a.indices[k]], coef * (double)a.values[k]);
+        }
+        if (lane == 0 && a.bias > 0) {
+            atomicAdd(&a.hv[a.bias_index], coef * a.bias);
+        }
+    }
+}
+
+/* a.hv[j] = 0 for j < a.n (before st_glm_newton_hv adds into it) */
+extern "C" __global__ void st_glm_vzero(st_glm_epoch_args_t a)
+{
+    int64_t j;
+
+    for (j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < a.n;
+         j += (int64_t)gridDim.x * blockDim.x) {
+        a.hv[j] = 0;
     }
 }
 #endif

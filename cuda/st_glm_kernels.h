@@ -40,6 +40,9 @@ typedef struct {
     double scale;             /* sigma' / (lambda n) */
     int step;                 /* ST_GLM_STEP_* (solver/st_glm_steps.h) */
     double *z;                /* st_glm_margins: z[j] = x_(row0 + j) . u, j < n */
+    const double *dd;         /* st_glm_newton_hv: the rows' D_ii (method newton) */
+    double *hv;               /* st_glm_newton_hv: sum_i D_ii (x_i . u) x_i, added in;
+                                 st_glm_vzero: its n entries zeroed */
 } st_glm_epoch_args_t;
 
 /* Position @a j of the epoch: its row (the return), its entries [*beg, *end). */

@@ -175,7 +175,10 @@ typedef struct {
                                   memory with float values; threads > 1 share the
                                   round's host work (the merge, the duality gap's pass
                                   over the rows, gathering streamed rows; thread_mode
-                                  does not apply). Needs a
+                                  does not apply). With method
+                                  STRATA_GLM_METHOD_NEWTON: the Newton method's
+                                  Hessian-vector passes run on the GPU instead (the
+                                  rows must fit there). Needs a
                                   build with the CUDA toolkit and a CUDA driver at run
                                   time, else STRATA_ERR_UNSUPPORTED saying why */
     int64_t  gpu_mem;        /**< gpu: GPU memory a rank may use, in bytes (default 0: the

@@ -80,6 +80,10 @@ struct st_glm_gpu {
      * driver could, so that the round's copies run at the bus's speed */
     int pin_tried, pin_z_tried;
     void *pin[4];               /* w, u, alpha; the host's margins */
+    /* method newton: the Hessian-vector product (st_glm_gpu_hv) */
+    void *hv_kernel, *vzero;
+    double *dd, *hv;            /* device: the rows' D_ii, the product */
+    void *pin_hv[3];            /* the host's D, v and product, pinned at the first call */
 };
 
 static void *st_glm_gpu_put(const void *host, size_t bytes, int *ok)
@@ -129,6 +133,13 @@ void st_glm_gpu_close(st_glm_gpu_t *g)
             st_cuda_host_unregister(g->pin[b]);
         }
     }
+    for (b = 0; b < 3; b++) {
+        if (g->pin_hv[b] != NULL) {
+            st_cuda_host_unregister(g->pin_hv[b]);
+        }
+    }
+    st_cuda_free(g->dd);
+    st_cuda_free(g->hv);
     free(g->h_values_own);
     free(g->order);
     free(g);
@@ -676,6 +687,64 @@ int st_glm_gpu_has_margins(const st_glm_gpu_t *g)
     return g->margins != NULL && g->z != NULL;
 }
 
+/* Blocks of the warp-a-row kernels over @a rows rows (at least 1). */
+static unsigned st_glm_gpu_row_grid(int64_t rows)
+{
+    return (unsigned)ST_MAX(ST_MIN((rows + ST_GLM_GPU_WARP_BLOCK / 32 - 1) /
+                                       (ST_GLM_GPU_WARP_BLOCK / 32),
+                                   (int64_t)1 << 20),
+                            1);
+}
+
+int st_glm_gpu_hv(st_glm_gpu_t *g, const double *dd, int dd_changed, const double *v,
+                  double *hv)
+{
+    st_glm_epoch_args_t a = g->a;
+    size_t vbytes = (size_t)g->d_all * sizeof(double), rbytes = (size_t)g->n * sizeof(double);
+    int ok = 1;
+
+    if (g->streaming) {
+        return 1;
+    }
+    if (g->hv_kernel == NULL) {   /* the first call: kernels, arrays, pinned vectors */
+        g->hv_kernel = st_cuda_kernel("st_glm_newton_hv");
+        g->vzero     = st_cuda_kernel("st_glm_vzero");
+        g->dd        = st_glm_gpu_put(NULL, rbytes, &ok);
+        g->hv        = st_glm_gpu_put(NULL, vbytes, &ok);
+        if (g->hv_kernel == NULL || g->vzero == NULL || !ok) {
+            g->hv_kernel = NULL;
+            st_error("GPU %d: no Hessian-vector kernel, or no memory for its %.1f MB",
+                     g->device, (double)(rbytes + vbytes) / 1e6);
+            return -1;
+        }
+        g->pin_hv[0] = (st_cuda_host_register((void *)dd, rbytes) == 0) ? (void *)dd : NULL;
+        g->pin_hv[1] = (st_cuda_host_register((void *)v, vbytes) == 0) ? (void *)v : NULL;
+        g->pin_hv[2] = (st_cuda_host_register(hv, vbytes) == 0) ? hv : NULL;
+        dd_changed   = 1;
+    }
+    a.row0 = 0;
+    a.dd   = g->dd;
+    a.hv   = g->hv;
+    a.n    = g->d_all;   /* st_glm_vzero: the product's entries */
+    /* every copy on the kernels' stream: ordered with them whether or not the host's
+       arrays could be pinned (a synchronous copy from pageable memory may return
+       before its data reach the GPU, and the stream does not wait for it) */
+    if ((dd_changed && g->n > 0 && st_cuda_copy_async(g->dd, dd, rbytes, g->stream[0]) != 0) ||
+        st_cuda_copy_async(a.u, v, vbytes, g->stream[0]) != 0 ||
+        st_cuda_launch(g->vzero, (unsigned)ST_MAX(ST_MIN((g->d_all + 255) / 256, 65535), 1),
+                       256, &a, g->stream[0]) != 0) {
+        return -1;
+    }
+    a.n = g->n;
+    if ((g->n > 0 && st_cuda_launch(g->hv_kernel, st_glm_gpu_row_grid(g->n),
+                                    ST_GLM_GPU_WARP_BLOCK, &a, g->stream[0]) != 0) ||
+        st_cuda_copy_async(hv, g->hv, vbytes, g->stream[0]) != 0 ||
+        st_cuda_stream_sync(g->stream[0]) != 0) {
+        return -1;
+    }
+    return 0;
+}
+
 int st_glm_gpu_margins(st_glm_gpu_t *g, const double *w, double *z)
 {
     st_glm_epoch_args_t a = g->a;
@@ -692,11 +761,9 @@ int st_glm_gpu_margins(st_glm_gpu_t *g, const double *w, double *z)
     a.row0 = 0;
     a.n    = g->n;
     a.z    = g->z;
-    grid   = (unsigned)ST_MIN((g->n + ST_GLM_GPU_WARP_BLOCK / 32 - 1) /
-                                  (ST_GLM_GPU_WARP_BLOCK / 32),
-                              (int64_t)1 << 20);
+    grid   = st_glm_gpu_row_grid(g->n);
     if (st_cuda_copy(a.u, w, (size_t)g->d_all * sizeof(double), NULL) != 0 ||
-        (g->n > 0 && (st_cuda_launch(g->margins, ST_MAX(grid, 1u), ST_GLM_GPU_WARP_BLOCK, &a,
+        (g->n > 0 && (st_cuda_launch(g->margins, grid, ST_GLM_GPU_WARP_BLOCK, &a,
                                      g->stream[0]) != 0 ||
                       st_cuda_stream_sync(g->stream[0]) != 0 ||
                       st_cuda_copy(z, g->z, (size_t)g->n * sizeof(double), NULL) != 0))) {

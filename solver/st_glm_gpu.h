@@ -71,4 +71,16 @@ int st_glm_gpu_margins(st_glm_gpu_t *gpu, const double *w, double *z);
 /* Whether st_glm_gpu_margins computes them (else it returns 1). */
 int st_glm_gpu_has_margins(const st_glm_gpu_t *gpu);
 
+/*
+ * Method newton's Hessian-vector pass on the GPU: @a hv = sum_i @a dd[i] (x_i . @a v)
+ * x_i over the rank's rows (bias as in st_glm_gpu_open; @a d_all entries), with the
+ * rows in GPU memory (not streaming). @a dd (the rows' D_ii) is copied when
+ * @a dd_changed (and at the first call). @a dd, @a v and @a hv are the same arrays at
+ * every call (pinned at the first). The atomics' order of the sums is the GPU's.
+ * @return 0, 1 (streaming: the caller computes it), or -1 (a CUDA call failed;
+ * logged).
+ */
+int st_glm_gpu_hv(st_glm_gpu_t *gpu, const double *dd, int dd_changed, const double *v,
+                  double *hv);
+
 #endif /* ST_GLM_GPU_H */

@@ -32,9 +32,11 @@
 #include "config.h"
 
 #include "st_glm.h"
+#include "st_glm_gpu.h"
 #include "st_glm_order.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +78,9 @@ struct st_glm_newton {
     st_glm_newton_part_t *parts;
     double               *sum;     /* 2 d_all + 2, summed over threads and ranks */
     st_glm_round_ctx_t   *ctx;
+    st_glm_gpu_t         *gpu;     /* --gpu: the Hessian-vector passes (and, 32-bit
+                                      data, X v) run there */
+    int                   dd_changed;   /* D recomputed since the GPU's copy */
 };
 
 static void st_glm_newton_grad(st_glm_newton_part_t *p)
@@ -183,10 +188,30 @@ static void *st_glm_newton_pass(void *arg)
  * into nt->sum, then over the ranks (collective). */
 static void st_glm_newton_run(st_glm_newton_t *nt, st_glm_newton_op_t op, int64_t count)
 {
+    int rc = 1;
+
     nt->op = op;
-    st_glm_run_parts(st_glm_newton_pass, nt->parts, sizeof(*nt->parts), nt->nparts);
+    if (nt->gpu != NULL && op == ST_GLM_NEWTON_HV) {
+        rc = st_glm_gpu_hv(nt->gpu, nt->dd, nt->dd_changed, nt->v, nt->parts[0].out);
+        nt->dd_changed = 0;
+    } else if (nt->gpu != NULL && op == ST_GLM_NEWTON_XV && nt->data->prec == 32) {
+        /* (64-bit data: the GPU's float copy would move the kept margins off X w) */
+        rc = st_glm_gpu_margins(nt->gpu, nt->v, nt->xs);
+    }
+    if (rc < 0) {   /* as the GPU's coordinate descent: a GPU failing mid-run ends the job */
+        fprintf(stderr, "strata_glm: rank %d: the GPU's Newton pass failed (above); ending "
+                "the job\n", nt->ctx->rank);
+        if (nt->ctx->comm != MPI_COMM_NULL) {
+            MPI_Abort(nt->ctx->comm, 1);
+        }
+        exit(1);
+    }
+    if (rc != 0) {
+        st_glm_run_parts(st_glm_newton_pass, nt->parts, sizeof(*nt->parts), nt->nparts);
+    }
     if (count > 0) {
-        st_glm_sum_parts(nt->ctx, nt->sum, count, nt->nparts, 2 * nt->d_all + 2);
+        st_glm_sum_parts(nt->ctx, nt->sum, count, rc == 0 ? 1 : nt->nparts,
+                         2 * nt->d_all + 2);
     }
 }
 
@@ -200,6 +225,7 @@ static void st_glm_newton_point(st_glm_newton_t *nt, const double *w, double t, 
 
     nt->t = t;
     st_glm_newton_run(nt, ST_GLM_NEWTON_GRAD, 2 * d_all + 2);
+    nt->dd_changed = 1;
     for (j = 0; j < d_all; j++) {
         h    = nt->lambda + nt->sum[d_all + 2 + j] / n;
         m[j] = (1 - ST_GLM_NEWTON_PRECOND) * nt->lambda + ST_GLM_NEWTON_PRECOND * h;
@@ -283,6 +309,45 @@ static int64_t st_glm_newton_cols(const st_glm_data_t *data, MPI_Comm comm)
     return cols;
 }
 
+/* --gpu: the rank's rows (in the order the method uses) go to its GPU, which then
+ * runs the Hessian-vector passes (collective; every rank agrees). @return 0, or -1
+ * with @a msg. nt->xs serves as scratch for the rows' norms. */
+static int st_glm_newton_gpu_open(st_glm_newton_t *nt, const st_glm_model_t *loss,
+                                  const strata_glm_param_t *param, MPI_Comm comm, char *msg,
+                                  size_t msg_len)
+{
+    const st_glm_data_t *data = nt->data;
+    int64_t i;
+    int ok;
+
+    st_glm_data_row_sqnorms(data, nt->xs);
+    for (i = 0; i < data->n_rows; i++) {
+        nt->xs[i] += (nt->bias > 0) ? nt->bias * nt->bias : 0;
+    }
+    /* (one row in flight: the coordinate descent's curvature bounds are not needed) */
+    ok = (st_glm_gpu_open(data, nt->c, nt->xs, st_glm_model_step(loss), nt->bias, nt->d,
+                          nt->d_all, param->gpu_mem, 1, param->threads, comm, &nt->gpu, msg,
+                          msg_len) == 0);
+    if (ok && st_glm_gpu_chunk_bytes(nt->gpu) > 0) {
+        st_glm_msg(msg, msg_len, "--gpu --method newton: this rank's rows do not fit in its "
+                   "GPU's memory (or --gpu-mem), and the Newton method does not stream them "
+                   "(use more ranks, or --method cd)");
+        ok = 0;
+    }
+    if (!st_glm_agree(comm, ok)) {
+        if (ok) {
+            st_glm_msg(msg, msg_len, "--gpu: the GPU could not start on another rank");
+        }
+        st_glm_gpu_close(nt->gpu);
+        nt->gpu = NULL;
+        return -1;
+    }
+    for (i = 0; i < data->n_rows; i++) {
+        nt->xs[i] = 0;
+    }
+    return 0;
+}
+
 strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm_problem_t *prob,
                                     const strata_glm_param_t *param, MPI_Comm comm, char *msg,
                                     size_t msg_len, strata_glm_model_t *model)
@@ -362,11 +427,25 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     for (j = 0; j < d_all; j++) {
         w[j] = 0;
     }
+    if (param->gpu && st_glm_newton_gpu_open(&nt, loss, param, comm, msg, msg_len) != 0) {
+        free(nt.parts);
+        free(rows);
+        free(mem);
+        st_glm_order_free(&order);
+        return STRATA_ERR_UNSUPPORTED;
+    }
 
     if (param->verbose && ctx.rank == 0) {
+        char on[96] = "";
+
+        if (nt.gpu != NULL) {
+            snprintf(on, sizeof(on), ", its Hessian-vector passes on GPU %d%s",
+                     st_glm_gpu_device(nt.gpu),
+                     st_glm_gpu_sharers(nt.gpu) > 1 ? " (shared by this host's ranks)" : "");
+        }
         st_glm_print("Newton on the primal (preconditioned CG, line search), %d thread(s) "
-                     "per rank, %lld of the %lld columns held\n", nt.nparts, (long long)d,
-                     (long long)data->n_cols);
+                     "per rank, %lld of the %lld columns held%s\n", nt.nparts, (long long)d,
+                     (long long)data->n_cols, on);
     }
     ctx.t_start = st_glm_now();
     st_glm_newton_point(&nt, w, 0.0, g, pre, &f, &obj);
@@ -422,6 +501,7 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     }
     st_glm_order_gather(&order, wfull, model->w, full_all);
     model->info = ctx.info;
+    st_glm_gpu_close(nt.gpu);
     free(nt.parts);
     free(rows);
     free(mem);

@@ -207,9 +207,20 @@ static const char *st_glm_primal_refusal(const st_glm_model_t *loss,
                  "ridge)", name);
         return why;
     }
-    if (param->checkpoint_every > 0 || param->resume || param->hierarchical || param->gpu) {
-        snprintf(why, sizeof(why), "method %s has no checkpoints, hierarchical schedule or "
-                 "GPU solver", name);
+    if (param->checkpoint_every > 0 || param->resume || param->hierarchical) {
+        snprintf(why, sizeof(why), "method %s has no checkpoints or hierarchical schedule",
+                 name);
+        return why;
+    }
+    /* --gpu: newton's passes run there; auto stays with the GPU's coordinate descent */
+    if (param->gpu && strcmp(name, "newton") != 0) {
+        snprintf(why, sizeof(why), "method %s has no GPU solver (--gpu: method cd or newton)",
+                 name);
+        return why;
+    }
+    if (param->gpu && param->gpu_rows > 0) {
+        snprintf(why, sizeof(why), "gpu_rows applies to the GPU's coordinate descent "
+                 "(method cd), not to method %s", name);
         return why;
     }
     return NULL;

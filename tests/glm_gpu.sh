@@ -262,6 +262,56 @@ contains "too little GPU memory named" "not enough for its 1500 rows' own arrays
 expect 2 "bad --gpu-mem" tools/strata-train --gpu --gpu-mem 12X "$dir/c32.bin" "$dir/m"
 contains "bad --gpu-mem named" "gpu-mem"
 
+# method newton with --gpu: its Hessian-vector passes (and, for 32-bit data, X s)
+# on the GPU. The stand-in sums each row in the CPU's order, so without a bias the
+# model is the CPU run's byte for byte (1 and 2 ranks; the squared hinge's rows with
+# D = 0); with a bias the GPU's X s adds the bias last (the last bits differ) and
+# host threads split the CPU's sums: the same optimum; 64-bit data (float on the
+# GPU for H v, X s on the host): the same optimum
+same_newton() {
+    what=$1 np=$2
+    shift 2
+    expect 0 "newton, $what (CPU)" $ST_MPIRUN -np "$np" tools/strata-train -q \
+        --method newton "$@" "$dir/cpu.model"
+    expect 0 "newton, $what (GPU)" gpu_mpirun -np "$np" $train --gpu --method newton "$@" \
+        "$dir/gpu.model"
+    contains "newton, $what: the GPU ran the passes" "its Hessian-vector passes on GPU 0"
+    cmp -s "$dir/cpu.model" "$dir/gpu.model" ||
+        { echo "FAIL: newton, $what: the GPU run's model differs from the CPU run's"; fail=1; }
+}
+same_newton "logistic, 1 rank" 1 -s logistic -l 1e-4 -e 1e-6 -r 50 "$dir/c32.bin"
+same_newton "sqsvm, 2 ranks" 2 -s sqsvm -l 1e-3 -e 1e-6 -r 50 "$dir/c32.bin"
+same_newton "ridge, 2 ranks" 2 -s ridge -l 1e-3 -e 1e-6 -r 50 "$dir/r32.bin"
+near_newton() {
+    what=$1 np=$2 tol=$3
+    shift 3
+    expect 0 "newton, $what (CPU)" $ST_MPIRUN -np "$np" tools/strata-train -q \
+        --method newton "$@" "$dir/m-cpu"
+    p_cpu=$(converged_primal)
+    expect 0 "newton, $what (GPU)" gpu_mpirun -np "$np" $train --gpu --method newton "$@" \
+        "$dir/m-gpu"
+    contains "newton, $what: the GPU ran the passes" "its Hessian-vector passes on GPU 0"
+    p_gpu=$(converged_primal)
+    near "newton, $what: primal on the GPU against the CPU's" "$p_gpu" "$p_cpu" "$tol"
+}
+near_newton "logistic, bias, 2 ranks" 2 1e-9 -s logistic -l 1e-4 -e 1e-10 -r 50 -B 1 \
+    "$dir/c32.bin"
+near_newton "logistic, 2 host threads" 1 1e-9 -s logistic -l 1e-4 -e 1e-10 -r 50 -t 2 \
+    "$dir/c32.bin"
+near_newton "logistic, 64-bit data" 2 1e-9 -s logistic -l 1e-3 -e 1e-10 -r 50 "$dir/c64.svm"
+expect 1 "newton, the GPU's pass failing" gpu_mpirun -np 1 \
+    -x FAKE_CUDA_FAIL_KERNEL=st_glm_newton_hv $train -q --gpu --method newton -l 1e-3 \
+    "$dir/c32.bin" "$dir/m"
+contains "newton, the GPU's pass failing, said" "the GPU's Newton pass failed"
+expect 1 "newton, rows beyond the GPU's memory" gpu_mpirun -np 2 \
+    $train -q --gpu --method newton --gpu-mem 150000 -l 1e-3 "$dir/c32.bin" "$dir/m"
+contains "newton, rows beyond the GPU's memory, said" "does not stream them"
+expect 2 "newton, --gpu-rows" tools/strata-train --gpu --method newton --gpu-rows 8 \
+    "$dir/c32.bin" "$dir/m"
+contains "newton, --gpu-rows, said" "gpu_rows applies to the GPU's coordinate descent"
+expect 2 "lbfgs on the GPU" tools/strata-train --gpu --method lbfgs "$dir/c32.bin" "$dir/m"
+contains "lbfgs on the GPU, said" "method lbfgs has no GPU solver"
+
 # what --gpu cannot do, said
 if ! nvidia-smi -L >/dev/null 2>&1; then   # a machine without a GPU or its driver
     expect 1 "no driver" tools/strata-train --gpu "$dir/c32.bin" "$dir/m"

@@ -5,7 +5,9 @@
 #
 # Two data sets, lambda such that lambda x rows = 10 or 1:
 # A. Criteo-like (1M rows x 2^20 columns, float32, ~32M nonzeros; 13 dense
-#    features every row holds), logistic, lambda 1e-5: the CPU solver (1 rank x
+#    features every row holds), logistic, lambda 1e-5: first method newton on all
+#    cores against --gpu --method newton (its Hessian-vector passes on the GPU; 1
+#    and 2 ranks), to gap 1e-3, the optimum judged; then the CPU solver (1 rank x
 #    all cores, replicas and shared) and strata-train --gpu --gpu-rows GLM_GPU_ROWS
 #    (default 16: rows that share dense features allow few in flight) to relative
 #    gap 1e-3 in at most 300 rounds, the time and the gap each reached (on such
@@ -66,6 +68,11 @@ train() {  # NAME NP ARGS...: time and final line into $OUT/glm-NAME.log (data: 
          "$(tail -2 "$OUT/glm-$name.log" | head -1)"
     [ $r -eq 0 ] || rc=1
 }
+# method newton, its Hessian-vector passes on the GPU, against the CPU's newton on all
+# cores: first, the likeliest to meet the issue's 20x on data with dense features
+train cpu-newton-gap 1 -t "$ncpu" --method newton -l 1e-5 -e 1e-3 -r 300
+train gpu-newton-gap 1 --gpu -t "$ncpu" --method newton -l 1e-5 -e 1e-3 -r 300
+train gpu2-newton-gap 2 --gpu -t $((ncpu / 2)) --method newton -l 1e-5 -e 1e-3 -r 300
 train cpu-gap 1 -t "$ncpu" -l 1e-5 -e 1e-3 -r 300
 train cpu-shared-gap 1 -t "$ncpu" --thread-mode shared -l 1e-5 -e 1e-3 -r 300
 train gpu-gap 1 --gpu -t "$ncpu" --gpu-rows "$rows" -l 1e-5 -e 1e-3 -r 300
@@ -83,20 +90,28 @@ train sparse-gpu-epochs 1 --gpu -t "$ncpu" -s ridge -l 1e-6 -e 0 -r 5 -E 10 --ga
 GLM_MPIRUN_ARGS="${GLM_MPIRUN_ARGS:-} -x STRATA_GLM_GPU_KERNEL=block" \
     train sparse-gpu-block-epochs 1 --gpu -t "$ncpu" -s ridge -l 1e-6 -e 0 -r 5 -E 10 --gap-every 5
 
-# A: what each reached (not judged)
-for who in cpu-gap cpu-shared-gap gpu-gap gpu2-gap gpu-stream-gap; do
+# A: what each reached (not judged), and newton's optimum on the GPU (judged: the
+# same primal within 1e-3 relative)
+for who in cpu-newton-gap gpu-newton-gap gpu2-newton-gap cpu-gap cpu-shared-gap gpu-gap \
+    gpu2-gap gpu-stream-gap; do
     echo "A $who: $(grep -E '^(converged|stopped) after' "$OUT/glm-$who.log" 2>/dev/null)"
 done
+same_primal() {  # WHAT CPU_RUN GPU_RUN
+    local a b
+    a=$(sed -n 's/^converged after .*primal \([^,]*\),.*/\1/p' "$OUT/glm-$2.log")
+    b=$(sed -n 's/^converged after .*primal \([^,]*\),.*/\1/p' "$OUT/glm-$3.log")
+    if awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; if (d < 0) d = -d;
+            exit !(a != "" && b != "" && d <= 1e-3 * a) }'; then
+        echo "glm: $1: the GPU's optimum agrees with the CPU's: primal $b vs $a"
+    else
+        echo "glm: FAIL: $1: primal $b on the GPU, $a on the CPU"
+        rc=1
+    fi
+}
+same_primal "A, newton" cpu-newton-gap gpu-newton-gap
+same_primal "A, newton, 2 ranks on the GPU" cpu-newton-gap gpu2-newton-gap
 # B: the same optimum
-p_cpu=$(sed -n 's/^converged after .*primal \([^,]*\),.*/\1/p' "$OUT/glm-sparse-cpu-gap.log")
-p_gpu=$(sed -n 's/^converged after .*primal \([^,]*\),.*/\1/p' "$OUT/glm-sparse-gpu-gap.log")
-if awk -v a="$p_cpu" -v b="$p_gpu" 'BEGIN { d = a - b; if (d < 0) d = -d;
-        exit !(a != "" && b != "" && d <= 1e-3 * a) }'; then
-    echo "glm: B: the GPU solver's optimum agrees with the CPU's: primal $p_gpu vs $p_cpu"
-else
-    echo "glm: FAIL: B: primal $p_gpu on the GPU, $p_cpu on the CPU"
-    rc=1
-fi
+same_primal B sparse-cpu-gap sparse-gpu-gap
 # throughput: the training time of 50 epochs (the rounds' line)
 for who in cpu gpu gpu-stream sparse-cpu sparse-gpu sparse-gpu-block; do
     s=$(sed -n 's/^[a-z]* after .*relative [^)]*), \([0-9.]*\) s .*/\1/p' \
