@@ -154,18 +154,56 @@ void st_glm_primal_finish(const double *sum, const double *w, int64_t d_all, dou
     obj->radius = 0.0;
 }
 
-void st_glm_sum_parts(st_glm_round_ctx_t *ctx, double *sum, int64_t count, int nparts,
-                      int64_t stride)
+/* One thread's columns [lo, hi) of st_glm_sum_parts */
+typedef struct {
+    double *sum;
+    int64_t lo, hi, stride;
+    int nparts;
+} st_glm_sum_slice_t;
+
+static void *st_glm_sum_slice(void *arg)
 {
-    double t;
+    const st_glm_sum_slice_t *sl = arg;
+    double *sum = sl->sum;
     int64_t j;
     int k;
 
-    memcpy(sum, sum + stride, (size_t)count * sizeof(double));
-    for (k = 1; k < nparts; k++) {
-        for (j = 0; j < count; j++) {
-            sum[j] += sum[stride * (k + 1) + j];
+    memcpy(sum + sl->lo, sum + sl->stride + sl->lo, (size_t)(sl->hi - sl->lo) * sizeof(double));
+    for (k = 1; k < sl->nparts; k++) {
+        for (j = sl->lo; j < sl->hi; j++) {
+            sum[j] += sum[sl->stride * (k + 1) + j];
         }
+    }
+    return NULL;
+}
+
+void st_glm_sum_parts(st_glm_round_ctx_t *ctx, double *sum, int64_t count, int nparts,
+                      int64_t stride)
+{
+    st_glm_sum_slice_t one, *sl = &one;
+    double t;
+    int k, nsl = 1;
+
+    /* the parts' threads sum slices of the columns (a large d-vector from many threads
+     * is as much memory as a pass's), each element in part order: the same bits as
+     * one thread */
+    if (nparts > 1 && count >= ST_GLM_SUM_SLICE_MIN * 2) {
+        nsl = (int)ST_MIN((int64_t)nparts, count / ST_GLM_SUM_SLICE_MIN);
+        sl  = malloc((size_t)nsl * sizeof(*sl));
+        if (sl == NULL) {
+            sl  = &one;
+            nsl = 1;
+        }
+    }
+    for (k = 0; k < nsl; k++) {
+        sl[k].sum    = sum;
+        sl[k].stride = stride;
+        sl[k].nparts = nparts;
+        st_glm_block_range(count, nsl, k, &sl[k].lo, &sl[k].hi);
+    }
+    st_glm_run_parts(st_glm_sum_slice, sl, sizeof(*sl), nsl);
+    if (sl != &one) {
+        free(sl);
     }
     t = st_glm_now();
     st_glm_allreduce(ctx->comm, sum, count, MPI_DOUBLE, MPI_SUM);
