@@ -1687,8 +1687,9 @@ static int t_load(const char *path, int regression, int prec, const char *to_bin
                    d->format == ST_GLM_FORMAT_BIN ? "binary" : "svmlight");
         }
     }
-    /* --to-bin: the rows as read, written in the binary format (a converter for the
-     * shell tests; the tools have none) */
+    /* --to-bin: the rows as read, written in the binary format, labels of the kind
+     * read (the shell tests' converter: regression targets that are 0/1 stay targets,
+     * where strata-gen convert stores them as 0/1 classes) */
     if (to_bin != NULL && st_glm_data_write_bin(d, to_bin, t_comm, msg, sizeof(msg)) != ST_OK) {
         if (t_rank == 0) {
             fprintf(stderr, "test_data: %s\n", msg);
