@@ -126,7 +126,8 @@ st_status_t st_glm_data_read_svm(const char *path, const st_glm_data_opts_t *opt
  * values when it differs from the file's, opts->label_kind re-validates the labels
  * for that kind. A file of 0/1 classes (version 2's flag) sets zero_one when read
  * for classification; read as regression targets its labels are 1 and 0, as the
- * text's would be.
+ * text's would be. A file of regression targets read for classification is read as
+ * the text reader reads labels: -1/+1 or 0/1 (0 becomes -1, zero_one set), not both.
  */
 st_status_t st_glm_data_read_bin(const char *path, const st_glm_data_opts_t *opts,
                                  MPI_Comm comm, char *msg, size_t msg_len,

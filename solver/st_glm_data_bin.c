@@ -667,7 +667,9 @@ st_status_t st_glm_data_read_bin(const char *path, const st_glm_data_opts_t *opt
     st_glm_comm_t c;
     st_glm_err_t err;
     st_status_t status;
-    int fd = -1, rc, prec = 64, fsize;
+    int64_t first[2] = {INT64_MAX, INT64_MAX};   /* targets read as classes: the first
+                                                    row labelled 0, the first labelled -1 */
+    int fd = -1, rc, prec = 64, fsize, as_classes = 0;
 
     st_glm_err_init(&err);
     memset(&h, 0, sizeof(h));
@@ -719,6 +721,7 @@ st_status_t st_glm_data_read_bin(const char *path, const st_glm_data_opts_t *opt
     }
     prec  = o.prec == 0 ? (int)h.prec : o.prec;
     fsize = (int)h.prec / 8;
+    as_classes = h.label_kind == ST_GLM_LABEL_REAL && o.label_kind == ST_GLM_LABEL_CLASS;
     st_glm_block_range((int64_t)h.n_rows, c.size, c.rank, &lo, &hi);
     n = hi - lo;
     status = st_glm_data_alloc(n, 0, prec, &d);
@@ -802,7 +805,10 @@ st_status_t st_glm_data_read_bin(const char *path, const st_glm_data_opts_t *opt
     }
 
     /* 4. contents: what the checksums cannot vouch for (a file written by another tool);
-     * the classes of 0/1 data read as regression targets are 1 and 0, as from the text */
+     * the classes of 0/1 data read as regression targets are 1 and 0, as from the text,
+     * and regression targets read as classes are read as the text's labels: -1/+1 or
+     * 0/1 (0 becomes -1), not both. Keys: 2 x row for a row's error, 2 x row + 1 for
+     * mixed labels, so that on one row the row's error wins (as in the text reader). */
     for (i = 0; i < n && err.status == ST_OK; i++) {
         int64_t row = lo + i + 1;
         double y;
@@ -812,6 +818,19 @@ st_status_t st_glm_data_read_bin(const char *path, const st_glm_data_opts_t *opt
             d->y[i] = 0.0;
         }
         y = d->y[i];
+        if (as_classes && (y == 0.0 || y == -1.0)) {
+            if (y == 0.0) {
+                first[0] = ST_MIN(first[0], row);
+            } else {
+                first[1] = ST_MIN(first[1], row);
+            }
+            d->y[i] = -1.0;
+        } else if (as_classes && y != 1.0) {
+            st_glm_err_set(&err, ST_ERR_INVALID_PARAM, 2 * row, "%s: row %lld: label %g is "
+                           "not a class label (-1, +1, 0 or 1; the file holds regression "
+                           "targets)", path, (long long)row, y);
+            break;
+        }
 
         for (k = d->indptr[i]; k < d->indptr[i + 1]; k++) {
             uint32_t col = d->indices[k];
@@ -819,7 +838,7 @@ st_status_t st_glm_data_read_bin(const char *path, const st_glm_data_opts_t *opt
 
             if ((uint64_t)col >= h.n_cols || (uint64_t)col + 1 > o.max_index ||
                 (k > d->indptr[i] && col <= d->indices[k - 1])) {
-                st_glm_err_set(&err, ST_ERR_INVALID_PARAM, row, "%s: row %lld: column %llu "
+                st_glm_err_set(&err, ST_ERR_INVALID_PARAM, 2 * row, "%s: row %lld: column %llu "
                                "%s", path, (long long)row, (unsigned long long)col + 1,
                                (uint64_t)col >= h.n_cols ? "beyond the column count" :
                                (uint64_t)col + 1 > o.max_index ?
@@ -835,25 +854,40 @@ st_status_t st_glm_data_read_bin(const char *path, const st_glm_data_opts_t *opt
                 memcpy(&v, (char*)raw + 8 * k, 8);
             }
             if (!o.allow_nonfinite && !isfinite(v)) {
-                st_glm_err_set(&err, ST_ERR_INVALID_PARAM, row, "%s: row %lld: non-finite "
+                st_glm_err_set(&err, ST_ERR_INVALID_PARAM, 2 * row, "%s: row %lld: non-finite "
                                "value for column %llu (not allowed)", path, (long long)row,
                                (unsigned long long)col + 1);
                 break;
             }
             /* as the text reader: a finite value must stay finite in the precision asked */
             if (prec == 32 && isfinite(v) && isinf((float)v)) {
-                st_glm_err_set(&err, ST_ERR_INVALID_PARAM, row, "%s: row %lld: value %g for "
+                st_glm_err_set(&err, ST_ERR_INVALID_PARAM, 2 * row, "%s: row %lld: value %g for "
                                "column %llu overflows 32-bit floating point", path,
                                (long long)row, v, (unsigned long long)col + 1);
                 break;
             }
         }
         if (!isfinite(y) ||
-            (o.label_kind == ST_GLM_LABEL_CLASS && y != 1.0 && y != -1.0)) {
-            st_glm_err_set(&err, ST_ERR_INVALID_PARAM, row, "%s: row %lld: label %g is not %s",
-                           path, (long long)row, y, o.label_kind == ST_GLM_LABEL_CLASS ?
-                           "-1 or +1" : "finite");
+            (o.label_kind == ST_GLM_LABEL_CLASS && !as_classes && y != 1.0 && y != -1.0)) {
+            st_glm_err_set(&err, ST_ERR_INVALID_PARAM, 2 * row, "%s: row %lld: label %g is "
+                           "not %s", path, (long long)row, y,
+                           o.label_kind == ST_GLM_LABEL_CLASS ? "-1 or +1" : "finite");
         }
+    }
+    /* the first 0 and the first -1 over the ranks (rows past a rank's error are not
+     * looked at: a mix there would come after that error) */
+    if (as_classes && c.comm != MPI_COMM_NULL) {
+        ST_MPI_CALL_GOTO(MPI_Allreduce(MPI_IN_PLACE, first, 2, MPI_INT64_T, MPI_MIN,
+                                       c.comm), err_mpi, status);
+    }
+    if (first[0] != INT64_MAX && first[1] != INT64_MAX) {
+        int64_t row = ST_MAX(first[0], first[1]);
+
+        st_glm_err_set(&err, ST_ERR_INVALID_PARAM, 2 * row + 1, "%s: row %lld: label %s after "
+                       "label %s in row %lld: class labels are either -1/+1 or 0/1, not both",
+                       path, (long long)row, first[0] > first[1] ? "0" : "-1",
+                       first[0] > first[1] ? "-1" : "0",
+                       (long long)ST_MIN(first[0], first[1]));
     }
     if (st_glm_err_agree(&c, &err) != ST_OK) {
         goto out;
@@ -899,7 +933,8 @@ st_status_t st_glm_data_read_bin(const char *path, const st_glm_data_opts_t *opt
     d->nnz_global    = (int64_t)h.nnz;
     d->n_cols        = ST_MAX((int64_t)h.n_cols, o.n_features);
     d->label_kind    = o.label_kind;
-    d->zero_one      = o.label_kind == ST_GLM_LABEL_CLASS && (h.flags & ST_GLM_BIN_ZERO_ONE);
+    d->zero_one      = o.label_kind == ST_GLM_LABEL_CLASS &&
+                       ((h.flags & ST_GLM_BIN_ZERO_ONE) || first[0] != INT64_MAX);
     d->format        = ST_GLM_FORMAT_BIN;
     *data_p = d;
     d = NULL;

@@ -18,7 +18,8 @@
  * 5. Binary: write and read back at every rank count, the bytes equal those of a
  *    serial write and of a writer written here from the format's description,
  *    precision conversion, 0/1 classes (version 2's flag: zero_one read back, 1 and 0
- *    as regression targets, as from the text), and damaged files (bit flips in every
+ *    as regression targets, as from the text; regression targets read as classes as
+ *    the text's labels are, 0/1 or -1/+1, not both), and damaged files (bit flips in every
  *    section, the header, truncation, bad magic, version, unknown flags, trailing
  *    bytes) refused by name; ranks reading different headers, or writing rows that
  *    disagree about 0/1, get one error.
@@ -1483,6 +1484,47 @@ static void t_binary(void)
         t_damage(p, len, 0, 0, len, "binary format version 3; this build reads versions 1 "
                  "to 2", ST_ERR_UNSUPPORTED, "version 3 with a flag");
         free(p);
+
+        /* regression targets read as classes are read as the text's labels: 0/1 (0 as
+         * -1, zero_one set) or -1/+1, not both, at the row where the second kind comes
+         * (on another rank than the first at 2 and 3 ranks), unless that row has an
+         * error of its own; other values refused by row (before: every 0 refused as
+         * "not -1 or +1", where the text's 0 is read) */
+        f.y[0] = 1.0;
+        f.y[1] = 0.0;
+        p = t_fmt_write(&f, 64, ST_GLM_LABEL_REAL, 0, &len);
+        t_read_small(p, len, ST_GLM_LABEL_CLASS, 1, 1.0, -1.0, "targets 1 0 as classes");
+        t_read_small(p, len, ST_GLM_LABEL_REAL, 0, 1.0, 0.0, "targets 1 0");
+        free(p);
+        f.y[0] = -1.0;
+        f.y[1] = 1.0;
+        p = t_fmt_write(&f, 32, ST_GLM_LABEL_REAL, 0, &len);
+        t_read_small(p, len, ST_GLM_LABEL_CLASS, 0, -1.0, 1.0, "targets -1 1 as classes");
+        free(p);
+        f.y[0] = -0.0;   /* a zero, as "-0" in the text */
+        p = t_fmt_write(&f, 64, ST_GLM_LABEL_REAL, 0, &len);
+        t_read_small(p, len, ST_GLM_LABEL_CLASS, 1, -1.0, 1.0, "targets -0 1 as classes");
+        free(p);
+        f.y[0] = 0.0;
+        f.y[1] = -1.0;
+        p = t_fmt_write(&f, 64, ST_GLM_LABEL_REAL, 0, &len);
+        t_damage(p, len, 0, 0, len, "row 2: label -1 after label 0 in row 1: class labels "
+                 "are either -1/+1 or 0/1, not both", ST_ERR_INVALID_PARAM, "targets 0 -1");
+        t_read_small(p, len, ST_GLM_LABEL_REAL, 0, 0.0, -1.0, "targets 0 -1");
+        free(p);
+        f.idx[2] = 7;    /* row 2: column 8 beyond the 5 columns */
+        p = t_fmt_write(&f, 64, ST_GLM_LABEL_REAL, 0, &len);
+        t_damage(p, len, 0, 0, len, "row 2: column 8 beyond the column count",
+                 ST_ERR_INVALID_PARAM, "targets 0 -1, the row's error first");
+        free(p);
+        f.idx[2] = 2;
+        f.y[0] = 1.0;
+        f.y[1] = 0.5;
+        p = t_fmt_write(&f, 64, ST_GLM_LABEL_REAL, 0, &len);
+        t_damage(p, len, 0, 0, len, "row 2: label 0.5 is not a class label (-1, +1, 0 or 1; "
+                 "the file holds regression targets)", ST_ERR_INVALID_PARAM,
+                 "target 0.5 as a class");
+        free(p);
         t_full_free(&f);
     }
 
@@ -1645,8 +1687,9 @@ static int t_load(const char *path, int regression, int prec, const char *to_bin
                    d->format == ST_GLM_FORMAT_BIN ? "binary" : "svmlight");
         }
     }
-    /* --to-bin: the rows as read, written in the binary format (a converter for the
-     * shell tests; the tools have none) */
+    /* --to-bin: the rows as read, written in the binary format, labels of the kind
+     * read (the shell tests' converter: regression targets that are 0/1 stay targets,
+     * where strata-gen convert stores them as 0/1 classes) */
     if (to_bin != NULL && st_glm_data_write_bin(d, to_bin, t_comm, msg, sizeof(msg)) != ST_OK) {
         if (t_rank == 0) {
             fprintf(stderr, "test_data: %s\n", msg);

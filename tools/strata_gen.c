@@ -19,6 +19,13 @@
  * what the text reader would read from that text (the same parser, the same
  * precision), so both formats load to the same dataset.
  *
+ * convert (not synthetic): reads a dataset in either format, its labels as real
+ * targets so that each is kept as it is, and writes it in the other format (or -f's).
+ * Text is written with the shortest decimals that read back bit for bit; binary
+ * labels are stored as classes where they are all -1/+1 or all 0/1 (0/1: version 2's
+ * flag), as regression targets otherwise: every reader reads both back as it reads
+ * the text (solver/README.md, "Binary CSR format").
+ *
  * Zipf sampling: rejection-inversion (W. Hormann, G. Derflinger, "Rejection-
  * inversion to generate variates from monotone discrete distributions", ACM
  * TOMACS 6(3), 1996): O(1) per draw whatever the vocabulary size.
@@ -58,10 +65,11 @@ enum {
 typedef enum {
     GEN_CRITEO = 0,
     GEN_DENSE,
-    GEN_REGRESSION
+    GEN_REGRESSION,
+    GEN_CONVERT      /* not synthetic: a dataset from one format to the other */
 } gen_kind_t;
 
-static const char *const gen_kind_names[] = {"criteo", "dense", "regression"};
+static const char *const gen_kind_names[] = {"criteo", "dense", "regression", "convert"};
 
 /* ---- Criteo-like fields ---- */
 
@@ -224,6 +232,7 @@ typedef struct {
     uint64_t    seed;
     int64_t     test_rows;
     const char *test_out;
+    const char *in;      /* convert: the input */
     const char *out;
     int         bin;
     int         prec;
@@ -233,6 +242,7 @@ typedef struct {
     double      density;
     int         quiet;
     int         given_prec, given_click, given_zipf, given_noise, given_density, given_test_rows;
+    int         given_format;
 } gen_opts_t;
 
 enum {
@@ -266,12 +276,18 @@ static void gen_usage(FILE *f)
 {
     fprintf(f,
             "Usage: " GEN_NAME " KIND [OPTION]... [OUTPUT]\n"
-            "Writes a synthetic dataset, the same bytes for the same options and seed.\n"
+            "       " GEN_NAME " convert [-f FMT] [-p P] [-q] INPUT [OUTPUT]\n"
+            "Writes a synthetic dataset, the same bytes for the same options and seed; or\n"
+            "converts a dataset between the svmlight text and the binary CSR format.\n"
             "KIND:\n"
             "  criteo      Criteo-like click logs: 13 log1p counts + 26 hashed categorical\n"
             "              fields, labels from a planted logistic model\n"
             "  dense       dense classification, planted linear model, label noise\n"
             "  regression  dense or sparse regression, planted model, Gaussian noise\n"
+            "  convert     read INPUT (svm text or bin, told apart as strata-train does)\n"
+            "              and write it to OUTPUT in the other format (or -f's): the same\n"
+            "              rows, indices, values (64 bits: bit for bit) and labels, -1/+1\n"
+            "              or 0/1 classes or real targets; takes -o, -f, -p and -q only\n"
             "Options:\n"
             "  -o, --output FILE     output file ('-': standard output, svm format only);\n"
             "                        or give it as the last argument\n"
@@ -280,8 +296,11 @@ static void gen_usage(FILE *f)
             "                        dense: default 100, at most %d; regression: default\n"
             "                        100, at most %d)\n"
             "  -s, --seed S          seed, 0 to 2^64-1 (default 1)\n"
-            "  -f, --format FMT      svm (svmlight text, default) or bin (Strata binary CSR)\n"
-            "  -p, --prec P          bin values in 32 or 64 bits (default 64)\n"
+            "  -f, --format FMT      svm (svmlight text, default) or bin (Strata binary CSR);\n"
+            "                        convert: default the format INPUT is not in\n"
+            "  -p, --prec P          bin values in 32 or 64 bits (default 64; convert: 64 from\n"
+            "                        text, the input's from bin); 32 rounds every value to\n"
+            "                        the nearest float\n"
             "      --test-rows N     also write N held-out rows from the same model ...\n"
             "      --test-out FILE   ... to FILE (same format)\n"
             "      --click-rate R    criteo: fraction of clicks, 0 < R < 1 (default 0.03)\n"
@@ -293,7 +312,8 @@ static void gen_usage(FILE *f)
             "                        (default 1)\n"
             "  -q, --quiet           no summary on standard output\n"
             "  -h, --help            this message\n"
-            "Exit status: 0 ok, 1 a run-time error (I/O), 2 bad usage.\n",
+            "Exit status: 0 ok, 1 a run-time error (I/O; convert: bad input data too),\n"
+            "2 bad usage.\n",
             GEN_CRITEO_MIN, GEN_MAX_COLS, GEN_DENSE_MAX, GEN_MAX_COLS);
 }
 
@@ -367,7 +387,7 @@ static void gen_parse_opts(int argc, char **argv, gen_opts_t *o)
 
     memset(o, 0, sizeof(*o));
     if (argc < 2) {
-        gen_usage_error("missing the dataset kind (criteo, dense or regression)");
+        gen_usage_error("missing the dataset kind (criteo, dense, regression or convert)");
     }
     if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
         gen_usage(stdout);
@@ -379,7 +399,8 @@ static void gen_parse_opts(int argc, char **argv, gen_opts_t *o)
         }
     }
     if (k == (int)(sizeof(gen_kind_names) / sizeof(gen_kind_names[0]))) {
-        gen_usage_error("unknown dataset kind '%s' (criteo, dense or regression)", argv[1]);
+        gen_usage_error("unknown dataset kind '%s' (criteo, dense, regression or convert)",
+                        argv[1]);
     }
     o->kind       = (gen_kind_t)k;
     o->rows       = 100000;
@@ -396,6 +417,12 @@ static void gen_parse_opts(int argc, char **argv, gen_opts_t *o)
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":n:d:s:o:f:p:qh", gen_long_opts, NULL)) != -1) {
+        /* an option that would do nothing is a mistake to report, not to ignore */
+        if (o->kind == GEN_CONVERT && c != 'o' && c != 'f' && c != 'p' && c != 'q' &&
+            c != 'h' && c != ':' && c != '?') {
+            gen_usage_error("%s does nothing with convert (it is for the synthetic kinds: "
+                            "criteo, dense, regression)", gen_opt_name(c, name, sizeof(name)));
+        }
         switch (c) {
         case 'n':
             o->rows = gen_parse_int(c, optarg, 1, INT64_C(1) << 40);
@@ -424,6 +451,7 @@ static void gen_parse_opts(int argc, char **argv, gen_opts_t *o)
                 gen_usage_error("%s: expected svm or bin, got '%s'",
                                 gen_opt_name(c, name, sizeof(name)), optarg);
             }
+            o->given_format = 1;
             break;
         case 'p':
             o->prec = (int)gen_parse_int(c, optarg, 32, 64);
@@ -482,6 +510,16 @@ static void gen_parse_opts(int argc, char **argv, gen_opts_t *o)
             gen_usage_error("unknown option '%s'", argv[optind - 1]);
         }
     }
+    if (o->kind == GEN_CONVERT) {
+        if (optind >= argc) {
+            gen_usage_error("convert: no input file");
+        }
+        o->in = argv[optind++];
+        if (!strcmp(o->in, "-")) {
+            gen_usage_error("convert: the input cannot be standard input (the readers map "
+                            "the file): give a file");
+        }
+    }
     if (optind < argc) {
         if (o->out != NULL || optind + 1 < argc) {
             gen_usage_error("one output file, please (extra argument '%s')",
@@ -491,6 +529,13 @@ static void gen_parse_opts(int argc, char **argv, gen_opts_t *o)
     }
     if (o->out == NULL) {
         gen_usage_error("no output file (-o FILE)");
+    }
+    if (o->kind == GEN_CONVERT) {
+        if (strcmp(o->out, "-") != 0 && st_tool_same_file(o->in, o->out)) {
+            gen_usage_error("convert: the output file %s is the input file %s: it would be "
+                            "overwritten", o->out, o->in);
+        }
+        return;   /* the rest once the input's format is known (gen_convert_check) */
     }
     if (o->bin && !strcmp(o->out, "-")) {
         gen_usage_error("--format bin cannot go to standard output");
@@ -1082,6 +1127,196 @@ static void gen_report(const gen_opts_t *o, const char *what, const char *path,
     }
 }
 
+/* ---- convert: a dataset from one format to the other ---- */
+
+/* The binary format's magic number (solver/README.md), as the loader tells formats apart. */
+#define GEN_BIN_MAGIC "STGLMCSR"
+
+/* Does @a path start with the binary format's magic? (Unreadable: no; the loader then
+ * says why.) */
+static int gen_is_bin(const char *path)
+{
+    char magic[8];
+    FILE *f = fopen(path, "rb");
+    int bin;
+
+    if (f == NULL) {
+        return 0;
+    }
+    bin = fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
+          memcmp(magic, GEN_BIN_MAGIC, sizeof(magic)) == 0;
+    fclose(f);
+    return bin;
+}
+
+/* The options that depend on the input's format: the output format (default: the
+ * other one) and its precision. */
+static void gen_convert_check(gen_opts_t *o, int in_bin)
+{
+    if (!o->given_format) {
+        o->bin = !in_bin;
+    }
+    if (o->bin && !strcmp(o->out, "-")) {
+        gen_usage_error("--format bin cannot go to standard output%s",
+                        o->given_format ? "" : " (bin: the default for a text input)");
+    }
+    if (o->given_prec && !o->bin) {
+        gen_usage_error("-p/--prec applies to --format bin only%s",
+                        o->given_format ? "" : " (svm: the default for a binary input)");
+    }
+}
+
+/*
+ * @a v as the shortest decimal that reads back as @a v, bit for bit (the readers
+ * round correctly): integers as such, else the fewest of 15, 16, 17 significant
+ * digits that do. A float's value (32-bit input) is written as the double it is, so
+ * it reads back the same at either precision. NUL-terminated; returns the end.
+ */
+static char *gen_real(char *p, double v)
+{
+    double back;
+    int digits, n = 0;
+
+    if (v == 0.0) {
+        return p + sprintf(p, signbit(v) ? "-0" : "0");
+    }
+    if (v == floor(v) && fabs(v) < 0x1p53) {
+        if (v < 0) {
+            *p++ = '-';
+        }
+        p = gen_utoa(p, (uint64_t)fabs(v));
+        *p = '\0';
+        return p;
+    }
+    for (digits = 15; digits <= 17; digits++) {
+        n = sprintf(p, "%.*g", digits, v);
+        if (st_glm_data_parse_real(p, (size_t)n, 64, &back) == ST_GLM_NUM_OK && back == v) {
+            break;
+        }
+    }
+    return p + n;
+}
+
+/* What the labels of @a d (read as targets) are: 0 all -1/+1, 1 all 0/1 (a "-0" is
+ * a target: it would read back as 0), 2 real targets. */
+static int gen_label_class(const st_glm_data_t *d)
+{
+    int pm = 1, zo = 1;
+    int64_t i;
+
+    for (i = 0; i < d->n_rows && (pm || zo); i++) {
+        double y = d->y[i];
+
+        pm = pm && (y == 1.0 || y == -1.0);
+        zo = zo && (y == 1.0 || (y == 0.0 && !signbit(y)));
+    }
+    return pm ? 0 : zo ? 1 : 2;
+}
+
+static const char *const gen_label_names[] = {
+    "classes -1/+1", "classes 0/1", "real targets"
+};
+
+/* The rows of @a d as svmlight text, through the text sink (written whole or not at all). */
+static void gen_convert_svm(const st_glm_data_t *d, const gen_opts_t *o)
+{
+    char ytext[40];
+    gen_sink_t s;
+    gen_row_t r;
+    int64_t i, k;
+
+    memset(&r, 0, sizeof(r));
+    gen_sink_open(&s, o->out, o);
+    for (i = 0; i < d->n_rows; i++) {
+        int64_t n = d->indptr[i + 1] - d->indptr[i];
+        char *p;
+
+        gen_row_reset(&r);
+        gen_row_reserve(&r, n);
+        p = r.text;
+        for (k = d->indptr[i]; k < d->indptr[i + 1]; k++) {
+            *p++ = ' ';
+            p = gen_utoa(p, (uint64_t)d->indices[k] + 1);
+            *p++ = ':';
+            p = gen_real(p, d->prec == 32 ? (double)d->val32[k] : d->val64[k]);
+        }
+        r.text_len = (size_t)(p - r.text);
+        r.n        = n;
+        gen_real(ytext, d->y[i]);
+        gen_sink_row(&s, ytext, d->y[i], &r);
+    }
+    gen_sink_close(&s, d->n_cols);
+    free(r.col);
+    free(r.val);
+    free(r.text);
+}
+
+/*
+ * Read o->in (either format; labels as targets, so that every label is kept as it
+ * is) and write it to o->out. Binary output stores the labels as classes where they
+ * are -1/+1 or 0/1 (0/1: version 2's flag), as targets otherwise; every reader reads
+ * them back as it reads the text's (solver/README.md, "Binary CSR format").
+ */
+static void gen_convert(gen_opts_t *o)
+{
+    char msg[ST_GLM_DATA_MSG_LEN];
+    struct timespec t0, t1;
+    st_glm_data_opts_t lo;
+    st_glm_data_t *d = NULL;
+    int in_bin, labels;
+    int64_t i, max_col = 0;
+
+    in_bin = gen_is_bin(o->in);
+    gen_convert_check(o, in_bin);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    st_glm_data_opts_init(&lo);
+    lo.label_kind = ST_GLM_LABEL_REAL;
+    /* text read once at the output's precision (a decimal rounded once to a float, as
+     * strata-train --prec 32 reads it); binary: the file's, or the one asked for */
+    lo.prec = o->bin && o->given_prec ? o->prec : in_bin ? 0 : 64;
+    if (st_glm_data_load(o->in, &lo, MPI_COMM_NULL, msg, sizeof(msg), &d) != ST_OK) {
+        gen_die("%s", msg);
+    }
+    o->prec = d->prec;
+    labels  = gen_label_class(d);
+    for (i = 0; i < d->n_rows; i++) {
+        if (d->indptr[i + 1] > d->indptr[i]) {
+            max_col = ST_MAX(max_col, (int64_t)d->indices[d->indptr[i + 1] - 1] + 1);
+        }
+    }
+    if (o->bin) {
+        if (labels < 2) {
+            d->label_kind = ST_GLM_LABEL_CLASS;
+            d->zero_one   = labels == 1;
+            for (i = 0; labels == 1 && i < d->n_rows; i++) {
+                d->y[i] = d->y[i] == 0.0 ? -1.0 : 1.0;
+            }
+        }
+        if (st_glm_data_write_bin(d, o->out, MPI_COMM_NULL, msg, sizeof(msg)) != ST_OK) {
+            gen_die("%s", msg);
+        }
+    } else {
+        gen_convert_svm(d, o);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (!o->quiet && strcmp(o->out, "-") != 0) {
+        printf(GEN_NAME " convert, %s to %s", in_bin ? "bin" : "svm", o->bin ? "bin" : "svm");
+        if (o->bin) {
+            printf(" (%d-bit values)", o->prec);
+        }
+        printf("\n  %s: %lld rows, %lld cols, %lld nnz (%.2f per row), %s\n", o->out,
+               (long long)d->n_rows, (long long)d->n_cols, (long long)d->nnz,
+               (double)d->nnz / (double)d->n_rows, gen_label_names[labels]);
+        if (!o->bin && max_col < d->n_cols) {
+            printf("  the text has no column count: read back, it has %lld columns (its "
+                   "largest index)\n", (long long)max_col);
+        }
+        printf("  time %.2f s\n", (double)(t1.tv_sec - t0.tv_sec) +
+               1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+    }
+    st_glm_data_free(d);
+}
+
 int main(int argc, char **argv)
 {
     struct timespec t0, t1;
@@ -1090,6 +1325,10 @@ int main(int argc, char **argv)
     gen_opts_t o;
 
     gen_parse_opts(argc, argv, &o);
+    if (o.kind == GEN_CONVERT) {
+        gen_convert(&o);
+        return 0;
+    }
     clock_gettime(CLOCK_MONOTONIC, &t0);
     gen_model_init(&m, &o);
     if (o.kind == GEN_CRITEO) {
