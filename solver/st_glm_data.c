@@ -16,9 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define ST_GLM_BIN_MAGIC     "STGLMCSR"
-#define ST_GLM_BIN_MAGIC_LEN 8
-
 void st_glm_data_opts_init(st_glm_data_opts_t *opts)
 {
     memset(opts, 0, sizeof(*opts));

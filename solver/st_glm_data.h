@@ -38,6 +38,9 @@
 
 /** Largest 1-based column index either format can hold (columns are uint32 inside). */
 #define ST_GLM_DATA_MAX_INDEX UINT32_MAX
+/* the binary format's first bytes (solver/README.md): how the loaders tell it from text */
+#define ST_GLM_BIN_MAGIC      "STGLMCSR"
+#define ST_GLM_BIN_MAGIC_LEN  8
 
 /** What the labels are. */
 typedef enum {

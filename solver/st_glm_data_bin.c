@@ -39,7 +39,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define ST_GLM_BIN_MAGIC     "STGLMCSR"
 #define ST_GLM_BIN_VERSION   2          /* the newest version read and written */
 #define ST_GLM_BIN_ZERO_ONE  0x1u       /* flag: the classes were named 1 and 0 */
 #define ST_GLM_BIN_FLAGS     ST_GLM_BIN_ZERO_ONE   /* the flags this build knows */

@@ -1129,14 +1129,11 @@ static void gen_report(const gen_opts_t *o, const char *what, const char *path,
 
 /* ---- convert: a dataset from one format to the other ---- */
 
-/* The binary format's magic number (solver/README.md), as the loader tells formats apart. */
-#define GEN_BIN_MAGIC "STGLMCSR"
-
 /* Does @a path start with the binary format's magic? (Unreadable: no; the loader then
  * says why.) */
 static int gen_is_bin(const char *path)
 {
-    char magic[8];
+    char magic[ST_GLM_BIN_MAGIC_LEN];
     FILE *f = fopen(path, "rb");
     int bin;
 
@@ -1144,7 +1141,7 @@ static int gen_is_bin(const char *path)
         return 0;
     }
     bin = fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
-          memcmp(magic, GEN_BIN_MAGIC, sizeof(magic)) == 0;
+          memcmp(magic, ST_GLM_BIN_MAGIC, sizeof(magic)) == 0;
     fclose(f);
     return bin;
 }
