@@ -306,6 +306,17 @@ contains "newton, the GPU's pass failing, said" "the GPU's Newton pass failed"
 expect 1 "newton, rows beyond the GPU's memory" gpu_mpirun -np 2 \
     $train -q --gpu --method newton --gpu-mem 150000 -l 1e-3 "$dir/c32.bin" "$dir/m"
 contains "newton, rows beyond the GPU's memory, said" "does not stream them"
+# --gpu-mem counts the Newton method's own GPU arrays too (the rows' D, the product:
+# 8 bytes a row and a column): on 1 rank the CSR and the per-row arrays take 940752
+# bytes, with them 997520; at one byte less the run is refused, not over the budget
+# (nor ended by a failed allocation at its first CG step on a full GPU)
+expect 1 "newton, the budget less its own arrays" gpu_mpirun -np 1 \
+    $train -q --gpu --method newton --gpu-mem 997519 -l 1e-3 -r 2 "$dir/c32.bin" "$dir/m"
+contains "newton, the budget less its own arrays, said" "does not stream them"
+expect 0 "newton, the budget with its own arrays" gpu_mpirun -np 1 \
+    $train --gpu --method newton --gpu-mem 997520 -l 1e-3 -r 2 "$dir/c32.bin" "$dir/m"
+contains "newton, the budget with its own arrays, on the GPU" \
+    "its Hessian-vector passes on GPU 0"
 expect 2 "newton, --gpu-rows" tools/strata-train --gpu --method newton --gpu-rows 8 \
     "$dir/c32.bin" "$dir/m"
 contains "newton, --gpu-rows, said" "gpu_rows applies to the GPU's coordinate descent"
