@@ -93,7 +93,9 @@ enum {
         preconditioned with the Hessian's diagonal (a pass over the rows and an
         allreduce of a d-vector per CG step), then a line search; LIBLINEAR's -s 0
         method, on every thread and rank. Fast where SDCA is slow: small lambda n.
-        Same restrictions as _LBFGS. */
+        No checkpoints or hierarchical schedule; with gpu, its Hessian-vector passes
+        run on the GPU (strata_glm_param_t.gpu; gpu_rows refused). gap_every,
+        local_epochs and thread_mode do not apply. */
     STRATA_GLM_METHOD_NEWTON = 3
 };
 
@@ -188,7 +190,10 @@ typedef struct {
                                   stream: each epoch's order of all the rows in
                                   chunks the host gathers into pinned buffers, the
                                   next chunk's gathering and copy overlapping the
-                                  current one's kernel */
+                                  current one's kernel. Method _NEWTON does not
+                                  stream: its rows, with its own arrays (8 bytes a row
+                                  and a column), must fit, else
+                                  STRATA_ERR_UNSUPPORTED saying so */
     int      feature_order;  /**< dual models: the model vector's layout while training,
                                   STRATA_GLM_ORDER_AUTO (default), _FREQUENCY or _GIVEN */
     int      method;         /**< STRATA_GLM_METHOD_AUTO (default), _CD (0), _LBFGS or
@@ -201,7 +206,9 @@ typedef struct {
                                   (README, "GPU local solver"). The
                                   steps of rows in flight together are safe as a
                                   mini-batch of that size: each row's curvature counts
-                                  its features by how many rows share them (README) */
+                                  its features by how many rows share them (README).
+                                  Coordinate descent only: refused with method
+                                  _NEWTON */
 } strata_glm_param_t;
 
 /** Rows the GPU local solver steps on at once by default where the rows share dense

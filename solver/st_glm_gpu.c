@@ -84,6 +84,7 @@ struct st_glm_gpu {
     void *hv_kernel, *vzero;
     double *dd, *hv;            /* device: the rows' D_ii, the product */
     void *pin_hv[3];            /* the host's D, v and product, pinned at the first call */
+    int pin_hv_tried;
 };
 
 static void *st_glm_gpu_put(const void *host, size_t bytes, int *ok)
@@ -301,8 +302,8 @@ static size_t st_glm_gpu_share(MPI_Comm host, int dev, int *sharers_p)
 
 int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sqnorm,
                     int step, double bias, int64_t d, int64_t d_all, int64_t mem_cap,
-                    int rows, int threads, MPI_Comm comm, st_glm_gpu_t **gpu_p, char *msg,
-                    size_t msg_len)
+                    int rows, int threads, int hv, MPI_Comm comm, st_glm_gpu_t **gpu_p,
+                    char *msg, size_t msg_len)
 {
     const char *kind = getenv("STRATA_GLM_GPU_KERNEL");
     double *curv, share = 0;
@@ -377,6 +378,9 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
     /* what must stay on the GPU (offsets; labels, weights, curvatures, dual variables,
      * margins; u), what may stream, and the budget */
     resident   = (size_t)(m + 1) * 8 + (size_t)m * 5 * 8 + (size_t)d_all * 8;
+    if (hv) {   /* method newton's: the rows' D, the product */
+        resident += (size_t)m * 8 + (size_t)d_all * 8;
+    }
     csr        = (size_t)nnz * (sizeof(uint32_t) + sizeof(float));
     if (mem_cap > 0) {
         budget = (size_t)mem_cap;
@@ -390,6 +394,14 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
         longest = ST_MAX(longest, data->indptr[k + 1] - data->indptr[k]);
     }
     g->streaming = (resident + csr > budget);
+    if (g->streaming && hv) {
+        snprintf(msg, msg_len, "--gpu --method newton: this rank's rows do not fit in its "
+                 "GPU's memory (or --gpu-mem): %.4g MB with the method's arrays, %.4g MB "
+                 "allowed, and the Newton method does not stream them (use more ranks, or "
+                 "--method cd)", (double)(resident + csr) / 1e6, (double)budget / 1e6);
+        st_glm_gpu_close(g);
+        return -1;
+    }
     if (g->streaming) {
         /* two chunk buffers in what the resident arrays leave */
         g->chunk_bytes = ST_MIN((budget > resident) ? (budget - resident) / 2 : 0,
@@ -456,12 +468,24 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
         g->z       = (g->margins != NULL) ? st_glm_gpu_put(NULL, (size_t)m * sizeof(double), &ok)
                                           : NULL;
     }
+    if (hv) {   /* (here, not at the first product: a failure is the caller's to agree on) */
+        g->hv_kernel = st_cuda_kernel("st_glm_newton_hv");
+        g->vzero     = st_cuda_kernel("st_glm_vzero");
+        g->dd        = st_glm_gpu_put(NULL, (size_t)m * sizeof(double), &ok);
+        g->hv        = st_glm_gpu_put(NULL, (size_t)d_all * sizeof(double), &ok);
+        if (g->hv_kernel == NULL || g->vzero == NULL) {
+            snprintf(msg, msg_len, "--gpu: the Newton method's kernels are unavailable on "
+                     "device %d", g->device);
+            st_glm_gpu_close(g);
+            return -1;
+        }
+    }
     if (!ok) {
         snprintf(msg, msg_len, "--gpu: GPU %d could not allocate %.1f MB for the rank's %lld "
-                 "rows and %lld nonzeros%s (set a smaller --gpu-mem to stream more, or use "
-                 "more ranks)", g->device,
+                 "rows and %lld nonzeros%s (%suse more ranks)", g->device,
                  (double)(resident + (g->streaming ? 0 : csr)) / 1e6, (long long)m,
-                 (long long)nnz, g->streaming ? " (streaming)" : "");
+                 (long long)nnz, g->streaming ? " (streaming)" : "",
+                 hv ? "" : "set a smaller --gpu-mem to stream more, or ");
         st_glm_gpu_close(g);
         return -1;
     }
@@ -701,26 +725,16 @@ int st_glm_gpu_hv(st_glm_gpu_t *g, const double *dd, int dd_changed, const doubl
 {
     st_glm_epoch_args_t a = g->a;
     size_t vbytes = (size_t)g->d_all * sizeof(double), rbytes = (size_t)g->n * sizeof(double);
-    int ok = 1;
 
-    if (g->streaming) {
-        return 1;
+    if (g->hv_kernel == NULL) {
+        return 1;   /* not opened for it */
     }
-    if (g->hv_kernel == NULL) {   /* the first call: kernels, arrays, pinned vectors */
-        g->hv_kernel = st_cuda_kernel("st_glm_newton_hv");
-        g->vzero     = st_cuda_kernel("st_glm_vzero");
-        g->dd        = st_glm_gpu_put(NULL, rbytes, &ok);
-        g->hv        = st_glm_gpu_put(NULL, vbytes, &ok);
-        if (g->hv_kernel == NULL || g->vzero == NULL || !ok) {
-            g->hv_kernel = NULL;
-            st_error("GPU %d: no Hessian-vector kernel, or no memory for its %.1f MB",
-                     g->device, (double)(rbytes + vbytes) / 1e6);
-            return -1;
-        }
-        g->pin_hv[0] = (st_cuda_host_register((void *)dd, rbytes) == 0) ? (void *)dd : NULL;
-        g->pin_hv[1] = (st_cuda_host_register((void *)v, vbytes) == 0) ? (void *)v : NULL;
-        g->pin_hv[2] = (st_cuda_host_register(hv, vbytes) == 0) ? hv : NULL;
-        dd_changed   = 1;
+    if (!g->pin_hv_tried) {   /* the first call: the host's vectors pinned, D copied */
+        g->pin_hv[0]    = (st_cuda_host_register((void *)dd, rbytes) == 0) ? (void *)dd : NULL;
+        g->pin_hv[1]    = (st_cuda_host_register((void *)v, vbytes) == 0) ? (void *)v : NULL;
+        g->pin_hv[2]    = (st_cuda_host_register(hv, vbytes) == 0) ? hv : NULL;
+        g->pin_hv_tried = 1;
+        dd_changed      = 1;
     }
     a.row0 = 0;
     a.dd   = g->dd;

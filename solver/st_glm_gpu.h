@@ -26,13 +26,15 @@ typedef struct st_glm_gpu st_glm_gpu_t;
  * 0: as many warps as the GPU holds where the rows share few features, else
  * STRATA_GLM_GPU_ROWS); above 1, each row's curvature is its mini-batch bound
  * (st_glm_gpu_curvature). @a threads: host threads that gather each streamed
- * chunk (a large one). @return 0, or -1 with @a msg. Keeps @a data (streaming reads
- * it).
+ * chunk (a large one). @a hv: for method newton's st_glm_gpu_hv, whose arrays (the
+ * rows' D, the product) count in the budget and are allocated here; its rows must
+ * then fit (no streaming: -1 saying so). @return 0, or -1 with @a msg. Keeps @a data
+ * (streaming reads it).
  */
 int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sqnorm,
                     int step, double bias, int64_t d, int64_t d_all, int64_t mem_cap,
-                    int rows, int threads, MPI_Comm comm, st_glm_gpu_t **gpu_p, char *msg,
-                    size_t msg_len);
+                    int rows, int threads, int hv, MPI_Comm comm, st_glm_gpu_t **gpu_p,
+                    char *msg, size_t msg_len);
 
 /* host threads that gather a streamed chunk, at most */
 #define ST_GLM_GPU_GATHER_MAX 64
@@ -77,8 +79,8 @@ int st_glm_gpu_has_margins(const st_glm_gpu_t *gpu);
  * rows in GPU memory (not streaming). @a dd (the rows' D_ii) is copied when
  * @a dd_changed (and at the first call). @a dd, @a v and @a hv are the same arrays at
  * every call (pinned at the first). The atomics' order of the sums is the GPU's.
- * @return 0, 1 (streaming: the caller computes it), or -1 (a CUDA call failed;
- * logged).
+ * @return 0, 1 (not opened with hv: the caller computes it), or -1 (a CUDA call
+ * failed; logged).
  */
 int st_glm_gpu_hv(st_glm_gpu_t *gpu, const double *dd, int dd_changed, const double *v,
                   double *hv);

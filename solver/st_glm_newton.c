@@ -324,16 +324,11 @@ static int st_glm_newton_gpu_open(st_glm_newton_t *nt, const st_glm_model_t *los
     for (i = 0; i < data->n_rows; i++) {
         nt->xs[i] += (nt->bias > 0) ? nt->bias * nt->bias : 0;
     }
-    /* (one row in flight: the coordinate descent's curvature bounds are not needed) */
+    /* (one row in flight: the coordinate descent's curvature bounds are not needed; the
+       rows in GPU memory with the method's arrays, or a refusal) */
     ok = (st_glm_gpu_open(data, nt->c, nt->xs, st_glm_model_step(loss), nt->bias, nt->d,
-                          nt->d_all, param->gpu_mem, 1, param->threads, comm, &nt->gpu, msg,
+                          nt->d_all, param->gpu_mem, 1, param->threads, 1, comm, &nt->gpu, msg,
                           msg_len) == 0);
-    if (ok && st_glm_gpu_chunk_bytes(nt->gpu) > 0) {
-        st_glm_msg(msg, msg_len, "--gpu --method newton: this rank's rows do not fit in its "
-                   "GPU's memory (or --gpu-mem), and the Newton method does not stream them "
-                   "(use more ranks, or --method cd)");
-        ok = 0;
-    }
     if (!st_glm_agree(comm, ok)) {
         if (ok) {
             st_glm_msg(msg, msg_len, "--gpu: the GPU could not start on another rank");

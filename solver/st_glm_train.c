@@ -1544,8 +1544,8 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
     }
     if (param->gpu) {   /* the rank's rows go to its GPU (one worker) */
         ok = (st_glm_gpu_open(tr.data, tr.c, tr.sqnorm, st_glm_model_step(loss), tr.bias, tr.d,
-                              tr.d_all, param->gpu_mem, param->gpu_rows, param->threads, comm,
-                              &tr.gpu, msg, msg_len) == 0);
+                              tr.d_all, param->gpu_mem, param->gpu_rows, param->threads, 0,
+                              comm, &tr.gpu, msg, msg_len) == 0);
         if (!st_glm_agree(comm, ok)) {
             if (ok) {
                 st_glm_msg(msg, msg_len, "--gpu: the GPU solver could not start on another "

@@ -306,6 +306,38 @@ contains "newton, the GPU's pass failing, said" "the GPU's Newton pass failed"
 expect 1 "newton, rows beyond the GPU's memory" gpu_mpirun -np 2 \
     $train -q --gpu --method newton --gpu-mem 150000 -l 1e-3 "$dir/c32.bin" "$dir/m"
 contains "newton, rows beyond the GPU's memory, said" "does not stream them"
+# --gpu-mem counts the Newton method's own GPU arrays too (the rows' D, the product:
+# 8 bytes a row and a column): on 1 rank the CSR and the per-row arrays take 940752
+# bytes, with them 997520; at one byte less the run is refused, not over the budget
+# (nor ended by a failed allocation at its first CG step on a full GPU)
+expect 1 "newton, the budget less its own arrays" gpu_mpirun -np 1 \
+    $train -q --gpu --method newton --gpu-mem 997519 -l 1e-3 -r 2 "$dir/c32.bin" "$dir/m"
+contains "newton, the budget less its own arrays, said" "does not stream them"
+expect 0 "newton, the budget with its own arrays" gpu_mpirun -np 1 \
+    $train --gpu --method newton --gpu-mem 997520 -l 1e-3 -r 2 "$dir/c32.bin" "$dir/m"
+contains "newton, the budget with its own arrays, on the GPU" \
+    "its Hessian-vector passes on GPU 0"
+# the columns relabelled by frequency (262144 columns: auto), a third of them held
+# (the method's d < the data's columns) and a bias, which the GPU finds at index d
+near_newton "ridge, bias, frequency order, unheld columns" 2 1e-9 -s ridge -l 1e-3 \
+    -e 1e-10 -r 50 -B 1 "$dir/sparse.bin"
+contains "newton, unheld columns: d below the columns" "86488 of the 262144 columns held"
+# one rank's GPU refusing (the kernel's name, on that rank only): every rank stops
+# with the reason, none hangs in the method's first collective
+expect 1 "newton, the GPU refusing on one rank" timeout -k 5 60 \
+    $ST_MPIRUN -x LD_PRELOAD="${ST_SAN_RUNTIME:+$ST_SAN_RUNTIME }$fake" \
+    -np 1 env STRATA_GLM_GPU_KERNEL=bogus $train --gpu --method newton -s ridge -l 1e-3 \
+    -r 2 "$dir/sparse.bin" "$dir/m" : -np 1 $train --gpu --method newton -s ridge -l 1e-3 \
+    -r 2 "$dir/sparse.bin" "$dir/m"
+contains "newton, the GPU refusing on one rank, said" "is not warp or block"
+# --gpu without --method: coordinate descent on the GPU, even where method auto
+# would take newton on the CPU (lambda n 3e-3: a dual condition number of 1.7e4)
+expect 0 "auto with --gpu" gpu_mpirun -np 1 $train --gpu -l 1e-6 -r 2 "$dir/c32.bin" "$dir/m"
+contains "auto with --gpu: cd" "method auto: cd"
+contains "auto with --gpu: on the GPU" "GPU local solver (TPA-SCD)"
+expect 0 "auto without --gpu" $ST_MPIRUN -np 1 tools/strata-train -l 1e-6 -r 2 \
+    "$dir/c32.bin" "$dir/m"
+contains "auto without --gpu: newton" "method auto: newton"
 expect 2 "newton, --gpu-rows" tools/strata-train --gpu --method newton --gpu-rows 8 \
     "$dir/c32.bin" "$dir/m"
 contains "newton, --gpu-rows, said" "gpu_rows applies to the GPU's coordinate descent"
