@@ -213,10 +213,11 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
 void st_glm_run_parts(void *(*fn)(void *), void *parts, size_t size, int n);
 
 /* Sum the @a nparts threads' first @a count outputs, at sum + stride (k + 1) for part
- * k, into @a sum, then over the ranks of ctx->comm (timed into ctx->info). Up to
- * @a nparts threads sum slices of at least ST_GLM_SUM_SLICE_MIN columns each (the
- * same bits as one thread). */
-#define ST_GLM_SUM_SLICE_MIN 32768
+ * k, into @a sum, then over the ranks of ctx->comm (timed into ctx->info). From
+ * ST_GLM_SUM_SLICE_PARTS parts, up to @a nparts threads sum slices of at least
+ * ST_GLM_SUM_SLICE_MIN columns each (the same bits as one thread). */
+#define ST_GLM_SUM_SLICE_MIN   32768
+#define ST_GLM_SUM_SLICE_PARTS 4
 void st_glm_sum_parts(st_glm_round_ctx_t *ctx, double *sum, int64_t count, int nparts,
                       int64_t stride);
 
