@@ -17,6 +17,7 @@
 #include "st_config.h"
 #include "st_cuda.h"
 #include "st_cuda_ipc.h"
+#include "st_mem.h"
 #include "st_ucx.h"
 
 #include <dlfcn.h>
@@ -100,7 +101,7 @@ static void st_plan_destroy(st_plan_t *plan)
     st_shm_destroy(plan->shm);
     st_hier_destroy(plan->hier);
     st_topo_destroy(plan->topo);
-    free(plan->stage);
+    st_mem_free(plan->stage, plan->stage_size);
     for (l = 0; l < STRATA_LEVEL_LAST; l++) {
         if ((plan->comms_made & (1u << l)) && plan->level_comm[l] != MPI_COMM_NULL) {
             PMPI_Comm_free(&plan->level_comm[l]);
@@ -685,11 +686,11 @@ static void st_coll_fast(st_plan_t *plan, const void *sbuf, void *rbuf, size_t c
     }
     need = (s_dev ? bytes : 0) + (r_dev ? bytes : 0);
     if (plan->stage_size < need) {
-        grown = realloc(plan->stage, need);
-        if (grown == NULL) {
+        if ((grown = st_mem_alloc(need)) == NULL) {
             st_coll_stage_fatal(plan, "no host memory to stage it", need);
             return;
         }
+        st_mem_free(plan->stage, plan->stage_size);
         plan->stage      = grown;
         plan->stage_size = need;
     }
