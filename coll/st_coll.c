@@ -482,11 +482,14 @@ static int st_coll_ensure_plans(void)
 static void st_coll_stats_line(const char *who, const char *name, int size,
                                const strata_comm_stats_t *s)
 {
-    char fb[512], dev[96] = "";
+    char fb[512], dev[96] = "", ranks[16] = "-";
     size_t used = 0;
     int i;
 
     fb[0] = '\0';
+    if (size > 0) {   /* (0: the freed communicators, of various sizes) */
+        snprintf(ranks, sizeof(ranks), "%d", size);
+    }
     for (i = 0; i < STRATA_FALLBACK_LAST; i++) {
         if (s->fallback_calls[i] != 0 && used < sizeof(fb)) {
             used += (size_t)snprintf(fb + used, sizeof(fb) - used, " %s=%llu",
@@ -498,8 +501,8 @@ static void st_coll_stats_line(const char *who, const char *name, int size,
         snprintf(dev, sizeof(dev), " (device %llu, CUDA IPC %llu)",
                  (unsigned long long)s->device_calls, (unsigned long long)s->ipc_calls);
     }
-    fprintf(stderr, "[strata%s] %-24s ranks %-5d fast %llu calls%s %.3f MB %.6f s;"
-            " fallback%s\n", who, name, size, (unsigned long long)s->fast_calls, dev,
+    fprintf(stderr, "[strata%s] %-24s ranks %-5s fast %llu calls%s %.3f MB %.6f s;"
+            " fallback%s\n", who, name, ranks, (unsigned long long)s->fast_calls, dev,
             s->fast_bytes / 1e6, s->fast_seconds, used ? fb : " none");
 }
 
@@ -538,6 +541,8 @@ static void st_coll_stats_report(void)
         PMPI_Comm_get_name(plan->user_comm, name, &len);
         st_coll_stats_line(who, name[0] ? name : "(unnamed)", plan->size, &plan->stats);
     }
+    /* the freed ones in one line: a job that makes and frees communicators by the
+     * thousand (a framework's subgroups, a library's dup per call) gets a few lines */
     if (st_coll_nretired != 0) {
         snprintf(name, sizeof(name), "(%u freed comms)", st_coll_nretired);
         st_coll_stats_line(who, name, 0, &st_coll_retired);
