@@ -17,6 +17,7 @@
 #include "st_config.h"
 #include "st_cuda.h"
 #include "st_cuda_ipc.h"
+#include "st_mem.h"
 #include "st_ucx.h"
 
 #include <dlfcn.h>
@@ -100,7 +101,7 @@ static void st_plan_destroy(st_plan_t *plan)
     st_shm_destroy(plan->shm);
     st_hier_destroy(plan->hier);
     st_topo_destroy(plan->topo);
-    free(plan->stage);
+    st_mem_free(plan->stage, plan->stage_size);
     for (l = 0; l < STRATA_LEVEL_LAST; l++) {
         if ((plan->comms_made & (1u << l)) && plan->level_comm[l] != MPI_COMM_NULL) {
             PMPI_Comm_free(&plan->level_comm[l]);
@@ -481,11 +482,14 @@ static int st_coll_ensure_plans(void)
 static void st_coll_stats_line(const char *who, const char *name, int size,
                                const strata_comm_stats_t *s)
 {
-    char fb[512], dev[96] = "";
+    char fb[512], dev[96] = "", ranks[16] = "-";
     size_t used = 0;
     int i;
 
     fb[0] = '\0';
+    if (size > 0) {   /* (0: the freed communicators, of various sizes) */
+        snprintf(ranks, sizeof(ranks), "%d", size);
+    }
     for (i = 0; i < STRATA_FALLBACK_LAST; i++) {
         if (s->fallback_calls[i] != 0 && used < sizeof(fb)) {
             used += (size_t)snprintf(fb + used, sizeof(fb) - used, " %s=%llu",
@@ -497,8 +501,8 @@ static void st_coll_stats_line(const char *who, const char *name, int size,
         snprintf(dev, sizeof(dev), " (device %llu, CUDA IPC %llu)",
                  (unsigned long long)s->device_calls, (unsigned long long)s->ipc_calls);
     }
-    fprintf(stderr, "[strata%s] %-24s ranks %-5d fast %llu calls%s %.3f MB %.6f s;"
-            " fallback%s\n", who, name, size, (unsigned long long)s->fast_calls, dev,
+    fprintf(stderr, "[strata%s] %-24s ranks %-5s fast %llu calls%s %.3f MB %.6f s;"
+            " fallback%s\n", who, name, ranks, (unsigned long long)s->fast_calls, dev,
             s->fast_bytes / 1e6, s->fast_seconds, used ? fb : " none");
 }
 
@@ -537,6 +541,8 @@ static void st_coll_stats_report(void)
         PMPI_Comm_get_name(plan->user_comm, name, &len);
         st_coll_stats_line(who, name[0] ? name : "(unnamed)", plan->size, &plan->stats);
     }
+    /* the freed ones in one line: a job that makes and frees communicators by the
+     * thousand (a framework's subgroups, a library's dup per call) gets a few lines */
     if (st_coll_nretired != 0) {
         snprintf(name, sizeof(name), "(%u freed comms)", st_coll_nretired);
         st_coll_stats_line(who, name, 0, &st_coll_retired);
@@ -685,11 +691,11 @@ static void st_coll_fast(st_plan_t *plan, const void *sbuf, void *rbuf, size_t c
     }
     need = (s_dev ? bytes : 0) + (r_dev ? bytes : 0);
     if (plan->stage_size < need) {
-        grown = realloc(plan->stage, need);
-        if (grown == NULL) {
+        if ((grown = st_mem_alloc(need)) == NULL) {
             st_coll_stage_fatal(plan, "no host memory to stage it", need);
             return;
         }
+        st_mem_free(plan->stage, plan->stage_size);
         plan->stage      = grown;
         plan->stage_size = need;
     }

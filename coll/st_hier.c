@@ -41,6 +41,7 @@
 #include "st_coll.h"
 #include "st_config.h"
 #include "st_cuda.h"
+#include "st_mem.h"
 #include "st_ucx.h"
 
 #include <stdlib.h>
@@ -76,25 +77,30 @@ typedef struct {
     void *stream;
 } st_hier_dev_t;
 
-/* @a n buffers of @a bytes aligned to @a align in @a bufs, the old ones freed
- * first; 0 (all NULL) when out of memory. */
-static int st_hier_alloc(char **bufs, int n, size_t bytes, size_t align)
+/* Free the @a n buffers of @a bytes at @a bufs (NULL ones skipped), set them NULL. */
+static void st_hier_free_bufs(char **bufs, int n, size_t bytes)
 {
-    int i, ok = 1;
+    int i;
 
     for (i = 0; i < n; i++) {
-        free(bufs[i]);
+        st_mem_free(bufs[i], bytes);
         bufs[i] = NULL;
     }
-    for (i = 0; i < n && ok; i++) {
-        ok = (posix_memalign((void**)&bufs[i], align, bytes) == 0);
-        bufs[i] = ok ? bufs[i] : NULL;
+}
+
+/* @a n buffers of @a bytes (page-aligned) in @a bufs, all NULL before: memory that
+ * goes back to the system when freed (st_mem.h); 0 (all NULL) when out of memory. */
+static int st_hier_alloc(char **bufs, int n, size_t bytes)
+{
+    int i;
+
+    for (i = 0; i < n; i++) {
+        if ((bufs[i] = st_mem_alloc(bytes)) == NULL) {
+            st_hier_free_bufs(bufs, n, bytes);
+            return 0;
+        }
     }
-    for (i = 0; i < n && !ok; i++) {
-        free(bufs[i]);
-        bufs[i] = NULL;
-    }
-    return ok;
+    return 1;
 }
 
 /* The staging buffers, unpinned (in the context they were pinned in) and freed. */
@@ -107,7 +113,7 @@ static void st_hier_stage_free(st_hier_t *h)
             if (h->stage[i][j] != NULL && entered) {
                 st_cuda_host_unregister(h->stage[i][j]);
             }
-            free(h->stage[i][j]);
+            st_mem_free(h->stage[i][j], h->stage_size);
             h->stage[i][j] = NULL;
         }
     }
@@ -131,9 +137,8 @@ static int st_hier_stage_bufs(st_hier_t *h, size_t bytes, void *ctx)
     }
     st_hier_stage_free(h);
     bytes = (bytes + align - 1) / align * align;
-    if (!st_hier_alloc(h->stage[0], 2, bytes, align) ||
-        !st_hier_alloc(h->stage[1], 2, bytes, align)) {
-        st_hier_stage_free(h);
+    if (!st_hier_alloc(h->stage[0], 2, bytes) || !st_hier_alloc(h->stage[1], 2, bytes)) {
+        st_hier_free_bufs(h->stage[0], 2, bytes);
         return 0;
     }
     for (i = 0; i < 4; i++) {
@@ -160,8 +165,7 @@ void st_hier_destroy(st_hier_t *h)
     st_hier_stage_free(h);
     st_ucx_ring_free(h->ring[0]);
     st_ucx_ring_free(h->ring[1]);
-    free(h->pack[0]);
-    free(h->pack[1]);
+    st_hier_free_bufs(h->pack, 2, h->pack_size);
     free(h);
 }
 
@@ -287,7 +291,8 @@ static int st_hier_pack(st_hier_t *h, size_t bytes)
     if (bytes <= h->pack_size) {
         return 1;
     }
-    h->pack_size = st_hier_alloc(h->pack, 2, bytes, ST_CACHE_LINE) ? bytes : 0;
+    st_hier_free_bufs(h->pack, 2, h->pack_size);
+    h->pack_size = st_hier_alloc(h->pack, 2, bytes) ? bytes : 0;
     return h->pack_size != 0;
 }
 

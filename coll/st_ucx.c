@@ -74,6 +74,7 @@
 #include "st_ucx.h"
 #include "st_coll.h"
 #include "st_config.h"
+#include "st_mem.h"
 #include "st_mpi.h"
 
 #include <stdarg.h>
@@ -992,10 +993,10 @@ static char *st_ucx_scratch(st_ucx_lane_t *lane, size_t bytes)
     void *p;
 
     if (bytes > lane->scratch_size) {
-        if (posix_memalign(&p, ST_CACHE_LINE, bytes) != 0) {
+        if ((p = st_mem_alloc(bytes)) == NULL) {
             return NULL;
         }
-        free(lane->scratch);
+        st_mem_free(lane->scratch, lane->scratch_size);
         lane->scratch      = p;
         lane->scratch_size = bytes;
     }
@@ -1154,7 +1155,7 @@ void st_ucx_ring_free(st_ucx_ring_t *ring)
 {
     if (ring != NULL) {
         free(ring->reqs);
-        free(ring->tmp);
+        st_mem_free(ring->tmp, ring->tmp_size);
         free(ring);
     }
 }
@@ -1285,10 +1286,10 @@ st_status_t st_ucx_ring_start(st_ucx_ring_t *ring, st_ucx_lane_t *lane, void *bu
         ring->nreqs = nreq;
     }
     if (tmp > ring->tmp_size) {
-        if (posix_memalign(&p, ST_CACHE_LINE, tmp) != 0) {
+        if ((p = st_mem_alloc(tmp)) == NULL) {
             return ST_ERR_NO_MEMORY;
         }
-        free(ring->tmp);
+        st_mem_free(ring->tmp, ring->tmp_size);
         ring->tmp      = p;
         ring->tmp_size = tmp;
     }
@@ -1456,7 +1457,7 @@ static void st_ucx_lane_free(st_ucx_lane_t *lane)
     free(lane->bye_in);
     free(lane->closing);
     free(lane->reqs);
-    free(lane->scratch);
+    st_mem_free(lane->scratch, lane->scratch_size);
     st_ucx_ring_free(lane->ring);
     free(lane->addrs);
     free(lane->peers);
