@@ -203,21 +203,20 @@ expect 1 "bad value" $gen convert "$dir/bad.svm" "$dir/keep.bin"
 contains "bad value: file and line" "bad.svm:3: "
 expect 1 "bad value to text" $gen convert -f svm "$dir/bad.svm" "$dir/keep.bin"
 [ "$(cat "$dir/keep.bin")" = old ] || { echo "FAIL: a failed convert changed its output"; fail=1; }
-printf '1 qid:3 1:1\n' >"$dir/qid.svm"
-expect 1 "qid" $gen convert "$dir/qid.svm" "$dir/x.bin"
-contains "qid: file and line" "qid.svm:1: "
-printf '1 3:1 2:1\n' >"$dir/order.svm"
-expect 1 "decreasing index" $gen convert "$dir/order.svm" "$dir/x.bin"
-contains "decreasing index" "order.svm:1: "
-printf '1 0:1\n' >"$dir/zero.svm"
-expect 1 "index 0" $gen convert "$dir/zero.svm" "$dir/x.bin"
-contains "index 0" "zero.svm:1: index 0"
-printf '1 4294967296:1\n' >"$dir/big.svm"
-expect 1 "index 2^32" $gen convert "$dir/big.svm" "$dir/x.bin"
-contains "index 2^32" "big.svm:1: "
-: >"$dir/empty.svm"
-expect 1 "empty file" $gen convert "$dir/empty.svm" "$dir/x.bin"
-contains "empty file" "empty.svm: "
+refused() { # what text file message: converting a FILE holding TEXT exits 1 with MESSAGE
+    printf '%s' "$2" >"$dir/$3"
+    expect 1 "$1" $gen convert "$dir/$3" "$dir/x.bin"
+    contains "$1: file and line" "$4"
+}
+refused "qid" '1 qid:3 1:1
+' qid.svm "qid.svm:1: "
+refused "decreasing index" '1 3:1 2:1
+' order.svm "order.svm:1: "
+refused "index 0" '1 0:1
+' zero.svm "zero.svm:1: index 0"
+refused "index 2^32" '1 4294967296:1
+' big.svm "big.svm:1: "
+refused "empty file" '' empty.svm "empty.svm: "
 expect 1 "missing file" $gen convert "$dir/none.svm" "$dir/x.bin"
 contains "missing file" "none.svm: cannot open"
 head -c 1000 "$dir/dense.bin" >"$dir/trunc.bin"
