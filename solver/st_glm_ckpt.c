@@ -442,12 +442,11 @@ static void st_glm_ckpt_show(int type, const uint64_t *w, char *out, size_t len)
 
     switch (type) {
     case ST_GLM_T_HEX:  snprintf(out, len, "%016" PRIx64, w[0]); break;
-    case ST_GLM_T_REAL: {
-        int prec = 6;   /* the shortest that reads back as the same double */
+    case ST_GLM_T_REAL: {   /* the shortest that reads back as the same double */
+        char real[ST_GLM_REAL_TEXT_LEN];
 
-        do {
-            snprintf(out, len, "%.*g", prec, st_glm_real(w[0]));
-        } while (strtod(out, NULL) != st_glm_real(w[0]) && ++prec <= 17);
+        st_glm_data_real_text(real, st_glm_real(w[0]));
+        snprintf(out, len, "%s", real);
         break;
     }
     case ST_GLM_T_NAME:

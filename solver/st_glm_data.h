@@ -220,6 +220,18 @@ typedef enum {
  */
 st_glm_num_t st_glm_data_parse_real(const char *s, size_t len, int prec, double *val_p);
 
+/** Room st_glm_data_real_text() needs at most (a sign, 17 digits, a point, an exponent). */
+#define ST_GLM_REAL_TEXT_LEN 32
+
+/**
+ * @a v as the shortest decimal that st_glm_data_parse_real() (64 bits) reads back as
+ * @a v, bit for bit: integers below 2^53 as such, -0 as "-0", else the fewest of 15,
+ * 16 and 17 significant digits that do (printf's %g; nan and inf as it writes them).
+ * At @a out, NUL-terminated, which has ST_GLM_REAL_TEXT_LEN bytes at least.
+ * @return the end (the NUL).
+ */
+char *st_glm_data_real_text(char *out, double v);
+
 /* ---- inside the data layer (st_glm_data*.c) only ---- */
 
 /** A communicator as the data layer sees it: serial when comm is MPI_COMM_NULL. */

@@ -224,6 +224,40 @@ st_glm_num_t st_glm_data_parse_real(const char *s, size_t len, int prec, double 
     return st_glm_num_parse(s, len, prec, val_p);
 }
 
+char *st_glm_data_real_text(char *out, double v)
+{
+    char digits[24], *p = out;
+    double back;
+    int prec, n = 0, k;
+
+    if (v == 0.0) {
+        return out + snprintf(out, ST_GLM_REAL_TEXT_LEN, signbit(v) ? "-0" : "0");
+    }
+    if (v == floor(v) && fabs(v) < 0x1p53) {
+        uint64_t u = (uint64_t)fabs(v);
+
+        if (v < 0) {
+            *p++ = '-';
+        }
+        do {
+            digits[n++] = (char)('0' + u % 10);
+            u /= 10;
+        } while (u > 0);
+        for (k = n - 1; k >= 0; k--) {
+            *p++ = digits[k];
+        }
+        *p = '\0';
+        return p;
+    }
+    for (prec = 15; prec <= 17; prec++) {
+        n = snprintf(out, ST_GLM_REAL_TEXT_LEN, "%.*g", prec, v);
+        if (st_glm_num_parse(out, (size_t)n, 64, &back) == ST_GLM_NUM_OK && back == v) {
+            break;
+        }
+    }
+    return out + n;
+}
+
 /* ---- one rank's lines ---- */
 
 typedef struct {

@@ -1163,37 +1163,6 @@ static void gen_convert_check(gen_opts_t *o, int in_bin)
     }
 }
 
-/*
- * @a v as the shortest decimal that reads back as @a v, bit for bit (the readers
- * round correctly): integers as such, else the fewest of 15, 16, 17 significant
- * digits that do. A float's value (32-bit input) is written as the double it is, so
- * it reads back the same at either precision. NUL-terminated; returns the end.
- */
-static char *gen_real(char *p, double v)
-{
-    double back;
-    int digits, n = 0;
-
-    if (v == 0.0) {
-        return p + sprintf(p, signbit(v) ? "-0" : "0");
-    }
-    if (v == floor(v) && fabs(v) < 0x1p53) {
-        if (v < 0) {
-            *p++ = '-';
-        }
-        p = gen_utoa(p, (uint64_t)fabs(v));
-        *p = '\0';
-        return p;
-    }
-    for (digits = 15; digits <= 17; digits++) {
-        n = sprintf(p, "%.*g", digits, v);
-        if (st_glm_data_parse_real(p, (size_t)n, 64, &back) == ST_GLM_NUM_OK && back == v) {
-            break;
-        }
-    }
-    return p + n;
-}
-
 /* What the labels of @a d (read as targets) are: 0 all -1/+1, 1 all 0/1 (a "-0" is
  * a target: it would read back as 0), 2 real targets. */
 static int gen_label_class(const st_glm_data_t *d)
@@ -1217,7 +1186,7 @@ static const char *const gen_label_names[] = {
 /* The rows of @a d as svmlight text, through the text sink (written whole or not at all). */
 static void gen_convert_svm(const st_glm_data_t *d, const gen_opts_t *o)
 {
-    char ytext[40];
+    char ytext[ST_GLM_REAL_TEXT_LEN];
     gen_sink_t s;
     gen_row_t r;
     int64_t i, k;
@@ -1235,11 +1204,13 @@ static void gen_convert_svm(const st_glm_data_t *d, const gen_opts_t *o)
             *p++ = ' ';
             p = gen_utoa(p, (uint64_t)d->indices[k] + 1);
             *p++ = ':';
-            p = gen_real(p, d->prec == 32 ? (double)d->val32[k] : d->val64[k]);
+            /* the shortest decimal that reads back bit for bit (a float's value as
+             * the double it is: the same at either precision) */
+            p = st_glm_data_real_text(p, d->prec == 32 ? (double)d->val32[k] : d->val64[k]);
         }
         r.text_len = (size_t)(p - r.text);
         r.n        = n;
-        gen_real(ytext, d->y[i]);
+        st_glm_data_real_text(ytext, d->y[i]);
         gen_sink_row(&s, ytext, d->y[i], &r);
     }
     gen_sink_close(&s, d->n_cols);
