@@ -177,9 +177,9 @@ static const st_config_field_t st_config_table[] = {
 };
 
 /* Variables read by the tools (LIBRARY: strata-run) or by libstrata_glm
- * (GLM_GPU_KERNEL), not by this table: not reported as unknown. */
+ * (GLM_GPU_KERNEL, GLM_GPU_HV_HOT), not by this table: not reported as unknown. */
 static const char *const st_config_tool_vars[] = {
-    "LIBRARY", "GLM_GPU_KERNEL", NULL
+    "LIBRARY", "GLM_GPU_KERNEL", "GLM_GPU_HV_HOT", NULL
 };
 
 st_config_t st_config;

@@ -127,7 +127,8 @@ typedef enum {
     ST_CU_EMU_FOLD,
     ST_CU_EMU_EPOCH,
     ST_CU_EMU_EPOCH_WARP,
-    ST_CU_EMU_VECTOR   /* st_glm_vzero: a.hv alone */
+    ST_CU_EMU_VECTOR,  /* st_glm_vzero: a.hv alone */
+    ST_CU_EMU_CG       /* st_glm_cg: its own arguments */
 } st_cu_emu_kind_t;
 
 typedef struct {
@@ -135,18 +136,20 @@ typedef struct {
     st_cu_emu_kind_t kind;
     void (*fold)(st_cuda_fold_args_t);
     void (*epoch)(st_glm_epoch_args_t, unsigned grid);
+    void (*cg)(st_glm_cg_args_t);
 } st_cu_emu_entry_t;
 
 #define ST_CU_EMU_ENTRY(_on, _on_name, _X, _tn, _T, _U) \
-    {"st_fold_" #_tn "_" #_on_name, ST_CU_EMU_FOLD, st_fold_##_tn##_##_on_name, NULL},
+    {"st_fold_" #_tn "_" #_on_name, ST_CU_EMU_FOLD, st_fold_##_tn##_##_on_name, NULL, NULL},
 #define ST_CU_EMU_FAMILY(_cls, _tn, _T, _U) ST_OPS_##_cls(ST_CU_EMU_ENTRY, _tn, _T, _U)
 static const st_cu_emu_entry_t st_cu_emulated[] = {
     ST_KERNEL_TYPES(ST_CU_EMU_FAMILY)
-    {"st_glm_tpa_epoch", ST_CU_EMU_EPOCH, NULL, st_glm_tpa_epoch_waves},
-    {"st_glm_tpa_epoch_warp", ST_CU_EMU_EPOCH_WARP, NULL, st_glm_tpa_epoch_waves},
-    {"st_glm_margins", ST_CU_EMU_EPOCH_WARP, NULL, st_glm_margins_rows},
-    {"st_glm_newton_hv", ST_CU_EMU_EPOCH_WARP, NULL, st_glm_newton_hv_rows},
-    {"st_glm_vzero", ST_CU_EMU_VECTOR, NULL, st_glm_vzero_all},
+    {"st_glm_tpa_epoch", ST_CU_EMU_EPOCH, NULL, st_glm_tpa_epoch_waves, NULL},
+    {"st_glm_tpa_epoch_warp", ST_CU_EMU_EPOCH_WARP, NULL, st_glm_tpa_epoch_waves, NULL},
+    {"st_glm_margins", ST_CU_EMU_EPOCH_WARP, NULL, st_glm_margins_rows, NULL},
+    {"st_glm_newton_hv", ST_CU_EMU_EPOCH_WARP, NULL, st_glm_newton_hv_rows, NULL},
+    {"st_glm_vzero", ST_CU_EMU_VECTOR, NULL, st_glm_vzero_all, NULL},
+    {"st_glm_cg", ST_CU_EMU_CG, NULL, NULL, st_glm_cg_all},
 };
 
 extern "C" const void *st_cuda_emulated_kernel(const char *name)
@@ -185,12 +188,30 @@ extern "C" int st_cuda_emulated_launch(const void *kernel, unsigned grid, unsign
             }
         }
         e->fold(a);
+    } else if (e->kind == ST_CU_EMU_CG) {
+        st_glm_cg_args_t a;
+
+        memcpy(&a, params[0], sizeof(a));
+        if (block != ST_GLM_CG_LANES || grid < 1) {
+            return 1;   /* the chunk's lanes are the block's threads */
+        }
+        if (a.len > 0 && (!fake_cuda_is_device(a.g) || !fake_cuda_is_device(a.m) ||
+                          !fake_cuda_is_device(a.s) || !fake_cuda_is_device(a.r) ||
+                          !fake_cuda_is_device(a.q) || !fake_cuda_is_device(a.hq) ||
+                          !fake_cuda_is_device(a.part) ||
+                          (a.op == ST_GLM_CG_FINISH && !fake_cuda_is_device(a.hv)))) {
+            return 700;
+        }
+        e->cg(a);
     } else {
         st_glm_epoch_args_t a;
 
         memcpy(&a, params[0], sizeof(a));
         if (e->kind == ST_CU_EMU_EPOCH_WARP && (block % 32 != 0)) {
             return 1;   /* a warp a row: whole warps only */
+        }
+        if (a.hot < 0 || a.hot > ST_GLM_HV_HOT) {
+            return 700;   /* st_glm_newton_hv's shared memory overrun */
         }
         if (e->kind == ST_CU_EMU_VECTOR) {
             if (a.n > 0 && !fake_cuda_is_device(a.hv)) {

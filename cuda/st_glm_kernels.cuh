@@ -142,6 +142,17 @@ static void st_glm_vzero_all(st_glm_epoch_args_t a, unsigned grid)
         a.hv[j] = 0;
     }
 }
+
+/* st_glm_cg, emulated: the chunks in order, each by the host's sweep (the kernel's
+ * arithmetic in its order) */
+static void st_glm_cg_all(st_glm_cg_args_t a)
+{
+    int64_t c;
+
+    for (c = 0; c < st_glm_cg_chunks(a.len); c++) {
+        st_glm_cg_chunk(&a, c);
+    }
+}
 #endif
 
 extern "C" __global__ void st_glm_tpa_epoch(st_glm_epoch_args_t a)
@@ -278,15 +289,26 @@ extern "C" __global__ void st_glm_margins(st_glm_epoch_args_t a)
  * add D_ii (x_i . u) x_ij into hv with atomics. Rows with D_ii = 0 (a squared hinge
  * past its margin) are skipped, as on the CPU. One pass over the CSR per
  * conjugate-gradient step: what the method spends its time on.
+ *
+ * Columns most rows hold (Criteo's 13 dense features, the bias) would take an atomic
+ * at one address from every row: those (a.hot of them, the first in the frequency
+ * order, and the bias) go to the block's shared memory, and the block adds each into
+ * hv once, after its rows (the launch's grid is the GPU's resident blocks, each
+ * taking rows in turn, so that is one add per block and column).
  */
 extern "C" __global__ void __launch_bounds__(ST_GLM_GPU_WARP_BLOCK, 4)
 st_glm_newton_hv(st_glm_epoch_args_t a)
 {
+    __shared__ double hot[ST_GLM_HV_HOT + 1];   /* a.hot columns, then the bias */
     const unsigned lane = threadIdx.x & 31u, wpb = blockDim.x >> 5;
     const int64_t warps = (int64_t)gridDim.x * wpb;
-    int64_t j, i, k, beg, end;
+    int64_t j, i, k, beg, end, col;
     double h, s, coef;
 
+    for (k = threadIdx.x; k <= ST_GLM_HV_HOT; k += blockDim.x) {
+        hot[k] = 0;
+    }
+    __syncthreads();
     for (j = (int64_t)blockIdx.x * wpb + (threadIdx.x >> 5); j < a.n; j += warps) {
         i = a.row0 + j;
         h = a.dd[i];
@@ -298,11 +320,25 @@ st_glm_newton_hv(st_glm_epoch_args_t a)
         s    = st_glm_warp_margin(a, beg, end, lane);
         coef = h * __shfl_sync(0xffffffffu, s, 0);
         for (k = beg + lane; k < end; k += 32) {
-            atomicAdd(&a.hv[a.indices[k]], coef * (double)a.values[k]);
+            col = a.indices[k];
+            if (col < a.hot) {
+                atomicAdd(&hot[col], coef * (double)a.values[k]);
+            } else {
+                atomicAdd(&a.hv[col], coef * (double)a.values[k]);
+            }
         }
         if (lane == 0 && a.bias > 0) {
-            atomicAdd(&a.hv[a.bias_index], coef * a.bias);
+            atomicAdd(&hot[ST_GLM_HV_HOT], coef * a.bias);
         }
+    }
+    __syncthreads();
+    for (k = threadIdx.x; k < a.hot; k += blockDim.x) {
+        if (hot[k] != 0) {
+            atomicAdd(&a.hv[k], hot[k]);
+        }
+    }
+    if (threadIdx.x == 0 && a.bias > 0 && hot[ST_GLM_HV_HOT] != 0) {
+        atomicAdd(&a.hv[a.bias_index], hot[ST_GLM_HV_HOT]);
     }
 }
 
@@ -314,6 +350,73 @@ extern "C" __global__ void st_glm_vzero(st_glm_epoch_args_t a)
     for (j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < a.n;
          j += (int64_t)gridDim.x * blockDim.x) {
         a.hv[j] = 0;
+    }
+}
+
+/* One sweep of method newton's conjugate gradients (st_glm_cg_args_t): a block of
+ * ST_GLM_CG_LANES threads a chunk, thread l the chunk's entries l, l + LANES, ... in
+ * order, then the block's tree over its threads: the host's st_glm_cg_chunk step for
+ * step, so the GPU's CG takes the CPU's steps bit for bit */
+extern "C" __global__ void __launch_bounds__(ST_GLM_CG_LANES, 1) st_glm_cg(st_glm_cg_args_t a)
+{
+    __shared__ double acc[ST_GLM_CG_DOTS][ST_GLM_CG_LANES];
+    const unsigned l = threadIdx.x;
+    const int nd = st_glm_cg_dots(a.op);
+    const int64_t chunks = st_glm_cg_chunks(a.len);
+    int64_t c, e, lo, hi;
+    double t0, t1, t2;
+    unsigned half;
+    int k;
+
+    for (c = blockIdx.x; c < chunks; c += gridDim.x) {
+        lo = c * ST_GLM_CG_CHUNK;
+        hi = (a.len - lo < ST_GLM_CG_CHUNK) ? a.len : lo + ST_GLM_CG_CHUNK;
+        t0 = t1 = t2 = 0;
+        for (e = lo + l; e < hi; e += ST_GLM_CG_LANES) {
+            switch (a.op) {
+            case ST_GLM_CG_INIT:
+                a.s[e] = 0;
+                a.r[e] = -a.g[e];
+                a.q[e] = a.r[e] / a.m[e];
+                t0    += a.q[e] * a.r[e];
+                break;
+            case ST_GLM_CG_FINISH:
+                a.hq[e] = a.hv[e] / a.n + a.lambda * a.q[e];
+                t0     += a.q[e] * a.hq[e];
+                break;
+            case ST_GLM_CG_UPDATE:
+                a.s[e] += a.alpha * a.q[e];
+                a.r[e] -= a.alpha * a.hq[e];
+                t0     += a.g[e] * a.s[e];
+                t1     += a.r[e] * a.s[e];
+                t2     += a.r[e] * a.r[e] / a.m[e];
+                break;
+            default:
+                a.q[e] = a.r[e] / a.m[e] + a.beta * a.q[e];
+                break;
+            }
+        }
+        if (nd == 0) {
+            continue;   /* (the whole block: op is the launch's) */
+        }
+        acc[0][l] = t0;
+        acc[1][l] = t1;
+        acc[2][l] = t2;
+        __syncthreads();
+        for (half = ST_GLM_CG_LANES / 2; half > 0; half >>= 1) {
+            if (l < half) {
+                for (k = 0; k < nd; k++) {
+                    acc[k][l] += acc[k][l + half];
+                }
+            }
+            __syncthreads();
+        }
+        if (l == 0) {
+            for (k = 0; k < nd; k++) {
+                a.part[c * ST_GLM_CG_DOTS + k] = acc[k][0];
+            }
+        }
+        __syncthreads();   /* (acc is the next chunk's) */
     }
 }
 #endif

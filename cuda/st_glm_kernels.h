@@ -43,7 +43,14 @@ typedef struct {
     const double *dd;         /* st_glm_newton_hv: the rows' D_ii (method newton) */
     double *hv;               /* st_glm_newton_hv: sum_i D_ii (x_i . u) x_i, added in;
                                  st_glm_vzero: its n entries zeroed */
+    int64_t hot;              /* st_glm_newton_hv: the columns [0, hot) (the most frequent,
+                                 in the frequency order) and the bias are summed in each
+                                 block's shared memory first, then added into hv once a
+                                 block; at most ST_GLM_HV_HOT */
 } st_glm_epoch_args_t;
+
+/* st_glm_newton_hv's hot columns, at most: shared memory a block */
+#define ST_GLM_HV_HOT 128
 
 /* Position @a j of the epoch: its row (the return), its entries [*beg, *end). */
 ST_GLM_PERM_HD int64_t st_glm_locate(const st_glm_epoch_args_t *a, int64_t j, int64_t *beg,
@@ -60,6 +67,126 @@ ST_GLM_PERM_HD int64_t st_glm_locate(const st_glm_epoch_args_t *a, int64_t j, in
     *beg = a->indptr[i];
     *end = a->indptr[i + 1];
     return i;
+}
+
+/*
+ * Method newton's conjugate gradients (solver/st_glm_newton.c), one sweep over the
+ * d-vectors: on the CPU (the threads take whole chunks) or on the GPU (st_glm_cg in
+ * st_glm_kernels.cuh, a block a chunk), the same arithmetic in the same order, so
+ * both give the same bits. A chunk is ST_GLM_CG_CHUNK consecutive entries; entry e of
+ * chunk c adds its dot products to lane (e - c ST_GLM_CG_CHUNK) % ST_GLM_CG_LANES
+ * (a block's thread), in order of e; the lanes are then summed in a tree (lane l
+ * takes lane l + s, s = LANES / 2 .. 1, as a block's shared-memory reduction), and
+ * the chunks' sums in order of c (st_glm_cg_total, on the host). The GPU kernels are
+ * built without fused multiply-adds (-fmad=false), as this host code is for a CPU
+ * without FMA (x86-64's baseline).
+ */
+#define ST_GLM_CG_LANES 256
+#define ST_GLM_CG_CHUNK (8 * ST_GLM_CG_LANES)
+#define ST_GLM_CG_DOTS  3   /* dot products a sweep may give, per chunk */
+
+typedef enum {
+    ST_GLM_CG_INIT,       /* s = 0, r = -g, q = r / m; dot: q.r */
+    ST_GLM_CG_FINISH,     /* hq = hv / n + lambda q; dot: q.hq */
+    ST_GLM_CG_UPDATE,     /* s += alpha q, r -= alpha hq; dots: g.s, r.s, r.r / m */
+    ST_GLM_CG_DIRECTION   /* q = r / m + beta q */
+} st_glm_cg_op_t;
+
+typedef struct {
+    const double *g, *m;      /* the gradient, the preconditioner's diagonal */
+    const double *hv;         /* FINISH: sum_i D_ii (x_i . q) x_i over all ranks' rows */
+    double *s, *r, *q, *hq;   /* the step, the residual, the direction, H q */
+    double *part;             /* ST_GLM_CG_DOTS per chunk: its dot products */
+    double n, lambda;         /* the rows over all ranks; the regularization */
+    double alpha, beta;       /* UPDATE, DIRECTION: the step's coefficients */
+    int64_t len;              /* the vectors' entries */
+    int op;                   /* st_glm_cg_op_t */
+} st_glm_cg_args_t;
+
+/* The dot products sweep @a op gives (the first this many of a chunk's part). */
+ST_GLM_PERM_HD int st_glm_cg_dots(int op)
+{
+    return (op == ST_GLM_CG_UPDATE) ? 3 : (op == ST_GLM_CG_DIRECTION) ? 0 : 1;
+}
+
+ST_GLM_PERM_HD int64_t st_glm_cg_chunks(int64_t len)
+{
+    return (len + ST_GLM_CG_CHUNK - 1) / ST_GLM_CG_CHUNK;
+}
+
+/* Sweep @a a->op over chunk @a c, on the host. */
+static inline void st_glm_cg_chunk(const st_glm_cg_args_t *a, int64_t c)
+{
+    double acc[ST_GLM_CG_DOTS][ST_GLM_CG_LANES];
+    const int64_t lo = c * ST_GLM_CG_CHUNK;
+    const int64_t hi = (a->len - lo < ST_GLM_CG_CHUNK) ? a->len : lo + ST_GLM_CG_CHUNK;
+    const int nd = st_glm_cg_dots(a->op);
+    double *s = a->s, *r = a->r, *q = a->q, *hq = a->hq;
+    const double *g = a->g, *m = a->m, *hv = a->hv;
+    const double alpha = a->alpha, beta = a->beta, n = a->n, lambda = a->lambda;
+    int64_t b, e;
+    int k, l, lim, half;
+
+    for (k = 0; k < nd; k++) {
+        for (l = 0; l < ST_GLM_CG_LANES; l++) {
+            acc[k][l] = 0;
+        }
+    }
+    for (b = lo; b < hi; b += ST_GLM_CG_LANES) {
+        lim = (int)((hi - b < ST_GLM_CG_LANES) ? hi - b : ST_GLM_CG_LANES);
+        switch (a->op) {
+        case ST_GLM_CG_INIT:
+            for (l = 0, e = b; l < lim; l++, e++) {
+                s[e]       = 0;
+                r[e]       = -g[e];
+                q[e]       = r[e] / m[e];
+                acc[0][l] += q[e] * r[e];
+            }
+            break;
+        case ST_GLM_CG_FINISH:
+            for (l = 0, e = b; l < lim; l++, e++) {
+                hq[e]      = hv[e] / n + lambda * q[e];
+                acc[0][l] += q[e] * hq[e];
+            }
+            break;
+        case ST_GLM_CG_UPDATE:
+            for (l = 0, e = b; l < lim; l++, e++) {
+                s[e]      += alpha * q[e];
+                r[e]      -= alpha * hq[e];
+                acc[0][l] += g[e] * s[e];
+                acc[1][l] += r[e] * s[e];
+                acc[2][l] += r[e] * r[e] / m[e];
+            }
+            break;
+        default:
+            for (e = b; e < b + lim; e++) {
+                q[e] = r[e] / m[e] + beta * q[e];
+            }
+            break;
+        }
+    }
+    for (k = 0; k < nd; k++) {
+        for (half = ST_GLM_CG_LANES / 2; half > 0; half >>= 1) {
+            for (l = 0; l < half; l++) {
+                acc[k][l] += acc[k][l + half];
+            }
+        }
+        a->part[c * ST_GLM_CG_DOTS + k] = acc[k][0];
+    }
+}
+
+/* The sweep's dot products over all @a chunks chunks' @a part, into @a dots. */
+static inline void st_glm_cg_total(const double *part, int64_t chunks, int op, double *dots)
+{
+    int64_t c;
+    int k;
+
+    for (k = 0; k < st_glm_cg_dots(op); k++) {
+        dots[k] = 0;
+        for (c = 0; c < chunks; c++) {
+            dots[k] += part[c * ST_GLM_CG_DOTS + k];
+        }
+    }
 }
 
 #endif /* ST_GLM_KERNELS_H */

@@ -93,8 +93,9 @@ enum {
         preconditioned with the Hessian's diagonal (a pass over the rows and an
         allreduce of a d-vector per CG step), then a line search; LIBLINEAR's -s 0
         method, on every thread and rank. Fast where SDCA is slow: small lambda n.
-        No checkpoints or hierarchical schedule; with gpu, its Hessian-vector passes
-        run on the GPU (strata_glm_param_t.gpu; gpu_rows refused). gap_every,
+        No checkpoints or hierarchical schedule; with gpu, its conjugate gradients
+        (Hessian-vector passes, vector sweeps) run on the GPU (strata_glm_param_t.gpu;
+        gpu_rows refused). gap_every,
         local_epochs and thread_mode do not apply. */
     STRATA_GLM_METHOD_NEWTON = 3
 };
@@ -179,7 +180,7 @@ typedef struct {
                                   over the rows, gathering streamed rows; thread_mode
                                   does not apply). With method
                                   STRATA_GLM_METHOD_NEWTON: the Newton method's
-                                  Hessian-vector passes run on the GPU instead (the
+                                  conjugate gradients run on the GPU instead (the
                                   rows must fit there). Needs a
                                   build with the CUDA toolkit and a CUDA driver at run
                                   time, else STRATA_ERR_UNSUPPORTED saying why */

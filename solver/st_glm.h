@@ -9,6 +9,7 @@
 #include "st_common.h"
 #include "st_glm_data.h"
 #include "st_glm_model.h"
+#include "st_glm_kernels.h"
 
 struct strata_glm_problem {
     st_glm_data_t *data;        /* this rank's rows */
@@ -220,6 +221,13 @@ void st_glm_run_parts(void *(*fn)(void *), void *parts, size_t size, int n);
 #define ST_GLM_SUM_SLICE_PARTS 4
 void st_glm_sum_parts(st_glm_round_ctx_t *ctx, double *sum, int64_t count, int nparts,
                       int64_t stride);
+
+/* Method newton's CG sweep @a cg->op over all the chunks of @a cg's vectors on up to
+ * @a threads threads (at least ST_GLM_NEWTON_SWEEP_CHUNKS chunks each), its dot
+ * products summed into @a dots (NULL: none): the same bits whatever the threads, and
+ * as the GPU's st_glm_cg (cuda/st_glm_kernels.h). */
+#define ST_GLM_CG_THREADS_MAX 256
+void st_glm_cg_sweep(const st_glm_cg_args_t *cg, int threads, double *dots);
 
 static inline double st_glm_vdot(const double *a, const double *b, int64_t n)
 {

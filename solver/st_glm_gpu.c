@@ -49,6 +49,8 @@
 #define ST_GLM_GPU_MARGIN (256u << 20)
 /* rows of at least this many entries on average take the block kernel */
 #define ST_GLM_GPU_LONG_ROW 256
+/* host arrays st_glm_gpu_pin keeps pinned */
+#define ST_GLM_GPU_PINS 2
 /* rows in flight by default: the GPU's warps while the mean curvature grows by at most
  * this factor */
 #define ST_GLM_GPU_MAX_INFLATION 1.5
@@ -80,11 +82,17 @@ struct st_glm_gpu {
      * driver could, so that the round's copies run at the bus's speed */
     int pin_tried, pin_z_tried;
     void *pin[4];               /* w, u, alpha; the host's margins */
-    /* method newton: the Hessian-vector product (st_glm_gpu_hv) */
-    void *hv_kernel, *vzero;
+    /* method newton: the Hessian-vector product and the conjugate gradients'
+     * vectors (st_glm_gpu_cg_*) */
+    void *hv_kernel, *vzero, *cg_kernel;
+    unsigned hv_grid;           /* st_glm_newton_hv's blocks: the GPU's resident ones */
+    int64_t hv_hot;             /* ... and its hot columns (st_glm_gpu_hot) */
     double *dd, *hv;            /* device: the rows' D_ii, the product */
-    void *pin_hv[3];            /* the host's D, v and product, pinned at the first call */
-    int pin_hv_tried;
+    st_glm_cg_args_t cg;        /* device: g, m, s, r, q, H q, the chunks' dots */
+    int64_t cg_chunks;
+    double *h_part;             /* host: the chunks' dots */
+    int h_part_pinned;
+    void *pin_nt[ST_GLM_GPU_PINS];   /* the method's host arrays (st_glm_gpu_pin) */
 };
 
 static void *st_glm_gpu_put(const void *host, size_t bytes, int *ok)
@@ -134,13 +142,24 @@ void st_glm_gpu_close(st_glm_gpu_t *g)
             st_cuda_host_unregister(g->pin[b]);
         }
     }
-    for (b = 0; b < 3; b++) {
-        if (g->pin_hv[b] != NULL) {
-            st_cuda_host_unregister(g->pin_hv[b]);
+    for (b = 0; b < ST_GLM_GPU_PINS; b++) {
+        if (g->pin_nt[b] != NULL) {
+            st_cuda_host_unregister(g->pin_nt[b]);
         }
     }
+    if (g->h_part_pinned) {
+        st_cuda_host_unregister(g->h_part);
+    }
+    free(g->h_part);
     st_cuda_free(g->dd);
     st_cuda_free(g->hv);
+    st_cuda_free((void *)g->cg.g);
+    st_cuda_free((void *)g->cg.m);
+    st_cuda_free(g->cg.s);
+    st_cuda_free(g->cg.r);
+    st_cuda_free(g->cg.q);
+    st_cuda_free(g->cg.hq);
+    st_cuda_free(g->cg.part);
     free(g->h_values_own);
     free(g->order);
     free(g);
@@ -300,6 +319,41 @@ static size_t st_glm_gpu_share(MPI_Comm host, int dev, int *sharers_p)
     return (size_t)mine[2];
 }
 
+/* Blocks of the warp-a-row kernels over @a rows rows (at least 1). */
+static unsigned st_glm_gpu_row_grid(int64_t rows)
+{
+    return (unsigned)ST_MAX(ST_MIN((rows + ST_GLM_GPU_WARP_BLOCK / 32 - 1) /
+                                       (ST_GLM_GPU_WARP_BLOCK / 32),
+                                   (int64_t)1 << 20),
+                            1);
+}
+
+/*
+ * st_glm_newton_hv's hot columns: the leading columns [0, k) that at least
+ * 2 @a grid of the rank's rows hold each (each block would add more than twice into
+ * such a column; its one add per block then costs less), at most ST_GLM_HV_HOT or
+ * STRATA_GLM_GPU_HV_HOT (0: none, for measurements) and @a d. In the frequency order
+ * (the default from 2^17 columns) these are the most frequent columns.
+ */
+static int64_t st_glm_gpu_hot(const st_glm_data_t *data, int64_t d, unsigned grid)
+{
+    const char *env = getenv("STRATA_GLM_GPU_HV_HOT");
+    int64_t cnt[ST_GLM_HV_HOT] = {0}, cap = ST_MIN(d, ST_GLM_HV_HOT), k, hot;
+    const int64_t nnz = data->indptr[data->n_rows];
+
+    if (env != NULL && *env != '\0') {
+        cap = ST_MIN(cap, ST_MAX(0, strtoll(env, NULL, 10)));
+    }
+    for (k = data->indptr[0]; k < nnz; k++) {
+        if ((int64_t)data->indices[k] < cap) {
+            cnt[data->indices[k]]++;
+        }
+    }
+    for (hot = 0; hot < cap && cnt[hot] >= 2 * (int64_t)grid; hot++) {
+    }
+    return hot;
+}
+
 int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sqnorm,
                     int step, double bias, int64_t d, int64_t d_all, int64_t mem_cap,
                     int rows, int threads, int hv, MPI_Comm comm, st_glm_gpu_t **gpu_p,
@@ -378,8 +432,10 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
     /* what must stay on the GPU (offsets; labels, weights, curvatures, dual variables,
      * margins; u), what may stream, and the budget */
     resident   = (size_t)(m + 1) * 8 + (size_t)m * 5 * 8 + (size_t)d_all * 8;
-    if (hv) {   /* method newton's: the rows' D, the product */
-        resident += (size_t)m * 8 + (size_t)d_all * 8;
+    if (hv) {   /* method newton's: the rows' D, the product, the CG's 6 vectors and
+                   its chunks' dots */
+        resident += (size_t)m * 8 + (size_t)d_all * 7 * 8 +
+                    (size_t)st_glm_cg_chunks(d_all) * ST_GLM_CG_DOTS * 8;
     }
     csr        = (size_t)nnz * (sizeof(uint32_t) + sizeof(float));
     if (mem_cap > 0) {
@@ -469,11 +525,44 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
                                           : NULL;
     }
     if (hv) {   /* (here, not at the first product: a failure is the caller's to agree on) */
+        size_t vbytes = (size_t)d_all * sizeof(double);
+
         g->hv_kernel = st_cuda_kernel("st_glm_newton_hv");
         g->vzero     = st_cuda_kernel("st_glm_vzero");
+        g->cg_kernel = st_cuda_kernel("st_glm_cg");
         g->dd        = st_glm_gpu_put(NULL, (size_t)m * sizeof(double), &ok);
-        g->hv        = st_glm_gpu_put(NULL, (size_t)d_all * sizeof(double), &ok);
-        if (g->hv_kernel == NULL || g->vzero == NULL) {
+        g->hv        = st_glm_gpu_put(NULL, vbytes, &ok);
+        g->cg_chunks = st_glm_cg_chunks(d_all);
+        g->cg.len    = d_all;
+        g->cg.hv     = g->hv;
+        g->cg.g      = st_glm_gpu_put(NULL, vbytes, &ok);
+        g->cg.m      = st_glm_gpu_put(NULL, vbytes, &ok);
+        g->cg.s      = st_glm_gpu_put(NULL, vbytes, &ok);
+        g->cg.r      = st_glm_gpu_put(NULL, vbytes, &ok);
+        g->cg.q      = st_glm_gpu_put(NULL, vbytes, &ok);
+        g->cg.hq     = st_glm_gpu_put(NULL, vbytes, &ok);
+        g->cg.part   = st_glm_gpu_put(NULL, (size_t)ST_MAX(g->cg_chunks, 1) * ST_GLM_CG_DOTS *
+                                                sizeof(double), &ok);
+        g->h_part    = malloc((size_t)ST_MAX(g->cg_chunks, 1) * ST_GLM_CG_DOTS *
+                              sizeof(double));
+        if (g->h_part == NULL) {
+            snprintf(msg, msg_len, "--gpu: out of host memory");
+            st_glm_gpu_close(g);
+            return -1;
+        }
+        g->h_part_pinned = (st_cuda_host_register(g->h_part, (size_t)ST_MAX(g->cg_chunks, 1) *
+                                                                 ST_GLM_CG_DOTS *
+                                                                 sizeof(double)) == 0);
+        if (g->hv_kernel != NULL) {   /* the resident blocks take the rows in turn */
+            g->hv_grid = st_glm_gpu_row_grid(m);
+            b = st_cuda_resident_warps(g->device, g->hv_kernel, ST_GLM_GPU_WARP_BLOCK) /
+                (ST_GLM_GPU_WARP_BLOCK / 32);
+            if (b > 0 && (unsigned)b < g->hv_grid) {
+                g->hv_grid = (unsigned)b;
+            }
+            g->hv_hot = st_glm_gpu_hot(data, d, g->hv_grid);
+        }
+        if (g->hv_kernel == NULL || g->vzero == NULL || g->cg_kernel == NULL) {
             snprintf(msg, msg_len, "--gpu: the Newton method's kernels are unavailable on "
                      "device %d", g->device);
             st_glm_gpu_close(g);
@@ -509,6 +598,11 @@ int st_glm_gpu_device(const st_glm_gpu_t *g)
 int st_glm_gpu_sharers(const st_glm_gpu_t *g)
 {
     return g->sharers;
+}
+
+int64_t st_glm_gpu_hv_hot(const st_glm_gpu_t *g)
+{
+    return g->hv_hot;
 }
 
 size_t st_glm_gpu_chunk_bytes(const st_glm_gpu_t *g)
@@ -711,48 +805,110 @@ int st_glm_gpu_has_margins(const st_glm_gpu_t *g)
     return g->margins != NULL && g->z != NULL;
 }
 
-/* Blocks of the warp-a-row kernels over @a rows rows (at least 1). */
-static unsigned st_glm_gpu_row_grid(int64_t rows)
+int st_glm_gpu_pin(st_glm_gpu_t *g, void *p, size_t bytes)
 {
-    return (unsigned)ST_MAX(ST_MIN((rows + ST_GLM_GPU_WARP_BLOCK / 32 - 1) /
-                                       (ST_GLM_GPU_WARP_BLOCK / 32),
-                                   (int64_t)1 << 20),
-                            1);
+    int b;
+
+    for (b = 0; b < ST_GLM_GPU_PINS && g->pin_nt[b] != NULL; b++) {
+    }
+    if (b == ST_GLM_GPU_PINS || st_cuda_host_register(p, bytes) != 0) {
+        return -1;
+    }
+    g->pin_nt[b] = p;
+    return 0;
 }
 
-int st_glm_gpu_hv(st_glm_gpu_t *g, const double *dd, int dd_changed, const double *v,
-                  double *hv)
+/* One sweep of the CG on the GPU's vectors, its dots summed into @a dots. */
+static int st_glm_gpu_cg_run(st_glm_gpu_t *g, int op, double *dots)
+{
+    size_t pbytes = (size_t)g->cg_chunks * ST_GLM_CG_DOTS * sizeof(double);
+
+    g->cg.op = op;
+    if (g->cg_chunks == 0) {
+        st_glm_cg_total(g->h_part, 0, op, dots);
+        return 0;
+    }
+    if (st_cuda_launch(g->cg_kernel, (unsigned)ST_MIN(g->cg_chunks, (int64_t)1 << 16),
+                       ST_GLM_CG_LANES, &g->cg, g->stream[0]) != 0 ||
+        (st_glm_cg_dots(op) > 0 &&
+         st_cuda_copy_async(g->h_part, g->cg.part, pbytes, g->stream[0]) != 0) ||
+        st_cuda_stream_sync(g->stream[0]) != 0) {
+        return -1;
+    }
+    st_glm_cg_total(g->h_part, g->cg_chunks, op, dots);
+    return 0;
+}
+
+int st_glm_gpu_cg_start(st_glm_gpu_t *g, const double *grad, const double *m, double n,
+                        double lambda, double *zr)
+{
+    size_t vbytes = (size_t)g->d_all * sizeof(double);
+
+    if (g->cg_kernel == NULL) {
+        return 1;   /* not opened for it */
+    }
+    g->cg.n      = n;
+    g->cg.lambda = lambda;
+    if (st_cuda_copy_async((void *)g->cg.g, grad, vbytes, g->stream[0]) != 0 ||
+        st_cuda_copy_async((void *)g->cg.m, m, vbytes, g->stream[0]) != 0) {
+        return -1;
+    }
+    return st_glm_gpu_cg_run(g, ST_GLM_CG_INIT, zr);
+}
+
+int st_glm_gpu_cg_hv(st_glm_gpu_t *g, const double *dd, int dd_changed, double *part)
 {
     st_glm_epoch_args_t a = g->a;
     size_t vbytes = (size_t)g->d_all * sizeof(double), rbytes = (size_t)g->n * sizeof(double);
 
-    if (g->hv_kernel == NULL) {
-        return 1;   /* not opened for it */
-    }
-    if (!g->pin_hv_tried) {   /* the first call: the host's vectors pinned, D copied */
-        g->pin_hv[0]    = (st_cuda_host_register((void *)dd, rbytes) == 0) ? (void *)dd : NULL;
-        g->pin_hv[1]    = (st_cuda_host_register((void *)v, vbytes) == 0) ? (void *)v : NULL;
-        g->pin_hv[2]    = (st_cuda_host_register(hv, vbytes) == 0) ? hv : NULL;
-        g->pin_hv_tried = 1;
-        dd_changed      = 1;
-    }
     a.row0 = 0;
     a.dd   = g->dd;
     a.hv   = g->hv;
+    a.u    = g->cg.q;
     a.n    = g->d_all;   /* st_glm_vzero: the product's entries */
     /* every copy on the kernels' stream: ordered with them whether or not the host's
        arrays could be pinned (a synchronous copy from pageable memory may return
        before its data reach the GPU, and the stream does not wait for it) */
     if ((dd_changed && g->n > 0 && st_cuda_copy_async(g->dd, dd, rbytes, g->stream[0]) != 0) ||
-        st_cuda_copy_async(a.u, v, vbytes, g->stream[0]) != 0 ||
         st_cuda_launch(g->vzero, (unsigned)ST_MAX(ST_MIN((g->d_all + 255) / 256, 65535), 1),
                        256, &a, g->stream[0]) != 0) {
         return -1;
     }
-    a.n = g->n;
-    if ((g->n > 0 && st_cuda_launch(g->hv_kernel, st_glm_gpu_row_grid(g->n),
-                                    ST_GLM_GPU_WARP_BLOCK, &a, g->stream[0]) != 0) ||
-        st_cuda_copy_async(hv, g->hv, vbytes, g->stream[0]) != 0 ||
+    a.n   = g->n;
+    a.hot = g->hv_hot;
+    if ((g->n > 0 && st_cuda_launch(g->hv_kernel, g->hv_grid, ST_GLM_GPU_WARP_BLOCK, &a,
+                                    g->stream[0]) != 0) ||
+        (part != NULL && (st_cuda_copy_async(part, g->hv, vbytes, g->stream[0]) != 0 ||
+                          st_cuda_stream_sync(g->stream[0]) != 0))) {
+        return -1;
+    }
+    return 0;
+}
+
+int st_glm_gpu_cg_finish(st_glm_gpu_t *g, const double *hv, double *qhq)
+{
+    if (hv != NULL &&
+        st_cuda_copy_async(g->hv, hv, (size_t)g->d_all * sizeof(double), g->stream[0]) != 0) {
+        return -1;
+    }
+    return st_glm_gpu_cg_run(g, ST_GLM_CG_FINISH, qhq);
+}
+
+int st_glm_gpu_cg_update(st_glm_gpu_t *g, double alpha, double dots[3])
+{
+    g->cg.alpha = alpha;
+    return st_glm_gpu_cg_run(g, ST_GLM_CG_UPDATE, dots);
+}
+
+int st_glm_gpu_cg_direction(st_glm_gpu_t *g, double beta)
+{
+    g->cg.beta = beta;
+    return st_glm_gpu_cg_run(g, ST_GLM_CG_DIRECTION, NULL);
+}
+
+int st_glm_gpu_cg_step(st_glm_gpu_t *g, double *s)
+{
+    if (st_cuda_copy_async(s, g->cg.s, (size_t)g->d_all * sizeof(double), g->stream[0]) != 0 ||
         st_cuda_stream_sync(g->stream[0]) != 0) {
         return -1;
     }

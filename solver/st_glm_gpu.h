@@ -26,9 +26,9 @@ typedef struct st_glm_gpu st_glm_gpu_t;
  * 0: as many warps as the GPU holds where the rows share few features, else
  * STRATA_GLM_GPU_ROWS); above 1, each row's curvature is its mini-batch bound
  * (st_glm_gpu_curvature). @a threads: host threads that gather each streamed
- * chunk (a large one). @a hv: for method newton's st_glm_gpu_hv, whose arrays (the
- * rows' D, the product) count in the budget and are allocated here; its rows must
- * then fit (no streaming: -1 saying so). @return 0, or -1 with @a msg. Keeps @a data
+ * chunk (a large one). @a hv: for method newton's st_glm_gpu_cg_*, whose arrays (the
+ * rows' D, the product, the CG's vectors) count in the budget and are allocated
+ * here; its rows must then fit (no streaming: -1 saying so). @return 0, or -1 with @a msg. Keeps @a data
  * (streaming reads it).
  */
 int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sqnorm,
@@ -74,15 +74,41 @@ int st_glm_gpu_margins(st_glm_gpu_t *gpu, const double *w, double *z);
 int st_glm_gpu_has_margins(const st_glm_gpu_t *gpu);
 
 /*
- * Method newton's Hessian-vector pass on the GPU: @a hv = sum_i @a dd[i] (x_i . @a v)
- * x_i over the rank's rows (bias as in st_glm_gpu_open; @a d_all entries), with the
- * rows in GPU memory (not streaming). @a dd (the rows' D_ii) is copied when
- * @a dd_changed (and at the first call). @a dd, @a v and @a hv are the same arrays at
- * every call (pinned at the first). The atomics' order of the sums is the GPU's.
- * @return 0, 1 (not opened with hv: the caller computes it), or -1 (a CUDA call
- * failed; logged).
+ * Method newton's conjugate gradients (solver/st_glm_newton.c) on the GPU, with the
+ * rows in GPU memory (not streaming; opened with hv): the vectors s, r, q, H q (and
+ * the step's g and preconditioner m) stay in GPU memory, each sweep is one launch of
+ * st_glm_cg (cuda/st_glm_kernels.h: the CPU's sweep bit for bit) and a copy of its
+ * chunks' dot products, summed here in the CPU's order. Every call @return 0, or -1
+ * (a CUDA call failed; logged).
+ *
+ * st_glm_gpu_cg_start: copies @a grad and @a m (d_all entries), the rows over all
+ * ranks @a n and @a lambda; s = 0, r = -g, q = r / m; @a zr = q.r. It @return 1
+ * where the GPU was not opened with hv (the caller runs the CG).
+ * st_glm_gpu_cg_hv: the rank's part of H q's sum, sum_i @a dd[i] (x_i . q) x_i over
+ * its rows (the atomics' order is the GPU's); @a dd (the rows' D_ii) is copied when
+ * @a dd_changed (and the first time). With @a part, the sum is also copied there (to
+ * be summed over ranks).
+ * st_glm_gpu_cg_finish: H q = hv / n + lambda q, with @a hv (the sum over ranks, d_all
+ * entries) copied in first, or NULL (one rank: the GPU's own); @a qhq = q.Hq.
+ * st_glm_gpu_cg_update: s += @a alpha q, r -= @a alpha H q; @a dots g.s, r.s, r.r / m.
+ * st_glm_gpu_cg_direction: q = r / m + @a beta q.
+ * st_glm_gpu_cg_step: s into @a s.
  */
-int st_glm_gpu_hv(st_glm_gpu_t *gpu, const double *dd, int dd_changed, const double *v,
-                  double *hv);
+int st_glm_gpu_cg_start(st_glm_gpu_t *gpu, const double *grad, const double *m, double n,
+                        double lambda, double *zr);
+int st_glm_gpu_cg_hv(st_glm_gpu_t *gpu, const double *dd, int dd_changed, double *part);
+int st_glm_gpu_cg_finish(st_glm_gpu_t *gpu, const double *hv, double *qhq);
+int st_glm_gpu_cg_update(st_glm_gpu_t *gpu, double alpha, double dots[3]);
+int st_glm_gpu_cg_direction(st_glm_gpu_t *gpu, double beta);
+int st_glm_gpu_cg_step(st_glm_gpu_t *gpu, double *s);
+
+/* The Hessian-vector kernel's hot columns (st_glm_newton_hv: summed per block first;
+ * STRATA_GLM_GPU_HV_HOT caps them). */
+int64_t st_glm_gpu_hv_hot(const st_glm_gpu_t *gpu);
+
+/* Pin @a bytes of host memory at @a p for the GPU's copies until st_glm_gpu_close (a
+ * few arrays; the method's host arrays that the copies above read or write).
+ * @return 0, or -1 (not pinned: the copies are staged). */
+int st_glm_gpu_pin(st_glm_gpu_t *gpu, void *p, size_t bytes);
 
 #endif /* ST_GLM_GPU_H */

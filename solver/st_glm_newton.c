@@ -24,6 +24,11 @@
  * per trial step); the gradient, the diagonal and the duality gap at the new point are
  * one more pass from the margins, which are kept, and one allreduce of 2 d + 2 doubles.
  *
+ * The CG's vector work (a few sweeps over d-vectors per step) runs in chunks of
+ * ST_GLM_CG_CHUNK entries, its dot products in a fixed order (cuda/st_glm_kernels.h):
+ * on the threads, a block of chunks each, with the same bits whatever the threads; with
+ * --gpu, as kernels on the GPU, where the vectors stay, with the same bits again.
+ *
  * For sparse hashed data with a small lambda n, SDCA's rate (largest row norm over
  * lambda n) needs tens of epochs, while Newton's steps do not care: it is LIBLINEAR's
  * -s 0 method, here on all threads and ranks. The stopping certificate is the duality
@@ -45,6 +50,7 @@
 #define ST_GLM_NEWTON_CG_MAX   250    /* CG steps per Newton step at most */
 #define ST_GLM_NEWTON_ARMIJO   0.01   /* sufficient decrease: P(w + t s) <= P + c t g.s */
 #define ST_GLM_NEWTON_BACKTRACK 20    /* halvings of t before giving up */
+#define ST_GLM_NEWTON_SWEEP_CHUNKS 8  /* a CG sweep's chunks per thread, at least */
 
 typedef enum {
     ST_GLM_NEWTON_GRAD,   /* z += t xs; gradient, loss and dual sums, diag(H)'s; D */
@@ -78,10 +84,18 @@ struct st_glm_newton {
     st_glm_newton_part_t *parts;
     double               *sum;     /* 2 d_all + 2, summed over threads and ranks */
     st_glm_round_ctx_t   *ctx;
-    st_glm_gpu_t         *gpu;     /* --gpu: the Hessian-vector passes (and, 32-bit
-                                      data, X v) run there */
+    int                   nranks;
+    st_glm_cg_args_t      cg;      /* the CG's vectors and sweep (the host's) */
+    st_glm_gpu_t         *gpu;     /* --gpu: the CG (its Hessian-vector passes and
+                                      sweeps) and, for 32-bit data, X v run there */
     int                   dd_changed;   /* D recomputed since the GPU's copy */
 };
+
+/* One thread's chunks [lo, hi) of a CG sweep on the host. */
+typedef struct {
+    const st_glm_cg_args_t *cg;
+    int64_t                 lo, hi;
+} st_glm_newton_sweep_t;
 
 static void st_glm_newton_grad(st_glm_newton_part_t *p)
 {
@@ -184,6 +198,20 @@ static void *st_glm_newton_pass(void *arg)
     return NULL;
 }
 
+/* @a rc of a GPU call: below 0, as the GPU's coordinate descent, a GPU failing
+ * mid-run ends the job. */
+static void st_glm_newton_gpu_check(st_glm_newton_t *nt, int rc)
+{
+    if (rc < 0) {
+        fprintf(stderr, "strata_glm: rank %d: the GPU's part of the Newton method failed "
+                "(above); ending the job\n", nt->ctx->rank);
+        if (nt->ctx->comm != MPI_COMM_NULL) {
+            MPI_Abort(nt->ctx->comm, 1);
+        }
+        exit(1);
+    }
+}
+
 /* Run a pass on every thread; with @a count > 0, sum the parts' first @a count outputs
  * into nt->sum, then over the ranks (collective). */
 static void st_glm_newton_run(st_glm_newton_t *nt, st_glm_newton_op_t op, int64_t count)
@@ -191,28 +219,79 @@ static void st_glm_newton_run(st_glm_newton_t *nt, st_glm_newton_op_t op, int64_
     int rc = 1;
 
     nt->op = op;
-    if (nt->gpu != NULL && op == ST_GLM_NEWTON_HV) {
-        rc = st_glm_gpu_hv(nt->gpu, nt->dd, nt->dd_changed, nt->v, nt->parts[0].out);
-        nt->dd_changed = 0;
-    } else if (nt->gpu != NULL && op == ST_GLM_NEWTON_XV && nt->data->prec == 32) {
+    if (nt->gpu != NULL && op == ST_GLM_NEWTON_XV && nt->data->prec == 32) {
         /* (64-bit data: the GPU's float copy would move the kept margins off X w) */
         rc = st_glm_gpu_margins(nt->gpu, nt->v, nt->xs);
-    }
-    if (rc < 0) {   /* as the GPU's coordinate descent: a GPU failing mid-run ends the job */
-        fprintf(stderr, "strata_glm: rank %d: the GPU's Newton pass failed (above); ending "
-                "the job\n", nt->ctx->rank);
-        if (nt->ctx->comm != MPI_COMM_NULL) {
-            MPI_Abort(nt->ctx->comm, 1);
-        }
-        exit(1);
+        st_glm_newton_gpu_check(nt, rc);
     }
     if (rc != 0) {
         st_glm_run_parts(st_glm_newton_pass, nt->parts, sizeof(*nt->parts), nt->nparts);
     }
     if (count > 0) {
-        st_glm_sum_parts(nt->ctx, nt->sum, count, rc == 0 ? 1 : nt->nparts,
-                         2 * nt->d_all + 2);
+        st_glm_sum_parts(nt->ctx, nt->sum, count, nt->nparts, 2 * nt->d_all + 2);
     }
+}
+
+static void *st_glm_newton_sweep_part(void *arg)
+{
+    const st_glm_newton_sweep_t *p = arg;
+    int64_t c;
+
+    for (c = p->lo; c < p->hi; c++) {
+        st_glm_cg_chunk(p->cg, c);
+    }
+    return NULL;
+}
+
+void st_glm_cg_sweep(const st_glm_cg_args_t *cg, int threads, double *dots)
+{
+    st_glm_newton_sweep_t parts[ST_GLM_CG_THREADS_MAX];
+    int64_t chunks = st_glm_cg_chunks(cg->len);
+    int k, nth;
+
+    nth = (int)ST_MAX(1, ST_MIN(ST_MIN(threads, ST_GLM_CG_THREADS_MAX),
+                                chunks / ST_GLM_NEWTON_SWEEP_CHUNKS));
+    for (k = 0; k < nth; k++) {
+        parts[k].cg = cg;
+        st_glm_block_range(chunks, nth, k, &parts[k].lo, &parts[k].hi);
+    }
+    st_glm_run_parts(st_glm_newton_sweep_part, parts, sizeof(*parts), nth);
+    if (dots != NULL) {
+        st_glm_cg_total(cg->part, chunks, cg->op, dots);
+    }
+}
+
+/* CG sweep @a op (st_glm_cg_op_t) with @a coef its alpha (UPDATE) or beta
+ * (DIRECTION), its dot products into @a dots: on the GPU where it holds the vectors,
+ * else on the threads, a block of chunks each (the same bits either way, whatever
+ * the threads). FINISH takes H q's sum over the ranks from nt->sum (one rank on a
+ * GPU: the GPU's own). */
+static void st_glm_newton_sweep(st_glm_newton_t *nt, int op, double coef, double *dots)
+{
+    if (nt->gpu != NULL) {
+        switch (op) {
+        case ST_GLM_CG_INIT:
+            st_glm_newton_gpu_check(nt, st_glm_gpu_cg_start(nt->gpu, nt->cg.g, nt->cg.m,
+                                                            nt->cg.n, nt->cg.lambda, dots));
+            break;
+        case ST_GLM_CG_FINISH:
+            st_glm_newton_gpu_check(nt, st_glm_gpu_cg_finish(nt->gpu, (nt->nranks > 1) ? nt->sum
+                                                                                       : NULL,
+                                                             dots));
+            break;
+        case ST_GLM_CG_UPDATE:
+            st_glm_newton_gpu_check(nt, st_glm_gpu_cg_update(nt->gpu, coef, dots));
+            break;
+        default:
+            st_glm_newton_gpu_check(nt, st_glm_gpu_cg_direction(nt->gpu, coef));
+            break;
+        }
+        return;
+    }
+    nt->cg.op    = op;
+    nt->cg.alpha = (op == ST_GLM_CG_UPDATE) ? coef : 0;
+    nt->cg.beta  = (op == ST_GLM_CG_DIRECTION) ? coef : 0;
+    st_glm_cg_sweep(&nt->cg, nt->nparts, dots);
 }
 
 /* At w + t s (t 0 at the start): the margins, gradient @a g, P into *f_p, the
@@ -233,54 +312,48 @@ static void st_glm_newton_point(st_glm_newton_t *nt, const double *w, double t, 
     st_glm_primal_finish(nt->sum, w, d_all, n, nt->lambda, g, f_p, obj);
 }
 
-/* H v into @a hv (collective). @return v.Hv */
-static double st_glm_newton_hv(st_glm_newton_t *nt, const double *v, double *hv)
+/* H q into nt->cg.hq (collective): its sum over the rows, then the FINISH sweep.
+ * @return q.Hq */
+static double st_glm_newton_hv(st_glm_newton_t *nt)
 {
-    double n = (double)nt->data->n_rows_global, vhv = 0;
-    int64_t j;
+    double qhq;
 
-    nt->v = v;
-    st_glm_newton_run(nt, ST_GLM_NEWTON_HV, nt->d_all);
-    for (j = 0; j < nt->d_all; j++) {
-        hv[j] = nt->sum[j] / n + nt->lambda * v[j];
-        vhv  += v[j] * hv[j];
+    if (nt->gpu != NULL) {   /* (one rank: the sum stays on the GPU) */
+        st_glm_newton_gpu_check(nt, st_glm_gpu_cg_hv(nt->gpu, nt->dd, nt->dd_changed,
+                                                     (nt->nranks > 1) ? nt->parts[0].out
+                                                                      : NULL));
+        nt->dd_changed = 0;
+        if (nt->nranks > 1) {
+            st_glm_sum_parts(nt->ctx, nt->sum, nt->d_all, 1, 2 * nt->d_all + 2);
+        }
+    } else {
+        nt->v = nt->cg.q;
+        st_glm_newton_run(nt, ST_GLM_NEWTON_HV, nt->d_all);
     }
-    return vhv;
+    st_glm_newton_sweep(nt, ST_GLM_CG_FINISH, 0, &qhq);
+    return qhq;
 }
 
-/* The Newton step @a s from H s = -g by preconditioned CG, with scratch r, q, hq
- * (collective; every rank takes the same steps). Each step's vector work is two
- * sweeps over the d-vectors (they are large: 2^20 columns and more). @return the CG
- * steps taken. */
-static int st_glm_newton_cg(st_glm_newton_t *nt, const double *g, const double *m, double *s,
-                            double *r, double *q, double *hq)
+/* The Newton step nt->cg.s from H s = -g by preconditioned CG (nt->cg: g, m, and the
+ * scratch r, q, hq; collective: every rank takes the same steps). Each step's vector
+ * work is two sweeps over the d-vectors (they are large: 2^20 columns and more) and
+ * the finishing of H q's. @return the CG steps taken. */
+static int st_glm_newton_cg(st_glm_newton_t *nt)
 {
-    int64_t j, n = nt->d_all;
-    double zr = 0, zr_new, qhq, alpha, beta, cur = 0, next, gs, rs;
+    double zr, zr_new, qhq, alpha, beta, cur = 0, next, dots[ST_GLM_CG_DOTS];
     int steps;
 
-    for (j = 0; j < n; j++) {
-        s[j] = 0;
-        r[j] = -g[j];
-        q[j] = r[j] / m[j];
-        zr  += q[j] * r[j];
-    }
+    st_glm_newton_sweep(nt, ST_GLM_CG_INIT, 0, &zr);
     for (steps = 1; steps <= ST_GLM_NEWTON_CG_MAX; steps++) {
-        qhq = st_glm_newton_hv(nt, q, hq);
+        qhq = st_glm_newton_hv(nt);
         if (!(qhq > 0)) {
             break;   /* no curvature left along q (rounding): s stays */
         }
         alpha = zr / qhq;
-        gs = rs = zr_new = 0;
-        for (j = 0; j < n; j++) {
-            s[j]   += alpha * q[j];
-            r[j]   -= alpha * hq[j];
-            gs     += g[j] * s[j];
-            rs     += r[j] * s[j];
-            zr_new += r[j] * r[j] / m[j];
-        }
+        st_glm_newton_sweep(nt, ST_GLM_CG_UPDATE, alpha, dots);
+        zr_new = dots[2];
         /* Q(s) = g.s + s.Hs / 2 = (g.s - r.s) / 2, as r = -g - H s */
-        next = 0.5 * (gs - rs);
+        next = 0.5 * (dots[0] - dots[1]);
         if (!(next <= 0 && next - cur <= 0) ||
             steps * (next - cur) >= ST_GLM_NEWTON_CG_ETA * next) {
             break;
@@ -288,9 +361,10 @@ static int st_glm_newton_cg(st_glm_newton_t *nt, const double *g, const double *
         cur  = next;
         beta = zr_new / zr;
         zr   = zr_new;
-        for (j = 0; j < n; j++) {
-            q[j] = r[j] / m[j] + beta * q[j];
-        }
+        st_glm_newton_sweep(nt, ST_GLM_CG_DIRECTION, beta, NULL);
+    }
+    if (nt->gpu != NULL) {
+        st_glm_newton_gpu_check(nt, st_glm_gpu_cg_step(nt->gpu, nt->cg.s));
     }
     return ST_MIN(steps, ST_GLM_NEWTON_CG_MAX);
 }
@@ -310,7 +384,7 @@ static int64_t st_glm_newton_cols(const st_glm_data_t *data, MPI_Comm comm)
 }
 
 /* --gpu: the rank's rows (in the order the method uses) go to its GPU, which then
- * runs the Hessian-vector passes (collective; every rank agrees). @return 0, or -1
+ * runs the conjugate gradients (collective; every rank agrees). @return 0, or -1
  * with @a msg. nt->xs serves as scratch for the rows' norms. */
 static int st_glm_newton_gpu_open(st_glm_newton_t *nt, const st_glm_model_t *loss,
                                   const strata_glm_param_t *param, MPI_Comm comm, char *msg,
@@ -371,7 +445,7 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     d_all = d + (param->bias > 0);
     ctx.comm    = comm;
     ctx.param   = param;
-    st_glm_comm_shape(comm, &ctx.rank, NULL);   /* (MPI_COMM_NULL: rank 0 of 1) */
+    st_glm_comm_shape(comm, &ctx.rank, &nt.nranks);   /* (MPI_COMM_NULL: rank 0 of 1) */
     nt.loss     = loss;
     nt.data     = data;
     nt.bias     = param->bias;
@@ -383,8 +457,10 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     nt.parts    = calloc((size_t)nt.nparts, sizeof(*nt.parts));
     /* c, z, D, X s */
     rows = malloc((size_t)ST_MAX(m, 1) * 4 * sizeof(double));
-    /* w g M s r q Hq, the sum, a part's sums per thread, w in all the columns */
-    mem  = malloc((size_t)(d_all * 7 + (2 * d_all + 2) * (1 + nt.nparts) + full_all) *
+    /* w g M s r q Hq, the sum, a part's sums per thread, w in all the columns, the CG
+       sweeps' chunks' dots */
+    mem  = malloc((size_t)(d_all * 7 + (2 * d_all + 2) * (1 + nt.nparts) + full_all +
+                           st_glm_cg_chunks(d_all) * ST_GLM_CG_DOTS) *
                   sizeof(double));
     ok   = (nt.parts != NULL && rows != NULL && mem != NULL);
     if (!st_glm_agree(comm, ok)) {
@@ -409,6 +485,10 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     q     = r + d_all;
     hq    = q + d_all;
     nt.sum = hq + d_all;
+    wfull  = nt.sum + (2 * d_all + 2) * (1 + nt.nparts);
+    nt.cg  = (st_glm_cg_args_t){.g = g, .m = pre, .hv = nt.sum, .s = s, .r = r, .q = q,
+                                .hq = hq, .part = wfull + full_all, .n = n,
+                                .lambda = param->lambda, .len = d_all};
     for (k = 0; k < nt.nparts; k++) {
         nt.parts[k].nt  = &nt;
         nt.parts[k].out = nt.sum + (2 * d_all + 2) * (k + 1);
@@ -429,14 +509,19 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
         st_glm_order_free(&order);
         return STRATA_ERR_UNSUPPORTED;
     }
+    if (nt.gpu != NULL) {   /* what the copies move: D; g M s (r q Hq) the sum, part 0 */
+        st_glm_gpu_pin(nt.gpu, nt.dd, (size_t)ST_MAX(m, 1) * sizeof(double));
+        st_glm_gpu_pin(nt.gpu, g, (size_t)(d_all * 6 + (2 * d_all + 2) * 2) * sizeof(double));
+    }
 
     if (param->verbose && ctx.rank == 0) {
-        char on[96] = "";
+        char on[160] = "";
 
         if (nt.gpu != NULL) {
-            snprintf(on, sizeof(on), ", its Hessian-vector passes on GPU %d%s",
-                     st_glm_gpu_device(nt.gpu),
-                     st_glm_gpu_sharers(nt.gpu) > 1 ? " (shared by this host's ranks)" : "");
+            snprintf(on, sizeof(on), ", its conjugate gradients on GPU %d%s (%lld hot "
+                     "column(s) summed per block)", st_glm_gpu_device(nt.gpu),
+                     st_glm_gpu_sharers(nt.gpu) > 1 ? " (shared by this host's ranks)" : "",
+                     (long long)st_glm_gpu_hv_hot(nt.gpu));
         }
         st_glm_print("Newton on the primal (preconditioned CG, line search), %d thread(s) "
                      "per rank, %lld of the %lld columns held%s\n", nt.nparts, (long long)d,
@@ -449,7 +534,7 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     ctx.info.gap       = ST_MAX(obj.gap, 0.0);
     ctx.info.converged = (obj.gap <= param->tol * fabs(obj.primal));
     while (!ctx.info.converged && ctx.info.rounds < param->max_rounds) {
-        cg += st_glm_newton_cg(&nt, g, pre, s, r, q, hq);
+        cg += st_glm_newton_cg(&nt);
         gs = st_glm_vdot(g, s, d_all);
         if (!(gs < 0)) {
             break;   /* no descent left in double precision: w stays */
@@ -481,7 +566,6 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
         st_glm_print("Newton: %d step(s), %d conjugate gradient step(s)\n", ctx.info.rounds,
                      cg);
     }
-    wfull = nt.sum + (2 * d_all + 2) * (1 + nt.nparts);
     if (!ctx.info.converged && ctx.info.rounds == 0 && param->max_rounds > 0 && isfinite(f)) {
         /* w = 0 is not the optimum, and no step from it lowers P in double precision
            (features of 1e308): an error, not a model of zeros (infinite: the caller's) */

@@ -262,10 +262,11 @@ contains "too little GPU memory named" "not enough for its 1500 rows' own arrays
 expect 2 "bad --gpu-mem" tools/strata-train --gpu --gpu-mem 12X "$dir/c32.bin" "$dir/m"
 contains "bad --gpu-mem named" "gpu-mem"
 
-# method newton with --gpu: its Hessian-vector passes (and, for 32-bit data, X s)
-# on the GPU. The stand-in sums each row in the CPU's order, so without a bias the
-# model is the CPU run's byte for byte (1 and 2 ranks; the squared hinge's rows with
-# D = 0); with a bias the GPU's X s adds the bias last (the last bits differ) and
+# method newton with --gpu: its conjugate gradients (the Hessian-vector passes and
+# the sweeps over the CG's vectors) and, for 32-bit data, X s on the GPU. The
+# stand-in sums each row in the CPU's order, and the sweeps are the CPU's arithmetic
+# in its order, so without a bias the model is the CPU run's byte for byte (1 and 2
+# ranks; the squared hinge's rows with D = 0); with a bias the GPU's X s adds the bias last (the last bits differ) and
 # host threads split the CPU's sums: the same optimum; 64-bit data (float on the
 # GPU for H v, X s on the host): the same optimum
 same_newton() {
@@ -275,11 +276,19 @@ same_newton() {
         --method newton "$@" "$dir/cpu.model"
     expect 0 "newton, $what (GPU)" gpu_mpirun -np "$np" $train --gpu --method newton "$@" \
         "$dir/gpu.model"
-    contains "newton, $what: the GPU ran the passes" "its Hessian-vector passes on GPU 0"
+    contains "newton, $what: the GPU ran the passes" "its conjugate gradients on GPU 0"
     cmp -s "$dir/cpu.model" "$dir/gpu.model" ||
         { echo "FAIL: newton, $what: the GPU run's model differs from the CPU run's"; fail=1; }
 }
 same_newton "logistic, 1 rank" 1 -s logistic -l 1e-4 -e 1e-6 -r 50 "$dir/c32.bin"
+# the Hessian-vector kernel sums the columns most rows hold (the generator's 13
+# dense features, its first columns) per block first; STRATA_GLM_GPU_HV_HOT caps them
+contains "newton: the 13 dense columns summed per block" "(13 hot column(s) summed"
+expect 0 "newton, no hot columns" gpu_mpirun -np 1 -x STRATA_GLM_GPU_HV_HOT=0 $train \
+    --gpu --method newton -s logistic -l 1e-4 -e 1e-6 -r 50 "$dir/c32.bin" "$dir/gpu0.model"
+contains "newton, no hot columns, said" "(0 hot column(s) summed"
+cmp -s "$dir/cpu.model" "$dir/gpu0.model" ||
+    { echo "FAIL: newton, no hot columns: the model differs from the CPU run's"; fail=1; }
 same_newton "sqsvm, 2 ranks" 2 -s sqsvm -l 1e-3 -e 1e-6 -r 50 "$dir/c32.bin"
 same_newton "ridge, 2 ranks" 2 -s ridge -l 1e-3 -e 1e-6 -r 50 "$dir/r32.bin"
 near_newton() {
@@ -290,7 +299,7 @@ near_newton() {
     p_cpu=$(converged_primal)
     expect 0 "newton, $what (GPU)" gpu_mpirun -np "$np" $train --gpu --method newton "$@" \
         "$dir/m-gpu"
-    contains "newton, $what: the GPU ran the passes" "its Hessian-vector passes on GPU 0"
+    contains "newton, $what: the GPU ran the passes" "its conjugate gradients on GPU 0"
     p_gpu=$(converged_primal)
     near "newton, $what: primal on the GPU against the CPU's" "$p_gpu" "$p_cpu" "$tol"
 }
@@ -302,21 +311,26 @@ near_newton "logistic, 64-bit data" 2 1e-9 -s logistic -l 1e-3 -e 1e-10 -r 50 "$
 expect 1 "newton, the GPU's pass failing" gpu_mpirun -np 1 \
     -x FAKE_CUDA_FAIL_KERNEL=st_glm_newton_hv $train -q --gpu --method newton -l 1e-3 \
     "$dir/c32.bin" "$dir/m"
-contains "newton, the GPU's pass failing, said" "the GPU's Newton pass failed"
+contains "newton, the GPU's pass failing, said" "the GPU's part of the Newton method failed"
+expect 1 "newton, the GPU's CG sweep failing" gpu_mpirun -np 2 \
+    -x FAKE_CUDA_FAIL_KERNEL=st_glm_cg $train -q --gpu --method newton -l 1e-3 \
+    "$dir/c32.bin" "$dir/m"
+contains "newton, the GPU's CG sweep failing, said" "the GPU's part of the Newton method failed"
 expect 1 "newton, rows beyond the GPU's memory" gpu_mpirun -np 2 \
     $train -q --gpu --method newton --gpu-mem 150000 -l 1e-3 "$dir/c32.bin" "$dir/m"
 contains "newton, rows beyond the GPU's memory, said" "does not stream them"
-# --gpu-mem counts the Newton method's own GPU arrays too (the rows' D, the product:
-# 8 bytes a row and a column): on 1 rank the CSR and the per-row arrays take 940752
-# bytes, with them 997520; at one byte less the run is refused, not over the budget
-# (nor ended by a failed allocation at its first CG step on a full GPU)
+# --gpu-mem counts the Newton method's own GPU arrays too (the rows' D, the product,
+# the CG's 6 vectors: 8 bytes a row and 56 a column, and 24 bytes per 2048 columns):
+# on 1 rank the CSR and the per-row arrays take 940752 bytes, with them 1194176; at
+# one byte less the run is refused, not over the budget (nor ended by a failed
+# allocation at its first CG step on a full GPU)
 expect 1 "newton, the budget less its own arrays" gpu_mpirun -np 1 \
-    $train -q --gpu --method newton --gpu-mem 997519 -l 1e-3 -r 2 "$dir/c32.bin" "$dir/m"
+    $train -q --gpu --method newton --gpu-mem 1194175 -l 1e-3 -r 2 "$dir/c32.bin" "$dir/m"
 contains "newton, the budget less its own arrays, said" "does not stream them"
 expect 0 "newton, the budget with its own arrays" gpu_mpirun -np 1 \
-    $train --gpu --method newton --gpu-mem 997520 -l 1e-3 -r 2 "$dir/c32.bin" "$dir/m"
+    $train --gpu --method newton --gpu-mem 1194176 -l 1e-3 -r 2 "$dir/c32.bin" "$dir/m"
 contains "newton, the budget with its own arrays, on the GPU" \
-    "its Hessian-vector passes on GPU 0"
+    "its conjugate gradients on GPU 0"
 # the columns relabelled by frequency (262144 columns: auto), a third of them held
 # (the method's d < the data's columns) and a bias, which the GPU finds at index d
 near_newton "ridge, bias, frequency order, unheld columns" 2 1e-9 -s ridge -l 1e-3 \

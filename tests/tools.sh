@@ -199,10 +199,13 @@ STRATA_LIBRARY="$tmp/co:lon/libstrata.so" expect 2 "strata-run, library path wit
 contains "strata-run names the path with ':'" "cannot preload '$tmp/co:lon/libstrata.so'"
 # libstrata_glm's own variable is not an unknown one to libstrata (a training
 # preloaded with strata-run; before: a warning on a healthy run)
-STRATA_GLM_GPU_KERNEL=warp expect 0 "STRATA_GLM_GPU_KERNEL under strata-run" \
-    tools/strata-run tools/strata-bench -b 8 -e 8 -r 1
-grep -q "unknown variable" "$out" &&
-    { echo "FAIL: STRATA_GLM_GPU_KERNEL called unknown"; cat "$out"; fail=1; }
+for var in STRATA_GLM_GPU_KERNEL=warp STRATA_GLM_GPU_HV_HOT=0; do
+    export "${var?}"
+    expect 0 "${var%%=*} under strata-run" tools/strata-run tools/strata-bench -b 8 -e 8 -r 1
+    unset "${var%%=*}"
+    grep -q "unknown variable" "$out" &&
+        { echo "FAIL: ${var%%=*} called unknown"; cat "$out"; fail=1; }
+done
 expect 0 "strata-run runs a plain command" tools/strata-run sh -c 'case "$LD_PRELOAD" in *libstrata.so*) exit 0;; esac; exit 1'
 
 expect 0 "strata-bench --help" tools/strata-bench --help

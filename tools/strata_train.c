@@ -82,7 +82,7 @@ static void usage(FILE *f)
             "                        (TPA-SCD; rows in GPU memory, float values); -t N:\n"
             "                        N threads for the rest of a round (and to gather\n"
             "                        streamed rows); with --method newton: its\n"
-            "                        Hessian-vector passes on the GPU\n"
+            "                        conjugate gradients on the GPU\n"
             "      --gpu-mem SIZE    with --gpu: GPU memory a rank may use (K, M, G;\n"
             "                        default: what is free, shared by the ranks on\n"
             "                        the GPU); rows beyond it stream (--method\n"

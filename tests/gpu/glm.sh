@@ -6,7 +6,7 @@
 # Two data sets, lambda such that lambda x rows = 10 or 1:
 # A. Criteo-like (1M rows x 2^20 columns, float32, ~32M nonzeros; 13 dense
 #    features every row holds), logistic, lambda 1e-5: first method newton on all
-#    cores against --gpu --method newton (its Hessian-vector passes on the GPU; 1
+#    cores against --gpu --method newton (its conjugate gradients on the GPU; 1
 #    and 2 ranks), to gap 1e-3, the optimum judged; then the CPU solver (1 rank x
 #    all cores, replicas and shared) and strata-train --gpu --gpu-rows GLM_GPU_ROWS
 #    (default 16: rows that share dense features allow few in flight) to relative
@@ -68,11 +68,15 @@ train() {  # NAME NP ARGS...: time and final line into $OUT/glm-NAME.log (data: 
          "$(tail -2 "$OUT/glm-$name.log" | head -1)"
     [ $r -eq 0 ] || rc=1
 }
-# method newton, its Hessian-vector passes on the GPU, against the CPU's newton on all
+# method newton, its conjugate gradients on the GPU, against the CPU's newton on all
 # cores: first, the likeliest to meet the issue's 20x on data with dense features
 train cpu-newton-gap 1 -t "$ncpu" --method newton -l 1e-5 -e 1e-3 -r 300
 train gpu-newton-gap 1 --gpu -t "$ncpu" --method newton -l 1e-5 -e 1e-3 -r 300
 train gpu2-newton-gap 2 --gpu -t $((ncpu / 2)) --method newton -l 1e-5 -e 1e-3 -r 300
+# the Hessian-vector kernel without its per-block sums of the hot columns (every
+# row's atomics into the dense features' entries), for the comparison
+GLM_MPIRUN_ARGS="${GLM_MPIRUN_ARGS:-} -x STRATA_GLM_GPU_HV_HOT=0" \
+    train gpu-newton-nohot-gap 1 --gpu -t "$ncpu" --method newton -l 1e-5 -e 1e-3 -r 300
 train cpu-gap 1 -t "$ncpu" -l 1e-5 -e 1e-3 -r 300
 train cpu-shared-gap 1 -t "$ncpu" --thread-mode shared -l 1e-5 -e 1e-3 -r 300
 train gpu-gap 1 --gpu -t "$ncpu" --gpu-rows "$rows" -l 1e-5 -e 1e-3 -r 300
@@ -92,8 +96,8 @@ GLM_MPIRUN_ARGS="${GLM_MPIRUN_ARGS:-} -x STRATA_GLM_GPU_KERNEL=block" \
 
 # A: what each reached (not judged), and newton's optimum on the GPU (judged: the
 # same primal within 1e-3 relative)
-for who in cpu-newton-gap gpu-newton-gap gpu2-newton-gap cpu-gap cpu-shared-gap gpu-gap \
-    gpu2-gap gpu-stream-gap; do
+for who in cpu-newton-gap gpu-newton-gap gpu2-newton-gap gpu-newton-nohot-gap cpu-gap \
+    cpu-shared-gap gpu-gap gpu2-gap gpu-stream-gap; do
     echo "A $who: $(grep -E '^(converged|stopped) after' "$OUT/glm-$who.log" 2>/dev/null)"
 done
 same_primal() {  # WHAT CPU_RUN GPU_RUN
@@ -110,6 +114,14 @@ same_primal() {  # WHAT CPU_RUN GPU_RUN
 }
 same_primal "A, newton" cpu-newton-gap gpu-newton-gap
 same_primal "A, newton, 2 ranks on the GPU" cpu-newton-gap gpu2-newton-gap
+same_primal "A, newton, no hot columns" cpu-newton-gap gpu-newton-nohot-gap
+# newton's time per conjugate-gradient step (the run's whole time over its CG steps)
+for who in cpu-newton-gap gpu-newton-gap gpu2-newton-gap gpu-newton-nohot-gap; do
+    awk -v who="$who" '/^Newton: .* conjugate gradient/ { cg = $4 }
+        /^(converged|stopped) after/ { for (i = 1; i <= NF; i++) if ($i == "s") t = $(i - 1) }
+        END { if (cg > 0 && t > 0) printf "%s: %d CG steps, %.2f ms per CG step\n", who, cg,
+              1000 * t / cg }' "$OUT/glm-$who.log"
+done
 # B: the same optimum
 same_primal B sparse-cpu-gap sparse-gpu-gap
 # throughput: the training time of 50 epochs (the rounds' line)
