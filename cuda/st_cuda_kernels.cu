@@ -148,6 +148,7 @@ static const st_cu_emu_entry_t st_cu_emulated[] = {
     {"st_glm_tpa_epoch_warp", ST_CU_EMU_EPOCH_WARP, NULL, st_glm_tpa_epoch_waves, NULL},
     {"st_glm_margins", ST_CU_EMU_EPOCH_WARP, NULL, st_glm_margins_rows, NULL},
     {"st_glm_newton_hv", ST_CU_EMU_EPOCH_WARP, NULL, st_glm_newton_hv_rows, NULL},
+    {"st_glm_newton_grad", ST_CU_EMU_EPOCH_WARP, NULL, st_glm_newton_grad_rows, NULL},
     {"st_glm_vzero", ST_CU_EMU_VECTOR, NULL, st_glm_vzero_all, NULL},
     {"st_glm_cg", ST_CU_EMU_CG, NULL, NULL, st_glm_cg_all},
 };
@@ -227,7 +228,9 @@ extern "C" int st_cuda_emulated_launch(const void *kernel, unsigned grid, unsign
                         !fake_cuda_is_device(a.u) ||
                         (a.z != NULL && !fake_cuda_is_device(a.z)) ||
                         (a.dd != NULL && !fake_cuda_is_device(a.dd)) ||
-                        (a.hv != NULL && !fake_cuda_is_device(a.hv)))) {
+                        (a.hv != NULL && !fake_cuda_is_device(a.hv)) ||
+                        (a.ga != NULL && !fake_cuda_is_device(a.ga)) ||
+                        (a.hd != NULL && !fake_cuda_is_device(a.hd)))) {
             return 700;
         }
         e->epoch(a, (e->kind == ST_CU_EMU_EPOCH_WARP) ? grid * (block / 32) : grid);

@@ -132,6 +132,33 @@ static void st_glm_newton_hv_rows(st_glm_epoch_args_t a, unsigned grid)
     }
 }
 
+/* st_glm_newton_grad, emulated: the rows in order, each row's entries in order then
+ * the bias, as the CPU's gradient pass on one thread (solver/st_glm_newton.c) */
+static void st_glm_newton_grad_rows(st_glm_epoch_args_t a, unsigned grid)
+{
+    int64_t j, i, k;
+    double ga, h, x;
+
+    (void)grid;
+    for (j = 0; j < a.n; j++) {
+        i  = a.row0 + j;
+        ga = a.ga[i];
+        h  = a.dd[i];
+        if (ga == 0 && h == 0) {
+            continue;
+        }
+        for (k = a.indptr[i]; k < a.indptr[i + 1]; k++) {
+            x                  = (double)a.values[k];
+            a.hv[a.indices[k]] += ga * x;
+            a.hd[a.indices[k]] += h * x * x;
+        }
+        if (a.bias > 0) {
+            a.hv[a.bias_index] += ga * a.bias;
+            a.hd[a.bias_index] += h * a.bias * a.bias;
+        }
+    }
+}
+
 /* st_glm_vzero, emulated */
 static void st_glm_vzero_all(st_glm_epoch_args_t a, unsigned grid)
 {
@@ -339,6 +366,69 @@ st_glm_newton_hv(st_glm_epoch_args_t a)
     }
     if (threadIdx.x == 0 && a.bias > 0 && hot[ST_GLM_HV_HOT] != 0) {
         atomicAdd(&a.hv[a.bias_index], hot[ST_GLM_HV_HOT]);
+    }
+}
+
+/*
+ * The Newton method's gradient pass, its sums over the rows (method newton, --gpu,
+ * 32-bit data; the host computes each row's ga_i = c_i phi'(z_i) and D_ii): hv +=
+ * sum_i ga_i x_i, hd += sum_i D_ii x_i^2 (x_ij^2 entrywise), a warp a row, the hot
+ * columns and the bias per block as st_glm_newton_hv does.
+ */
+extern "C" __global__ void __launch_bounds__(ST_GLM_GPU_WARP_BLOCK, 4)
+st_glm_newton_grad(st_glm_epoch_args_t a)
+{
+    __shared__ double hot[2][ST_GLM_HV_HOT + 1];   /* a.hot columns, then the bias */
+    const unsigned lane = threadIdx.x & 31u, wpb = blockDim.x >> 5;
+    const int64_t warps = (int64_t)gridDim.x * wpb;
+    int64_t j, i, k, end, col;
+    double ga, h, x;
+
+    for (k = threadIdx.x; k <= ST_GLM_HV_HOT; k += blockDim.x) {
+        hot[0][k] = 0;
+        hot[1][k] = 0;
+    }
+    __syncthreads();
+    for (j = (int64_t)blockIdx.x * wpb + (threadIdx.x >> 5); j < a.n; j += warps) {
+        i  = a.row0 + j;
+        ga = a.ga[i];
+        h  = a.dd[i];
+        if (ga == 0 && h == 0) {
+            continue;   /* (the whole warp: the row's) */
+        }
+        end = a.indptr[i + 1];
+        for (k = a.indptr[i] + lane; k < end; k += 32) {
+            col = a.indices[k];
+            x   = (double)a.values[k];
+            if (col < a.hot) {
+                atomicAdd(&hot[0][col], ga * x);
+                atomicAdd(&hot[1][col], h * x * x);
+            } else {
+                atomicAdd(&a.hv[col], ga * x);
+                atomicAdd(&a.hd[col], h * x * x);
+            }
+        }
+        if (lane == 0 && a.bias > 0) {
+            atomicAdd(&hot[0][ST_GLM_HV_HOT], ga * a.bias);
+            atomicAdd(&hot[1][ST_GLM_HV_HOT], h * a.bias * a.bias);
+        }
+    }
+    __syncthreads();
+    for (k = threadIdx.x; k < a.hot; k += blockDim.x) {
+        if (hot[0][k] != 0) {
+            atomicAdd(&a.hv[k], hot[0][k]);
+        }
+        if (hot[1][k] != 0) {
+            atomicAdd(&a.hd[k], hot[1][k]);
+        }
+    }
+    if (threadIdx.x == 0 && a.bias > 0) {
+        if (hot[0][ST_GLM_HV_HOT] != 0) {
+            atomicAdd(&a.hv[a.bias_index], hot[0][ST_GLM_HV_HOT]);
+        }
+        if (hot[1][ST_GLM_HV_HOT] != 0) {
+            atomicAdd(&a.hd[a.bias_index], hot[1][ST_GLM_HV_HOT]);
+        }
     }
 }
 

@@ -43,10 +43,14 @@ typedef struct {
     const double *dd;         /* st_glm_newton_hv: the rows' D_ii (method newton) */
     double *hv;               /* st_glm_newton_hv: sum_i D_ii (x_i . u) x_i, added in;
                                  st_glm_vzero: its n entries zeroed */
-    int64_t hot;              /* st_glm_newton_hv: the columns [0, hot) (the most frequent,
-                                 in the frequency order) and the bias are summed in each
-                                 block's shared memory first, then added into hv once a
-                                 block; at most ST_GLM_HV_HOT */
+    int64_t hot;              /* st_glm_newton_hv, st_glm_newton_grad: the columns [0, hot)
+                                 (the most frequent, in the frequency order) and the bias
+                                 are summed in each block's shared memory first, then
+                                 added into hv (and hd) once a block; at most
+                                 ST_GLM_HV_HOT */
+    const double *ga;         /* st_glm_newton_grad: the rows' c_i phi'(z_i); its sums
+                                 sum_i ga_i x_i into hv, sum_i D_ii x_i^2 into hd */
+    double *hd;
 } st_glm_epoch_args_t;
 
 /* st_glm_newton_hv's hot columns, at most: shared memory a block */

@@ -84,10 +84,11 @@ struct st_glm_gpu {
     void *pin[4];               /* w, u, alpha; the host's margins */
     /* method newton: the Hessian-vector product and the conjugate gradients'
      * vectors (st_glm_gpu_cg_*) */
-    void *hv_kernel, *vzero, *cg_kernel;
+    void *hv_kernel, *vzero, *cg_kernel, *grad_kernel;
     unsigned hv_grid;           /* st_glm_newton_hv's blocks: the GPU's resident ones */
     int64_t hv_hot;             /* ... and its hot columns (st_glm_gpu_hot) */
     double *dd, *hv;            /* device: the rows' D_ii, the product */
+    double *ga;                 /* device: the rows' c_i phi'(z_i) (st_glm_gpu_grad) */
     st_glm_cg_args_t cg;        /* device: g, m, s, r, q, H q, the chunks' dots */
     int64_t cg_chunks;
     double *h_part;             /* host: the chunks' dots */
@@ -153,6 +154,7 @@ void st_glm_gpu_close(st_glm_gpu_t *g)
     free(g->h_part);
     st_cuda_free(g->dd);
     st_cuda_free(g->hv);
+    st_cuda_free(g->ga);
     st_cuda_free((void *)g->cg.g);
     st_cuda_free((void *)g->cg.m);
     st_cuda_free(g->cg.s);
@@ -432,9 +434,9 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
     /* what must stay on the GPU (offsets; labels, weights, curvatures, dual variables,
      * margins; u), what may stream, and the budget */
     resident   = (size_t)(m + 1) * 8 + (size_t)m * 5 * 8 + (size_t)d_all * 8;
-    if (hv) {   /* method newton's: the rows' D, the product, the CG's 6 vectors and
-                   its chunks' dots */
-        resident += (size_t)m * 8 + (size_t)d_all * 7 * 8 +
+    if (hv) {   /* method newton's: the rows' D and c_i phi'(z_i), the product, the CG's
+                   6 vectors and its chunks' dots */
+        resident += (size_t)m * 2 * 8 + (size_t)d_all * 7 * 8 +
                     (size_t)st_glm_cg_chunks(d_all) * ST_GLM_CG_DOTS * 8;
     }
     csr        = (size_t)nnz * (sizeof(uint32_t) + sizeof(float));
@@ -530,7 +532,9 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
         g->hv_kernel = st_cuda_kernel("st_glm_newton_hv");
         g->vzero     = st_cuda_kernel("st_glm_vzero");
         g->cg_kernel = st_cuda_kernel("st_glm_cg");
+        g->grad_kernel = st_cuda_kernel("st_glm_newton_grad");
         g->dd        = st_glm_gpu_put(NULL, (size_t)m * sizeof(double), &ok);
+        g->ga        = st_glm_gpu_put(NULL, (size_t)m * sizeof(double), &ok);
         g->hv        = st_glm_gpu_put(NULL, vbytes, &ok);
         g->cg_chunks = st_glm_cg_chunks(d_all);
         g->cg.len    = d_all;
@@ -562,7 +566,8 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
             }
             g->hv_hot = st_glm_gpu_hot(data, d, g->hv_grid);
         }
-        if (g->hv_kernel == NULL || g->vzero == NULL || g->cg_kernel == NULL) {
+        if (g->hv_kernel == NULL || g->vzero == NULL || g->cg_kernel == NULL ||
+            g->grad_kernel == NULL) {
             snprintf(msg, msg_len, "--gpu: the Newton method's kernels are unavailable on "
                      "device %d", g->device);
             st_glm_gpu_close(g);
@@ -805,6 +810,17 @@ int st_glm_gpu_has_margins(const st_glm_gpu_t *g)
     return g->margins != NULL && g->z != NULL;
 }
 
+/* st_glm_vzero on @a n entries at @a v */
+static int st_glm_gpu_vzero(st_glm_gpu_t *g, double *v, int64_t n)
+{
+    st_glm_epoch_args_t a = g->a;
+
+    a.hv = v;
+    a.n  = n;
+    return st_cuda_launch(g->vzero, (unsigned)ST_MAX(ST_MIN((n + 255) / 256, 65535), 1), 256, &a,
+                          g->stream[0]);
+}
+
 int st_glm_gpu_pin(st_glm_gpu_t *g, void *p, size_t bytes)
 {
     int b;
@@ -845,7 +861,7 @@ int st_glm_gpu_cg_start(st_glm_gpu_t *g, const double *grad, const double *m, do
     size_t vbytes = (size_t)g->d_all * sizeof(double);
 
     if (g->cg_kernel == NULL) {
-        return 1;   /* not opened for it */
+        return -1;   /* not opened for it (st_glm_gpu_open refuses that) */
     }
     g->cg.n      = n;
     g->cg.lambda = lambda;
@@ -865,13 +881,11 @@ int st_glm_gpu_cg_hv(st_glm_gpu_t *g, const double *dd, int dd_changed, double *
     a.dd   = g->dd;
     a.hv   = g->hv;
     a.u    = g->cg.q;
-    a.n    = g->d_all;   /* st_glm_vzero: the product's entries */
     /* every copy on the kernels' stream: ordered with them whether or not the host's
        arrays could be pinned (a synchronous copy from pageable memory may return
        before its data reach the GPU, and the stream does not wait for it) */
     if ((dd_changed && g->n > 0 && st_cuda_copy_async(g->dd, dd, rbytes, g->stream[0]) != 0) ||
-        st_cuda_launch(g->vzero, (unsigned)ST_MAX(ST_MIN((g->d_all + 255) / 256, 65535), 1),
-                       256, &a, g->stream[0]) != 0) {
+        st_glm_gpu_vzero(g, g->hv, g->d_all) != 0) {
         return -1;
     }
     a.n   = g->n;
@@ -909,6 +923,35 @@ int st_glm_gpu_cg_direction(st_glm_gpu_t *g, double beta)
 int st_glm_gpu_cg_step(st_glm_gpu_t *g, double *s)
 {
     if (st_cuda_copy_async(s, g->cg.s, (size_t)g->d_all * sizeof(double), g->stream[0]) != 0 ||
+        st_cuda_stream_sync(g->stream[0]) != 0) {
+        return -1;
+    }
+    return 0;
+}
+
+int st_glm_gpu_grad(st_glm_gpu_t *g, const double *ga, const double *dd, double *grad,
+                    double *diag)
+{
+    st_glm_epoch_args_t a = g->a;
+    size_t vbytes = (size_t)g->d_all * sizeof(double), rbytes = (size_t)g->n * sizeof(double);
+
+    if (g->grad_kernel == NULL || g->streaming) {
+        return 1;
+    }
+    a.row0 = 0;
+    a.n    = g->n;
+    a.hot  = g->hv_hot;
+    a.ga   = g->ga;
+    a.dd   = g->dd;
+    a.hv   = g->hv;      /* (scratch between the CG's products) */
+    a.hd   = g->cg.hq;   /* (scratch between the CG's sweeps) */
+    if ((g->n > 0 && (st_cuda_copy_async(g->ga, ga, rbytes, g->stream[0]) != 0 ||
+                      st_cuda_copy_async(g->dd, dd, rbytes, g->stream[0]) != 0)) ||
+        st_glm_gpu_vzero(g, a.hv, g->d_all) != 0 || st_glm_gpu_vzero(g, a.hd, g->d_all) != 0 ||
+        (g->n > 0 && st_cuda_launch(g->grad_kernel, g->hv_grid, ST_GLM_GPU_WARP_BLOCK, &a,
+                                    g->stream[0]) != 0) ||
+        st_cuda_copy_async(grad, a.hv, vbytes, g->stream[0]) != 0 ||
+        st_cuda_copy_async(diag, a.hd, vbytes, g->stream[0]) != 0 ||
         st_cuda_stream_sync(g->stream[0]) != 0) {
         return -1;
     }

@@ -82,8 +82,7 @@ int st_glm_gpu_has_margins(const st_glm_gpu_t *gpu);
  * (a CUDA call failed; logged).
  *
  * st_glm_gpu_cg_start: copies @a grad and @a m (d_all entries), the rows over all
- * ranks @a n and @a lambda; s = 0, r = -g, q = r / m; @a zr = q.r. It @return 1
- * where the GPU was not opened with hv (the caller runs the CG).
+ * ranks @a n and @a lambda; s = 0, r = -g, q = r / m; @a zr = q.r.
  * st_glm_gpu_cg_hv: the rank's part of H q's sum, sum_i @a dd[i] (x_i . q) x_i over
  * its rows (the atomics' order is the GPU's); @a dd (the rows' D_ii) is copied when
  * @a dd_changed (and the first time). With @a part, the sum is also copied there (to
@@ -101,6 +100,17 @@ int st_glm_gpu_cg_finish(st_glm_gpu_t *gpu, const double *hv, double *qhq);
 int st_glm_gpu_cg_update(st_glm_gpu_t *gpu, double alpha, double dots[3]);
 int st_glm_gpu_cg_direction(st_glm_gpu_t *gpu, double beta);
 int st_glm_gpu_cg_step(st_glm_gpu_t *gpu, double *s);
+
+/*
+ * Method newton's gradient pass over the rank's rows (rows in GPU memory; opened with
+ * hv): @a grad = sum_i @a ga[i] x_i and @a diag = sum_i @a dd[i] x_i^2 (entrywise;
+ * d_all entries each, bias as in st_glm_gpu_open), @a ga and @a dd (the rows' c_i
+ * phi'(z_i) and D_ii, m entries) copied first, so the next st_glm_gpu_cg_hv needs no
+ * copy of D. The atomics' order of the sums is the GPU's. @return 0, 1 (not opened
+ * with hv), or -1 (a CUDA call failed; logged).
+ */
+int st_glm_gpu_grad(st_glm_gpu_t *gpu, const double *ga, const double *dd, double *grad,
+                    double *diag);
 
 /* The Hessian-vector kernel's hot columns (st_glm_newton_hv: summed per block first;
  * STRATA_GLM_GPU_HV_HOT caps them). */

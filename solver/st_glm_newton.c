@@ -78,6 +78,8 @@ struct st_glm_newton {
     double               *z;       /* m margins x_i.w */
     double               *dd;      /* m: c_i phi''(z_i) at the current w */
     double               *xs;      /* m: x_i.s for the step s */
+    double               *ga;      /* m: c_i phi'(z_i), where the GPU sums the gradient
+                                      pass (32-bit data); else NULL */
     const double         *v;       /* HV, XV: the vector */
     double                t;       /* GRAD, LOSS: the step along xs */
     int                   nparts;
@@ -85,6 +87,7 @@ struct st_glm_newton {
     double               *sum;     /* 2 d_all + 2, summed over threads and ranks */
     st_glm_round_ctx_t   *ctx;
     int                   nranks;
+    int                   threads;   /* the CG sweeps' (param->threads) */
     st_glm_cg_args_t      cg;      /* the CG's vectors and sweep (the host's) */
     st_glm_gpu_t         *gpu;     /* --gpu: the CG (its Hessian-vector passes and
                                       sweeps) and, for 32-bit data, X v run there */
@@ -105,7 +108,9 @@ static void st_glm_newton_grad(st_glm_newton_part_t *p)
     double *g = p->out, *diag = p->out + nt->d_all + 2, loss = 0, conj = 0, z, y, ci, a, h, x;
     int64_t i, k, end;
 
-    memset(p->out, 0, (size_t)(2 * nt->d_all + 2) * sizeof(double));
+    if (nt->ga == NULL) {
+        memset(p->out, 0, (size_t)(2 * nt->d_all + 2) * sizeof(double));
+    }
     for (i = p->lo; i < p->hi; i++) {
         z         = nt->z[i] + nt->t * nt->xs[i];
         nt->z[i]  = z;
@@ -116,6 +121,10 @@ static void st_glm_newton_grad(st_glm_newton_part_t *p)
         nt->dd[i] = h;
         loss     += ci * nt->loss->loss(z, y);
         conj     += nt->loss->neg_conj(-a, y, ci);
+        if (nt->ga != NULL) {
+            nt->ga[i] = a;   /* the GPU sums the row's entries (st_glm_gpu_grad) */
+            continue;
+        }
         if (a == 0 && h == 0) {
             continue;
         }
@@ -218,6 +227,9 @@ static void st_glm_newton_run(st_glm_newton_t *nt, st_glm_newton_op_t op, int64_
 {
     int rc = 1;
 
+    int k, nparts = nt->nparts;
+    double *out = nt->parts[0].out;
+
     nt->op = op;
     if (nt->gpu != NULL && op == ST_GLM_NEWTON_XV && nt->data->prec == 32) {
         /* (64-bit data: the GPU's float copy would move the kept margins off X w) */
@@ -227,8 +239,21 @@ static void st_glm_newton_run(st_glm_newton_t *nt, st_glm_newton_op_t op, int64_
     if (rc != 0) {
         st_glm_run_parts(st_glm_newton_pass, nt->parts, sizeof(*nt->parts), nt->nparts);
     }
+    if (op == ST_GLM_NEWTON_GRAD && nt->ga != NULL) {
+        /* the threads computed the rows' terms and the loss sums; the GPU sums the
+           rows' entries into part 0 (and has D now), the parts' loss sums join it in
+           part order (as st_glm_sum_parts adds them) */
+        st_glm_newton_gpu_check(nt, st_glm_gpu_grad(nt->gpu, nt->ga, nt->dd, out,
+                                                    out + nt->d_all + 2));
+        nt->dd_changed = 0;
+        for (k = 1; k < nparts; k++) {
+            out[nt->d_all]     += nt->parts[k].out[nt->d_all];
+            out[nt->d_all + 1] += nt->parts[k].out[nt->d_all + 1];
+        }
+        nparts = 1;
+    }
     if (count > 0) {
-        st_glm_sum_parts(nt->ctx, nt->sum, count, nt->nparts, 2 * nt->d_all + 2);
+        st_glm_sum_parts(nt->ctx, nt->sum, count, nparts, 2 * nt->d_all + 2);
     }
 }
 
@@ -291,7 +316,7 @@ static void st_glm_newton_sweep(st_glm_newton_t *nt, int op, double coef, double
     nt->cg.op    = op;
     nt->cg.alpha = (op == ST_GLM_CG_UPDATE) ? coef : 0;
     nt->cg.beta  = (op == ST_GLM_CG_DIRECTION) ? coef : 0;
-    st_glm_cg_sweep(&nt->cg, nt->nparts, dots);
+    st_glm_cg_sweep(&nt->cg, nt->threads, dots);
 }
 
 /* At w + t s (t 0 at the start): the margins, gradient @a g, P into *f_p, the
@@ -302,9 +327,9 @@ static void st_glm_newton_point(st_glm_newton_t *nt, const double *w, double t, 
     double n = (double)nt->data->n_rows_global, h;
     int64_t j, d_all = nt->d_all;
 
-    nt->t = t;
+    nt->t          = t;
+    nt->dd_changed = 1;   /* (the GPU's gradient pass copies it) */
     st_glm_newton_run(nt, ST_GLM_NEWTON_GRAD, 2 * d_all + 2);
-    nt->dd_changed = 1;
     for (j = 0; j < d_all; j++) {
         h    = nt->lambda + nt->sum[d_all + 2 + j] / n;
         m[j] = (1 - ST_GLM_NEWTON_PRECOND) * nt->lambda + ST_GLM_NEWTON_PRECOND * h;
@@ -453,10 +478,11 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     nt.d        = d;
     nt.d_all    = d_all;
     nt.nparts   = (int)ST_MAX(1, ST_MIN(param->threads, ST_MAX(m, 1)));
+    nt.threads  = ST_MAX(1, param->threads);
     nt.ctx      = &ctx;
     nt.parts    = calloc((size_t)nt.nparts, sizeof(*nt.parts));
-    /* c, z, D, X s */
-    rows = malloc((size_t)ST_MAX(m, 1) * 4 * sizeof(double));
+    /* c, z, D, X s, c_i phi'(z_i) */
+    rows = malloc((size_t)ST_MAX(m, 1) * 5 * sizeof(double));
     /* w g M s r q Hq, the sum, a part's sums per thread, w in all the columns, the CG
        sweeps' chunks' dots */
     mem  = malloc((size_t)(d_all * 7 + (2 * d_all + 2) * (1 + nt.nparts) + full_all +
@@ -509,8 +535,13 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
         st_glm_order_free(&order);
         return STRATA_ERR_UNSUPPORTED;
     }
-    if (nt.gpu != NULL) {   /* what the copies move: D; g M s (r q Hq) the sum, part 0 */
-        st_glm_gpu_pin(nt.gpu, nt.dd, (size_t)ST_MAX(m, 1) * sizeof(double));
+    if (nt.gpu != NULL && data->prec == 32) {   /* (64-bit data: the host's own values) */
+        nt.ga = rows + 4 * m;
+    }
+    if (nt.gpu != NULL) {   /* what the copies move: D, X s, c_i phi'(z_i) (one range: two
+                               sharing a page could not both be registered); g M s (r q
+                               Hq) the sum, part 0 */
+        st_glm_gpu_pin(nt.gpu, rows, (size_t)ST_MAX(m, 1) * 5 * sizeof(double));
         st_glm_gpu_pin(nt.gpu, g, (size_t)(d_all * 6 + (2 * d_all + 2) * 2) * sizeof(double));
     }
 

@@ -316,19 +316,30 @@ expect 1 "newton, the GPU's CG sweep failing" gpu_mpirun -np 2 \
     -x FAKE_CUDA_FAIL_KERNEL=st_glm_cg $train -q --gpu --method newton -l 1e-3 \
     "$dir/c32.bin" "$dir/m"
 contains "newton, the GPU's CG sweep failing, said" "the GPU's part of the Newton method failed"
+# the gradient pass's sums on the GPU for 32-bit data only (64-bit data: the host's,
+# over the data's own values), so its kernel failing ends the one run, not the other
+expect 1 "newton, the GPU's gradient pass failing" gpu_mpirun -np 1 \
+    -x FAKE_CUDA_FAIL_KERNEL=st_glm_newton_grad $train -q --gpu --method newton -l 1e-3 \
+    "$dir/c32.bin" "$dir/m"
+contains "newton, the GPU's gradient pass failing, said" \
+    "the GPU's part of the Newton method failed"
+expect 0 "newton, 64-bit data: the gradient pass on the host" gpu_mpirun -np 1 \
+    -x FAKE_CUDA_FAIL_KERNEL=st_glm_newton_grad $train -q --gpu --method newton -l 1e-3 \
+    -r 3 "$dir/c64.svm" "$dir/m"
 expect 1 "newton, rows beyond the GPU's memory" gpu_mpirun -np 2 \
     $train -q --gpu --method newton --gpu-mem 150000 -l 1e-3 "$dir/c32.bin" "$dir/m"
 contains "newton, rows beyond the GPU's memory, said" "does not stream them"
-# --gpu-mem counts the Newton method's own GPU arrays too (the rows' D, the product,
-# the CG's 6 vectors: 8 bytes a row and 56 a column, and 24 bytes per 2048 columns):
-# on 1 rank the CSR and the per-row arrays take 940752 bytes, with them 1194176; at
+# --gpu-mem counts the Newton method's own GPU arrays too (the rows' D and loss
+# derivatives, the product, the CG's 6 vectors: 16 bytes a row and 56 a column, and
+# 24 bytes per 2048 columns): on 1 rank the CSR and the per-row arrays take 940752
+# bytes, with them 1218176; at
 # one byte less the run is refused, not over the budget (nor ended by a failed
 # allocation at its first CG step on a full GPU)
 expect 1 "newton, the budget less its own arrays" gpu_mpirun -np 1 \
-    $train -q --gpu --method newton --gpu-mem 1194175 -l 1e-3 -r 2 "$dir/c32.bin" "$dir/m"
+    $train -q --gpu --method newton --gpu-mem 1218175 -l 1e-3 -r 2 "$dir/c32.bin" "$dir/m"
 contains "newton, the budget less its own arrays, said" "does not stream them"
 expect 0 "newton, the budget with its own arrays" gpu_mpirun -np 1 \
-    $train --gpu --method newton --gpu-mem 1194176 -l 1e-3 -r 2 "$dir/c32.bin" "$dir/m"
+    $train --gpu --method newton --gpu-mem 1218176 -l 1e-3 -r 2 "$dir/c32.bin" "$dir/m"
 contains "newton, the budget with its own arrays, on the GPU" \
     "its conjugate gradients on GPU 0"
 # the columns relabelled by frequency (262144 columns: auto), a third of them held
