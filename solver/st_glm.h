@@ -222,11 +222,25 @@ void st_glm_run_parts(void *(*fn)(void *), void *parts, size_t size, int n);
 void st_glm_sum_parts(st_glm_round_ctx_t *ctx, double *sum, int64_t count, int nparts,
                       int64_t stride);
 
+/*
+ * A sweep over the entries [0, @a len) of d-vectors in chunks of ST_GLM_CG_CHUNK, on up
+ * to @a threads threads (a block of at least ST_GLM_SWEEP_MIN_CHUNKS chunks each):
+ * @a fn(@a arg, lo, hi, part) does entries [lo, hi) and writes the chunk's @a nsums
+ * sums (at most ST_GLM_SWEEP_SUMS_MAX) to part; the chunks' sums are added into
+ * @a sums in chunk order (NULL: left in @a part, @a nsums per chunk; @a part NULL: a
+ * buffer of its own). The same bits whatever the threads.
+ */
+#define ST_GLM_SWEEP_THREADS_MAX 256
+#define ST_GLM_SWEEP_MIN_CHUNKS  8
+#define ST_GLM_SWEEP_SUMS_MAX    4
+typedef void (*st_glm_sweep_fn_t)(void *arg, int64_t lo, int64_t hi, double *part);
+void st_glm_sweep(int threads, int64_t len, int nsums, st_glm_sweep_fn_t fn, void *arg,
+                  double *part, double *sums);
+
 /* Method newton's CG sweep @a cg->op over all the chunks of @a cg's vectors on up to
- * @a threads threads (at least ST_GLM_NEWTON_SWEEP_CHUNKS chunks each), its dot
- * products summed into @a dots (NULL: none): the same bits whatever the threads, and
- * as the GPU's st_glm_cg (cuda/st_glm_kernels.h). */
-#define ST_GLM_CG_THREADS_MAX 256
+ * @a threads threads (st_glm_sweep), its dot products summed into @a dots (NULL:
+ * none): the same bits whatever the threads, and as the GPU's st_glm_cg
+ * (cuda/st_glm_kernels.h). */
 void st_glm_cg_sweep(const st_glm_cg_args_t *cg, int threads, double *dots);
 
 static inline double st_glm_vdot(const double *a, const double *b, int64_t n)
@@ -287,6 +301,7 @@ static inline void st_glm_row_axpy(const st_glm_data_t *data, int64_t i, double 
  * -c_i phi'(z_i), z = X w. Sets the gradient @a g, P(w) in *f_p and the certificate
  * in @a obj (st_glm_lbfgs.c explains the dual point). */
 void st_glm_primal_finish(const double *sum, const double *w, int64_t d_all, double n,
-                          double lambda, double *g, double *f_p, st_glm_objectives_t *obj);
+                          double lambda, int threads, double *g, double *f_p,
+                          st_glm_objectives_t *obj);
 
 #endif /* ST_GLM_H */

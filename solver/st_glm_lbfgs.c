@@ -135,21 +135,101 @@ void st_glm_run_parts(void *(*fn)(void *), void *parts, size_t size, int n)
     free(threads);
 }
 
-void st_glm_primal_finish(const double *sum, const double *w, int64_t d_all, double n,
-                          double lambda, double *g, double *f_p, st_glm_objectives_t *obj)
+/* One thread's chunks [lo, hi) of st_glm_sweep */
+typedef struct {
+    st_glm_sweep_fn_t fn;
+    void             *arg;
+    int64_t           len, lo, hi;
+    int               nsums;
+    double           *part;
+} st_glm_sweep_part_t;
+
+static void *st_glm_sweep_part(void *arg)
 {
+    const st_glm_sweep_part_t *p = arg;
+    int64_t c;
+
+    for (c = p->lo; c < p->hi; c++) {
+        p->fn(p->arg, c * ST_GLM_CG_CHUNK, ST_MIN(p->len, (c + 1) * ST_GLM_CG_CHUNK),
+              (p->part != NULL) ? p->part + c * p->nsums : NULL);
+    }
+    return NULL;
+}
+
+void st_glm_sweep(int threads, int64_t len, int nsums, st_glm_sweep_fn_t fn, void *arg,
+                  double *part, double *sums)
+{
+    st_glm_sweep_part_t parts[ST_GLM_SWEEP_THREADS_MAX];
+    int64_t chunks = (len + ST_GLM_CG_CHUNK - 1) / ST_GLM_CG_CHUNK, c;
+    double *own = NULL;
+    int k, nth;
+
+    if (part == NULL && nsums > 0) {
+        own = part = malloc((size_t)ST_MAX(chunks, 1) * (size_t)nsums * sizeof(double));
+    }
+    nth = (int)ST_MAX(1, ST_MIN(ST_MIN(threads, ST_GLM_SWEEP_THREADS_MAX),
+                                chunks / ST_GLM_SWEEP_MIN_CHUNKS));
+    if (part == NULL && nsums > 0) {   /* no memory: one thread, the chunks' sums in order */
+        double one[ST_GLM_SWEEP_SUMS_MAX];
+
+        for (k = 0; k < nsums; k++) {
+            sums[k] = 0;
+        }
+        for (c = 0; c < chunks; c++) {
+            fn(arg, c * ST_GLM_CG_CHUNK, ST_MIN(len, (c + 1) * ST_GLM_CG_CHUNK), one);
+            for (k = 0; k < nsums; k++) {
+                sums[k] += one[k];
+            }
+        }
+        return;
+    }
+    for (k = 0; k < nth; k++) {
+        parts[k] = (st_glm_sweep_part_t){fn, arg, len, 0, 0, nsums, part};
+        st_glm_block_range(chunks, nth, k, &parts[k].lo, &parts[k].hi);
+    }
+    st_glm_run_parts(st_glm_sweep_part, parts, sizeof(*parts), nth);
+    for (k = 0; k < nsums && sums != NULL; k++) {
+        sums[k] = 0;
+        for (c = 0; c < chunks; c++) {
+            sums[k] += part[c * nsums + k];
+        }
+    }
+    free(own);
+}
+
+/* st_glm_primal_finish's chunk: g, and the sums of w_j^2 and w(alpha)_j^2 */
+typedef struct {
+    const double *sum, *w;
+    double       *g, n, lambda;
+} st_glm_finish_t;
+
+static void st_glm_finish_chunk(void *arg, int64_t lo, int64_t hi, double *part)
+{
+    const st_glm_finish_t *f = arg;
     double wsq = 0, vsq = 0, v;
     int64_t j;
 
-    for (j = 0; j < d_all; j++) {
-        g[j] = sum[j] / n + lambda * w[j];
-        v    = w[j] - g[j] / lambda;   /* w(alpha) */
-        wsq += w[j] * w[j];
-        vsq += v * v;
+    for (j = lo; j < hi; j++) {
+        f->g[j] = f->sum[j] / f->n + f->lambda * f->w[j];
+        v       = f->w[j] - f->g[j] / f->lambda;   /* w(alpha) */
+        wsq    += f->w[j] * f->w[j];
+        vsq    += v * v;
     }
-    *f_p        = sum[d_all] / n + 0.5 * lambda * wsq;
+    part[0] = wsq;
+    part[1] = vsq;
+}
+
+void st_glm_primal_finish(const double *sum, const double *w, int64_t d_all, double n,
+                          double lambda, int threads, double *g, double *f_p,
+                          st_glm_objectives_t *obj)
+{
+    st_glm_finish_t f = {sum, w, g, n, lambda};
+    double sq[2];
+
+    st_glm_sweep(threads, d_all, 2, st_glm_finish_chunk, &f, NULL, sq);
+    *f_p        = sum[d_all] / n + 0.5 * lambda * sq[0];
     obj->primal = *f_p;
-    obj->dual   = sum[d_all + 1] / n - 0.5 * lambda * vsq;
+    obj->dual   = sum[d_all + 1] / n - 0.5 * lambda * sq[1];
     obj->gap    = obj->primal - obj->dual;
     obj->radius = 0.0;
 }
@@ -233,8 +313,8 @@ static void st_glm_lbfgs_eval(st_glm_lbfgs_t *lb, const double *w, double *f_p, 
     }
     st_glm_run_parts(st_glm_lbfgs_pass, lb->parts, sizeof(*lb->parts), lb->nparts);
     st_glm_sum_parts(lb->ctx, lb->sum, lb->d_all + 2, lb->nparts, lb->d_all + 2);
-    st_glm_primal_finish(lb->sum, w, lb->d_all, (double)lb->data->n_rows_global, lb->lambda, g,
-                         f_p, obj);
+    st_glm_primal_finish(lb->sum, w, lb->d_all, (double)lb->data->n_rows_global, lb->lambda,
+                         lb->nparts, g, f_p, obj);
 }
 
 /* p = -H g by the two-loop recursion over the pairs (s, y) kept, oldest first at

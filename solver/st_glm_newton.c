@@ -50,7 +50,6 @@
 #define ST_GLM_NEWTON_CG_MAX   250    /* CG steps per Newton step at most */
 #define ST_GLM_NEWTON_ARMIJO   0.01   /* sufficient decrease: P(w + t s) <= P + c t g.s */
 #define ST_GLM_NEWTON_BACKTRACK 20    /* halvings of t before giving up */
-#define ST_GLM_NEWTON_SWEEP_CHUNKS 8  /* a CG sweep's chunks per thread, at least */
 
 typedef enum {
     ST_GLM_NEWTON_GRAD,   /* z += t xs; gradient, loss and dual sums, diag(H)'s; D */
@@ -94,11 +93,6 @@ struct st_glm_newton {
     int                   dd_changed;   /* D recomputed since the GPU's copy */
 };
 
-/* One thread's chunks [lo, hi) of a CG sweep on the host. */
-typedef struct {
-    const st_glm_cg_args_t *cg;
-    int64_t                 lo, hi;
-} st_glm_newton_sweep_t;
 
 static void st_glm_newton_grad(st_glm_newton_part_t *p)
 {
@@ -257,32 +251,18 @@ static void st_glm_newton_run(st_glm_newton_t *nt, st_glm_newton_op_t op, int64_
     }
 }
 
-static void *st_glm_newton_sweep_part(void *arg)
+static void st_glm_newton_cg_chunk(void *arg, int64_t lo, int64_t hi, double *part)
 {
-    const st_glm_newton_sweep_t *p = arg;
-    int64_t c;
-
-    for (c = p->lo; c < p->hi; c++) {
-        st_glm_cg_chunk(p->cg, c);
-    }
-    return NULL;
+    (void)hi;
+    (void)part;   /* (the chunk's dots go to cg->part) */
+    st_glm_cg_chunk(arg, lo / ST_GLM_CG_CHUNK);
 }
 
 void st_glm_cg_sweep(const st_glm_cg_args_t *cg, int threads, double *dots)
 {
-    st_glm_newton_sweep_t parts[ST_GLM_CG_THREADS_MAX];
-    int64_t chunks = st_glm_cg_chunks(cg->len);
-    int k, nth;
-
-    nth = (int)ST_MAX(1, ST_MIN(ST_MIN(threads, ST_GLM_CG_THREADS_MAX),
-                                chunks / ST_GLM_NEWTON_SWEEP_CHUNKS));
-    for (k = 0; k < nth; k++) {
-        parts[k].cg = cg;
-        st_glm_block_range(chunks, nth, k, &parts[k].lo, &parts[k].hi);
-    }
-    st_glm_run_parts(st_glm_newton_sweep_part, parts, sizeof(*parts), nth);
+    st_glm_sweep(threads, cg->len, 0, st_glm_newton_cg_chunk, (void *)cg, NULL, NULL);
     if (dots != NULL) {
-        st_glm_cg_total(cg->part, chunks, cg->op, dots);
+        st_glm_cg_total(cg->part, st_glm_cg_chunks(cg->len), cg->op, dots);
     }
 }
 
@@ -321,20 +301,73 @@ static void st_glm_newton_sweep(st_glm_newton_t *nt, int op, double coef, double
 
 /* At w + t s (t 0 at the start): the margins, gradient @a g, P into *f_p, the
  * certificate into @a obj, the preconditioner @a m (collective). */
+/* The Newton step's own sweeps over the d-vectors (st_glm_sweep, on the threads). */
+typedef enum {
+    ST_GLM_NEWTON_PRECOND_SET,   /* m from diag(H)'s sum */
+    ST_GLM_NEWTON_STEP_DOTS,     /* g.s, w.s, s.s */
+    ST_GLM_NEWTON_MOVE           /* w += t s */
+} st_glm_newton_vec_op_t;
+
+typedef struct {
+    st_glm_newton_vec_op_t op;
+    const st_glm_newton_t *nt;
+    double *w, *m;
+    const double *g, *s;
+    double t;
+} st_glm_newton_vec_t;
+
+static void st_glm_newton_vec_chunk(void *arg, int64_t lo, int64_t hi, double *part)
+{
+    const st_glm_newton_vec_t *v = arg;
+    const double n = (double)v->nt->data->n_rows_global, lambda = v->nt->lambda;
+    const double *diag = v->nt->sum + v->nt->d_all + 2;
+    double gs = 0, ws = 0, ss = 0, h;
+    int64_t j;
+
+    switch (v->op) {
+    case ST_GLM_NEWTON_PRECOND_SET:
+        for (j = lo; j < hi; j++) {
+            h       = lambda + diag[j] / n;
+            v->m[j] = (1 - ST_GLM_NEWTON_PRECOND) * lambda + ST_GLM_NEWTON_PRECOND * h;
+        }
+        break;
+    case ST_GLM_NEWTON_STEP_DOTS:
+        for (j = lo; j < hi; j++) {
+            gs += v->g[j] * v->s[j];
+            ws += v->w[j] * v->s[j];
+            ss += v->s[j] * v->s[j];
+        }
+        part[0] = gs;
+        part[1] = ws;
+        part[2] = ss;
+        break;
+    default:
+        for (j = lo; j < hi; j++) {
+            v->w[j] += v->t * v->s[j];
+        }
+        break;
+    }
+}
+
+/* Sweep @a v over the d-vectors on the threads; its sums (STEP_DOTS) into @a sums. */
+static void st_glm_newton_vec(const st_glm_newton_t *nt, st_glm_newton_vec_t *v, double *sums)
+{
+    v->nt = nt;
+    st_glm_sweep(nt->threads, nt->d_all, (v->op == ST_GLM_NEWTON_STEP_DOTS) ? 3 : 0,
+                 st_glm_newton_vec_chunk, v, NULL, sums);
+}
+
 static void st_glm_newton_point(st_glm_newton_t *nt, const double *w, double t, double *g,
                                 double *m, double *f_p, st_glm_objectives_t *obj)
 {
-    double n = (double)nt->data->n_rows_global, h;
-    int64_t j, d_all = nt->d_all;
+    st_glm_newton_vec_t v = {.op = ST_GLM_NEWTON_PRECOND_SET, .m = m};
 
     nt->t          = t;
     nt->dd_changed = 1;   /* (the GPU's gradient pass copies it) */
-    st_glm_newton_run(nt, ST_GLM_NEWTON_GRAD, 2 * d_all + 2);
-    for (j = 0; j < d_all; j++) {
-        h    = nt->lambda + nt->sum[d_all + 2 + j] / n;
-        m[j] = (1 - ST_GLM_NEWTON_PRECOND) * nt->lambda + ST_GLM_NEWTON_PRECOND * h;
-    }
-    st_glm_primal_finish(nt->sum, w, d_all, n, nt->lambda, g, f_p, obj);
+    st_glm_newton_run(nt, ST_GLM_NEWTON_GRAD, 2 * nt->d_all + 2);
+    st_glm_newton_vec(nt, &v, NULL);
+    st_glm_primal_finish(nt->sum, w, nt->d_all, (double)nt->data->n_rows_global, nt->lambda,
+                         nt->threads, g, f_p, obj);
 }
 
 /* H q into nt->cg.hq (collective): its sum over the rows, then the FINISH sweep.
@@ -453,7 +486,8 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     st_glm_objectives_t obj;
     int64_t full_all = data->n_cols + (param->bias > 0), m = data->n_rows, d, d_all, i, j;
     double *c = NULL, *rows = NULL, *mem = NULL, *w, *g, *pre, *s, *r, *q, *hq, *wfull;
-    double n = (double)data->n_rows_global, f, gs, ws, ss, t, change;
+    double n = (double)data->n_rows_global, f, gs, ws, ss, t, change, dots[3];
+    st_glm_newton_vec_t vec;
     int k, ok, halvings, cg = 0;
     strata_status_t status = STRATA_OK;
 
@@ -566,14 +600,16 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     ctx.info.converged = (obj.gap <= param->tol * fabs(obj.primal));
     while (!ctx.info.converged && ctx.info.rounds < param->max_rounds) {
         cg += st_glm_newton_cg(&nt);
-        gs = st_glm_vdot(g, s, d_all);
+        vec = (st_glm_newton_vec_t){.op = ST_GLM_NEWTON_STEP_DOTS, .w = w, .g = g, .s = s};
+        st_glm_newton_vec(&nt, &vec, dots);
+        gs = dots[0];
+        ws = dots[1];
+        ss = dots[2];
         if (!(gs < 0)) {
             break;   /* no descent left in double precision: w stays */
         }
         nt.v = s;
         st_glm_newton_run(&nt, ST_GLM_NEWTON_XV, 0);
-        ws = st_glm_vdot(w, s, d_all);
-        ss = st_glm_vdot(s, s, d_all);
         t  = 1.0;
         for (halvings = 0; halvings <= ST_GLM_NEWTON_BACKTRACK; halvings++) {
             nt.t = t;
@@ -587,9 +623,8 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
         if (halvings > ST_GLM_NEWTON_BACKTRACK) {
             break;   /* no decrease left in double precision: w stays */
         }
-        for (j = 0; j < d_all; j++) {
-            w[j] += t * s[j];
-        }
+        vec = (st_glm_newton_vec_t){.op = ST_GLM_NEWTON_MOVE, .w = w, .s = s, .t = t};
+        st_glm_newton_vec(&nt, &vec, NULL);
         st_glm_newton_point(&nt, w, t, g, pre, &f, &obj);
         st_glm_round_end(&ctx, &obj);
     }

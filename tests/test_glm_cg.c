@@ -8,7 +8,9 @@
  *     itself: in each chunk of ST_GLM_CG_CHUNK entries, entry e to lane e %
  *     ST_GLM_CG_LANES, the lanes summed pairwise in a tree (l += l + half), the
  *     chunks in order; and near the plain sum (1e-12 relative);
- *   - the same bits on every thread count.
+ *   - the same bits on every thread count;
+ * and st_glm_sweep's sums (the primal methods' other d-vector sweeps): each chunk's
+ * in entry order, the chunks' in order, on every thread count.
  */
 #include "config.h"
 
@@ -235,6 +237,55 @@ static void t_case(int64_t len)
     free(hq);
 }
 
+/* st_glm_sweep with sums: x.y and x.x per chunk (in entry order), the chunks' sums in
+ * chunk order, whatever the threads */
+static void t_sweep_chunk(void *arg, int64_t lo, int64_t hi, double *part)
+{
+    const double *const *xy = arg;
+    double a = 0, b = 0;
+    int64_t e;
+
+    for (e = lo; e < hi; e++) {
+        a += xy[0][e] * xy[1][e];
+        b += xy[0][e] * xy[0][e];
+    }
+    part[0] = a;
+    part[1] = b;
+}
+
+static void t_sweep_sums(int64_t len)
+{
+    static const int threads[] = {1, 2, 3, 7};
+    double *x = calloc((size_t)len + 1, sizeof(double)), *y = calloc((size_t)len + 1,
+                                                                        sizeof(double));
+    const double *xy[2] = {x, y};
+    double want[2] = {0, 0}, got[2], chunk[2];
+    int64_t e, lo;
+    int t;
+
+    for (e = 0; e < len; e++) {
+        x[e] = t_signed();
+        y[e] = t_signed();
+    }
+    for (lo = 0; lo < len; lo += ST_GLM_CG_CHUNK) {
+        chunk[0] = chunk[1] = 0;
+        for (e = lo; e < len && e < lo + ST_GLM_CG_CHUNK; e++) {
+            chunk[0] += x[e] * y[e];
+            chunk[1] += x[e] * x[e];
+        }
+        want[0] += chunk[0];
+        want[1] += chunk[1];
+    }
+    for (t = 0; t < (int)(sizeof(threads) / sizeof(threads[0])); t++) {
+        got[0] = got[1] = -1;
+        st_glm_sweep(threads[t], len, 2, t_sweep_chunk, (void *)xy, NULL, got);
+        t_check(memcmp(got, want, sizeof(got)) == 0,
+                "st_glm_sweep's sums are not the chunks' in order", len, threads[t]);
+    }
+    free(x);
+    free(y);
+}
+
 int main(void)
 {
     static const int64_t lengths[] = {0, 1, 2, ST_GLM_CG_LANES - 1, ST_GLM_CG_LANES,
@@ -245,6 +296,7 @@ int main(void)
 
     for (k = 0; k < (int)(sizeof(lengths) / sizeof(lengths[0])); k++) {
         t_case(lengths[k]);
+        t_sweep_sums(lengths[k]);
     }
     if (!t_fail) {
         printf("PASS: the CG sweeps over %d lengths, 1 to 7 threads\n",
