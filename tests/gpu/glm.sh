@@ -23,7 +23,8 @@
 # default warp kernel; the rows in flight each run chose are in its log's header)
 # against the HBM bound (8 bytes per nonzero: value and index; H200: 4.8 TB/s,
 # tests/test_cuda_fold --time measures the device copy in the same run).
-# A dry run without a GPU, on the stand-in driver: GLM_ROWS=20000
+# GLM_RUNS="NAME ...": only those runs (the names below; default all), for a short
+# session. A dry run without a GPU, on the stand-in driver: GLM_ROWS=20000
 # GLM_MPIRUN_ARGS="-x LD_PRELOAD" LD_PRELOAD=$PWD/tests/fake/libcuda.so.1
 # tests/gpu/glm.sh /tmp/out
 set -u
@@ -52,6 +53,10 @@ train() {  # NAME NP ARGS...: time and final line into $OUT/glm-NAME.log (data: 
     local name=$1 np=$2
     shift 2
     local t0 t1 limit
+    case " ${GLM_RUNS:-$name} " in
+    *" $name "*) ;;
+    *) echo "$name: not in GLM_RUNS"; return ;;
+    esac
     limit=$(step_timeout 300)
     if [ "$limit" -eq 0 ]; then
         echo "$name: skipped (budget spent)"
@@ -102,6 +107,10 @@ for who in cpu-newton-gap gpu-newton-gap gpu2-newton-gap gpu-newton-nohot-gap cp
 done
 same_primal() {  # WHAT CPU_RUN GPU_RUN
     local a b
+    if [ ! -f "$OUT/glm-$2.log" ] || [ ! -f "$OUT/glm-$3.log" ]; then
+        echo "glm: $1: not run (GLM_RUNS)"
+        return
+    fi
     a=$(sed -n 's/^converged after .*primal \([^,]*\),.*/\1/p' "$OUT/glm-$2.log")
     b=$(sed -n 's/^converged after .*primal \([^,]*\),.*/\1/p' "$OUT/glm-$3.log")
     if awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; if (d < 0) d = -d;
