@@ -37,6 +37,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,12 +113,135 @@ static void *st_glm_lbfgs_pass(void *arg)
     return NULL;
 }
 
+/*
+ * st_glm_run_parts' workers: parts 1.. of a call go to threads that persist between
+ * calls, started at the first call that needs them (up to ST_GLM_POOL_MAX) and
+ * waiting on a condition variable (not spinning: ranks may share cores) in between,
+ * so a call costs a wake-up rather than a thread's creation and join (the primal
+ * methods make about five calls a CG step). One call at a time: a call made while
+ * the workers are busy (another thread's, or from inside a part) starts threads of
+ * its own, as does one where a worker cannot start. A forked child starts with none.
+ */
+#define ST_GLM_POOL_MAX 255
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t  work;       /* a new call (gen) */
+    pthread_cond_t  done;       /* remaining reached 0 */
+    int             busy;       /* a call holds the workers */
+    int             workers;    /* started */
+    uint64_t        gen;        /* calls handed out */
+    uint64_t        seen[ST_GLM_POOL_MAX];   /* the last call each worker took */
+    void         *(*fn)(void *);
+    char           *parts;
+    size_t          size;
+    int             n;          /* the call's parts: worker w runs part w + 1 < n */
+    int             remaining;  /* parts 1.. not finished */
+} st_glm_pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER,
+                 .done = PTHREAD_COND_INITIALIZER};
+
+static pthread_once_t st_glm_pool_once = PTHREAD_ONCE_INIT;
+
+static void st_glm_pool_child(void)   /* after fork(): no workers in the child */
+{
+    pthread_mutex_init(&st_glm_pool.lock, NULL);
+    pthread_cond_init(&st_glm_pool.work, NULL);
+    pthread_cond_init(&st_glm_pool.done, NULL);
+    st_glm_pool.busy    = 0;
+    st_glm_pool.workers = 0;
+}
+
+static void st_glm_pool_init(void)
+{
+    pthread_atfork(NULL, NULL, st_glm_pool_child);
+}
+
+static void *st_glm_pool_worker(void *arg)
+{
+    const int w = (int)(intptr_t)arg;
+    void *(*fn)(void *);
+    void *part;
+
+    pthread_mutex_lock(&st_glm_pool.lock);
+    for (;;) {
+        while (st_glm_pool.seen[w] == st_glm_pool.gen) {
+            pthread_cond_wait(&st_glm_pool.work, &st_glm_pool.lock);
+        }
+        st_glm_pool.seen[w] = st_glm_pool.gen;
+        if (w + 1 < st_glm_pool.n) {
+            fn   = st_glm_pool.fn;
+            part = st_glm_pool.parts + (size_t)(w + 1) * st_glm_pool.size;
+            pthread_mutex_unlock(&st_glm_pool.lock);
+            fn(part);
+            pthread_mutex_lock(&st_glm_pool.lock);
+            if (--st_glm_pool.remaining == 0) {
+                pthread_cond_signal(&st_glm_pool.done);
+            }
+        }
+    }
+    return NULL;
+}
+
+/* Parts 1.. of a call to the workers, part 0 on the caller. @return 0, or -1 (the
+ * workers busy, or too few of them could start: the caller's own threads run it). */
+static int st_glm_pool_run(void *(*fn)(void *), void *parts, size_t size, int n)
+{
+    pthread_attr_t attr;
+    pthread_t tid;
+    int ok = 1;
+
+    pthread_once(&st_glm_pool_once, st_glm_pool_init);
+    pthread_mutex_lock(&st_glm_pool.lock);
+    if (st_glm_pool.busy || n - 1 > ST_GLM_POOL_MAX) {
+        pthread_mutex_unlock(&st_glm_pool.lock);
+        return -1;
+    }
+    if (st_glm_pool.workers < n - 1) {
+        ok = (pthread_attr_init(&attr) == 0);
+        if (ok && pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) != 0) {
+            ok = 0;
+        }
+        while (ok && st_glm_pool.workers < n - 1) {
+            st_glm_pool.seen[st_glm_pool.workers] = st_glm_pool.gen;   /* (before the call) */
+            ok = (pthread_create(&tid, &attr, st_glm_pool_worker,
+                                 (void *)(intptr_t)st_glm_pool.workers) == 0);
+            st_glm_pool.workers += ok;
+        }
+        pthread_attr_destroy(&attr);
+    }
+    if (!ok) {
+        pthread_mutex_unlock(&st_glm_pool.lock);
+        return -1;
+    }
+    st_glm_pool.busy      = 1;
+    st_glm_pool.fn        = fn;
+    st_glm_pool.parts     = parts;
+    st_glm_pool.size      = size;
+    st_glm_pool.n         = n;
+    st_glm_pool.remaining = n - 1;
+    st_glm_pool.gen++;
+    pthread_cond_broadcast(&st_glm_pool.work);
+    pthread_mutex_unlock(&st_glm_pool.lock);
+    fn(parts);
+    pthread_mutex_lock(&st_glm_pool.lock);
+    while (st_glm_pool.remaining > 0) {
+        pthread_cond_wait(&st_glm_pool.done, &st_glm_pool.lock);
+    }
+    st_glm_pool.busy = 0;
+    pthread_mutex_unlock(&st_glm_pool.lock);
+    return 0;
+}
+
 void st_glm_run_parts(void *(*fn)(void *), void *parts, size_t size, int n)
 {
-    pthread_t *threads = (n > 1) ? malloc((size_t)n * sizeof(*threads)) : NULL;
+    pthread_t *threads;
     char *at = parts;
     int k;
 
+    if (n > 1 && st_glm_pool_run(fn, parts, size, n) == 0) {
+        return;
+    }
+    threads = (n > 1) ? malloc((size_t)n * sizeof(*threads)) : NULL;
     for (k = 1; k < n; k++) {
         if (threads == NULL || pthread_create(&threads[k], NULL, fn, at + k * size) != 0) {
             fn(at + k * size);   /* no thread: the caller runs this part first */

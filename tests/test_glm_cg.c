@@ -10,16 +10,21 @@
  *     chunks in order; and near the plain sum (1e-12 relative);
  *   - the same bits on every thread count;
  * and st_glm_sweep's sums (the primal methods' other d-vector sweeps): each chunk's
- * in entry order, the chunks' in order, on every thread count.
+ * in entry order, the chunks' in order, on every thread count; and the persistent
+ * workers under it (st_glm_run_parts) with 4 callers at once, calls from inside a
+ * part, and calls in a forked child.
  */
 #include "config.h"
 
 #include "st_glm.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static uint64_t t_state = 0x2545f4914f6cdd1dULL;
 
@@ -286,6 +291,92 @@ static void t_sweep_sums(int64_t len)
     free(y);
 }
 
+/* The workers of st_glm_run_parts (solver/st_glm_lbfgs.c) under concurrent callers,
+ * nested calls and fork(): the same sums as one thread, and no hang. */
+#define T_POOL_LEN (40 * ST_GLM_CG_CHUNK + 77)
+
+static double *t_pool_x, *t_pool_y, t_pool_want[2];
+
+static void *t_pool_caller(void *arg)
+{
+    const double *xy[2] = {t_pool_x, t_pool_y};
+    double got[2];
+    int k, *bad = arg;
+
+    for (k = 0; k < 50; k++) {
+        st_glm_sweep(3 + k % 5, T_POOL_LEN, 2, t_sweep_chunk, (void *)xy, NULL, got);
+        if (memcmp(got, t_pool_want, sizeof(got)) != 0) {
+            *bad = 1;
+        }
+    }
+    return NULL;
+}
+
+/* a sweep whose chunks each run a sweep of their own (the workers busy: threads of
+ * its own) */
+static void t_nested_chunk(void *arg, int64_t lo, int64_t hi, double *part)
+{
+    const double *xy[2] = {t_pool_x, t_pool_y};
+    double got[2];
+
+    (void)arg;
+    (void)lo;
+    (void)hi;
+    st_glm_sweep(2, 20 * ST_GLM_CG_CHUNK, 2, t_sweep_chunk, (void *)xy, NULL, got);
+    part[0] = got[0];
+}
+
+static void t_pool(void)
+{
+    const double *xy[2];
+    double got[2], nested[2], inner[2];
+    pthread_t tid[4];
+    int bad[4] = {0, 0, 0, 0}, k, status;
+    pid_t pid;
+
+    t_pool_x = calloc(T_POOL_LEN, sizeof(double));
+    t_pool_y = calloc(T_POOL_LEN, sizeof(double));
+    for (k = 0; k < T_POOL_LEN; k++) {
+        t_pool_x[k] = t_signed();
+        t_pool_y[k] = t_signed();
+    }
+    xy[0] = t_pool_x;
+    xy[1] = t_pool_y;
+    st_glm_sweep(1, T_POOL_LEN, 2, t_sweep_chunk, (void *)xy, NULL, t_pool_want);
+    for (k = 0; k < 4; k++) {
+        if (pthread_create(&tid[k], NULL, t_pool_caller, &bad[k]) != 0) {
+            t_pool_caller(&bad[k]);
+            tid[k] = pthread_self();
+        }
+    }
+    for (k = 0; k < 4; k++) {
+        if (!pthread_equal(tid[k], pthread_self())) {
+            pthread_join(tid[k], NULL);
+        }
+        t_check(!bad[k], "concurrent callers: other sums than one thread's", T_POOL_LEN, 3);
+    }
+    st_glm_sweep(1, 20 * ST_GLM_CG_CHUNK, 2, t_sweep_chunk, (void *)xy, NULL, inner);
+    st_glm_sweep(4, 40 * ST_GLM_CG_CHUNK, 1, t_nested_chunk, NULL, NULL, nested);
+    for (got[0] = 0, k = 0; k < 40; k++) {
+        got[0] += inner[0];   /* the 40 chunks' sums in order */
+    }
+    t_check(nested[0] == got[0], "nested calls: other sums than one thread's",
+            40 * ST_GLM_CG_CHUNK, 4);
+    /* a forked child has no workers: its calls must not wait for the parent's */
+    fflush(NULL);
+    pid = fork();
+    if (pid == 0) {
+        alarm(20);
+        st_glm_sweep(5, T_POOL_LEN, 2, t_sweep_chunk, (void *)xy, NULL, got);
+        _exit(memcmp(got, t_pool_want, sizeof(got)) == 0 ? 0 : 1);
+    }
+    t_check(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+                    WEXITSTATUS(status) == 0,
+            "a forked child's call hung or summed otherwise", T_POOL_LEN, 5);
+    free(t_pool_x);
+    free(t_pool_y);
+}
+
 int main(void)
 {
     static const int64_t lengths[] = {0, 1, 2, ST_GLM_CG_LANES - 1, ST_GLM_CG_LANES,
@@ -298,6 +389,7 @@ int main(void)
         t_case(lengths[k]);
         t_sweep_sums(lengths[k]);
     }
+    t_pool();
     if (!t_fail) {
         printf("PASS: the CG sweeps over %d lengths, 1 to 7 threads\n",
                (int)(sizeof(lengths) / sizeof(lengths[0])));
