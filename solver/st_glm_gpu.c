@@ -845,9 +845,13 @@ static int st_glm_gpu_cg_run(st_glm_gpu_t *g, int op, double *dots)
         return 0;
     }
     if (st_cuda_launch(g->cg_kernel, (unsigned)ST_MIN(g->cg_chunks, (int64_t)1 << 16),
-                       ST_GLM_CG_LANES, &g->cg, g->stream[0]) != 0 ||
-        (st_glm_cg_dots(op) > 0 &&
-         st_cuda_copy_async(g->h_part, g->cg.part, pbytes, g->stream[0]) != 0) ||
+                       ST_GLM_CG_LANES, &g->cg, g->stream[0]) != 0) {
+        return -1;
+    }
+    if (st_glm_cg_dots(op) == 0) {
+        return 0;   /* (nothing to wait for: the stream orders the next launch after it) */
+    }
+    if (st_cuda_copy_async(g->h_part, g->cg.part, pbytes, g->stream[0]) != 0 ||
         st_cuda_stream_sync(g->stream[0]) != 0) {
         return -1;
     }
@@ -936,7 +940,7 @@ int st_glm_gpu_grad(st_glm_gpu_t *g, const double *ga, const double *dd, double 
     size_t vbytes = (size_t)g->d_all * sizeof(double), rbytes = (size_t)g->n * sizeof(double);
 
     if (g->grad_kernel == NULL || g->streaming) {
-        return 1;
+        return -1;   /* not opened for it (st_glm_gpu_open refuses that) */
     }
     a.row0 = 0;
     a.n    = g->n;

@@ -106,8 +106,8 @@ int st_glm_gpu_cg_step(st_glm_gpu_t *gpu, double *s);
  * hv): @a grad = sum_i @a ga[i] x_i and @a diag = sum_i @a dd[i] x_i^2 (entrywise;
  * d_all entries each, bias as in st_glm_gpu_open), @a ga and @a dd (the rows' c_i
  * phi'(z_i) and D_ii, m entries) copied first, so the next st_glm_gpu_cg_hv needs no
- * copy of D. The atomics' order of the sums is the GPU's. @return 0, 1 (not opened
- * with hv), or -1 (a CUDA call failed; logged).
+ * copy of D. The atomics' order of the sums is the GPU's. @return 0, or -1 (a CUDA
+ * call failed; logged).
  */
 int st_glm_gpu_grad(st_glm_gpu_t *gpu, const double *ga, const double *dd, double *grad,
                     double *diag);
