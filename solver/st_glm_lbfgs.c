@@ -35,6 +35,7 @@
 
 #include "st_glm.h"
 
+#include <assert.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -120,13 +121,15 @@ static void *st_glm_lbfgs_pass(void *arg)
  * so a call costs a wake-up rather than a thread's creation and join (the primal
  * methods make about five calls a CG step). One call at a time: a call made while
  * the workers are busy (another thread's, or from inside a part) starts threads of
- * its own, as does one where a worker cannot start. A forked child starts with none.
+ * its own, as does one where a worker cannot start. Each call wakes only the workers
+ * it needs (a condition variable each). A forked child starts with none (a fork from
+ * inside a part, while the workers are busy, is not supported).
  */
 #define ST_GLM_POOL_MAX 255
 
 static struct {
     pthread_mutex_t lock;
-    pthread_cond_t  work;       /* a new call (gen) */
+    pthread_cond_t  work[ST_GLM_POOL_MAX];   /* worker w: a call for it (gen) */
     pthread_cond_t  done;       /* remaining reached 0 */
     int             busy;       /* a call holds the workers */
     int             workers;    /* started */
@@ -137,15 +140,18 @@ static struct {
     size_t          size;
     int             n;          /* the call's parts: worker w runs part w + 1 < n */
     int             remaining;  /* parts 1.. not finished */
-} st_glm_pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER,
-                 .done = PTHREAD_COND_INITIALIZER};
+} st_glm_pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
 
 static pthread_once_t st_glm_pool_once = PTHREAD_ONCE_INIT;
 
 static void st_glm_pool_child(void)   /* after fork(): no workers in the child */
 {
+    int w;
+
     pthread_mutex_init(&st_glm_pool.lock, NULL);
-    pthread_cond_init(&st_glm_pool.work, NULL);
+    for (w = 0; w < ST_GLM_POOL_MAX; w++) {
+        pthread_cond_init(&st_glm_pool.work[w], NULL);
+    }
     pthread_cond_init(&st_glm_pool.done, NULL);
     st_glm_pool.busy    = 0;
     st_glm_pool.workers = 0;
@@ -153,6 +159,11 @@ static void st_glm_pool_child(void)   /* after fork(): no workers in the child *
 
 static void st_glm_pool_init(void)
 {
+    int w;
+
+    for (w = 0; w < ST_GLM_POOL_MAX; w++) {
+        pthread_cond_init(&st_glm_pool.work[w], NULL);
+    }
     pthread_atfork(NULL, NULL, st_glm_pool_child);
 }
 
@@ -165,7 +176,7 @@ static void *st_glm_pool_worker(void *arg)
     pthread_mutex_lock(&st_glm_pool.lock);
     for (;;) {
         while (st_glm_pool.seen[w] == st_glm_pool.gen) {
-            pthread_cond_wait(&st_glm_pool.work, &st_glm_pool.lock);
+            pthread_cond_wait(&st_glm_pool.work[w], &st_glm_pool.lock);
         }
         st_glm_pool.seen[w] = st_glm_pool.gen;
         if (w + 1 < st_glm_pool.n) {
@@ -188,7 +199,7 @@ static int st_glm_pool_run(void *(*fn)(void *), void *parts, size_t size, int n)
 {
     pthread_attr_t attr;
     pthread_t tid;
-    int ok = 1;
+    int ok = 1, w;
 
     pthread_once(&st_glm_pool_once, st_glm_pool_init);
     pthread_mutex_lock(&st_glm_pool.lock);
@@ -196,11 +207,8 @@ static int st_glm_pool_run(void *(*fn)(void *), void *parts, size_t size, int n)
         pthread_mutex_unlock(&st_glm_pool.lock);
         return -1;
     }
-    if (st_glm_pool.workers < n - 1) {
-        ok = (pthread_attr_init(&attr) == 0);
-        if (ok && pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) != 0) {
-            ok = 0;
-        }
+    if (st_glm_pool.workers < n - 1 && (ok = (pthread_attr_init(&attr) == 0))) {
+        ok = (pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0);
         while (ok && st_glm_pool.workers < n - 1) {
             st_glm_pool.seen[st_glm_pool.workers] = st_glm_pool.gen;   /* (before the call) */
             ok = (pthread_create(&tid, &attr, st_glm_pool_worker,
@@ -220,7 +228,9 @@ static int st_glm_pool_run(void *(*fn)(void *), void *parts, size_t size, int n)
     st_glm_pool.n         = n;
     st_glm_pool.remaining = n - 1;
     st_glm_pool.gen++;
-    pthread_cond_broadcast(&st_glm_pool.work);
+    for (w = 0; w < n - 1; w++) {   /* (the others take the call's number when next woken) */
+        pthread_cond_signal(&st_glm_pool.work[w]);
+    }
     pthread_mutex_unlock(&st_glm_pool.lock);
     fn(parts);
     pthread_mutex_lock(&st_glm_pool.lock);
@@ -288,6 +298,8 @@ void st_glm_sweep(int threads, int64_t len, int nsums, st_glm_sweep_fn_t fn, voi
     double *own = NULL;
     int k, nth;
 
+    assert(nsums >= 0 && nsums <= ST_GLM_SWEEP_SUMS_MAX && (nsums == 0 || sums != NULL ||
+                                                            part != NULL));
     if (part == NULL && nsums > 0) {
         own = part = malloc((size_t)ST_MAX(chunks, 1) * (size_t)nsums * sizeof(double));
     }

@@ -299,8 +299,6 @@ static void st_glm_newton_sweep(st_glm_newton_t *nt, int op, double coef, double
     st_glm_cg_sweep(&nt->cg, nt->threads, dots);
 }
 
-/* At w + t s (t 0 at the start): the margins, gradient @a g, P into *f_p, the
- * certificate into @a obj, the preconditioner @a m (collective). */
 /* The Newton step's own sweeps over the d-vectors (st_glm_sweep, on the threads). */
 typedef enum {
     ST_GLM_NEWTON_PRECOND_SET,   /* m from diag(H)'s sum */
@@ -357,6 +355,8 @@ static void st_glm_newton_vec(const st_glm_newton_t *nt, st_glm_newton_vec_t *v,
                  st_glm_newton_vec_chunk, v, NULL, sums);
 }
 
+/* At w + t s (t 0 at the start): the margins, gradient @a g, P into *f_p, the
+ * certificate into @a obj, the preconditioner @a m (collective). */
 static void st_glm_newton_point(st_glm_newton_t *nt, const double *w, double t, double *g,
                                 double *m, double *f_p, st_glm_objectives_t *obj)
 {
@@ -573,8 +573,9 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
         nt.ga = rows + 4 * m;
     }
     if (nt.gpu != NULL) {   /* what the copies move: D, X s, c_i phi'(z_i) (one range: two
-                               sharing a page could not both be registered); g M s (r q
-                               Hq) the sum, part 0 */
+                               sharing a page could not both be registered, and
+                               st_glm_gpu_margins' own try at X s fails, harmlessly); g M s
+                               (r q Hq) the sum, part 0 */
         st_glm_gpu_pin(nt.gpu, rows, (size_t)ST_MAX(m, 1) * 5 * sizeof(double));
         st_glm_gpu_pin(nt.gpu, g, (size_t)(d_all * 6 + (2 * d_all + 2) * 2) * sizeof(double));
     }
