@@ -177,9 +177,10 @@ static const st_config_field_t st_config_table[] = {
 };
 
 /* Variables read by the tools (LIBRARY: strata-run) or by libstrata_glm
- * (GLM_GPU_KERNEL, GLM_GPU_HV_HOT), not by this table: not reported as unknown. */
+ * (GLM_GPU_KERNEL, GLM_GPU_HV_HOT, GLM_NEWTON_BY_COLUMN), not by this table: not
+ * reported as unknown. */
 static const char *const st_config_tool_vars[] = {
-    "LIBRARY", "GLM_GPU_KERNEL", "GLM_GPU_HV_HOT", NULL
+    "LIBRARY", "GLM_GPU_KERNEL", "GLM_GPU_HV_HOT", "GLM_NEWTON_BY_COLUMN", NULL
 };
 
 st_config_t st_config;

@@ -221,6 +221,8 @@ void st_glm_run_parts(void *(*fn)(void *), void *parts, size_t size, int n);
 #define ST_GLM_SUM_SLICE_PARTS 4
 void st_glm_sum_parts(st_glm_round_ctx_t *ctx, double *sum, int64_t count, int nparts,
                       int64_t stride);
+/* Sum @a count entries at @a sum over the ranks of ctx->comm (timed into ctx->info). */
+void st_glm_sum_ranks(st_glm_round_ctx_t *ctx, double *sum, int64_t count);
 
 /*
  * A sweep over the entries [0, @a len) of d-vectors in chunks of ST_GLM_CG_CHUNK, on up

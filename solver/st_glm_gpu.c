@@ -333,19 +333,16 @@ static unsigned st_glm_gpu_row_grid(int64_t rows)
 /*
  * st_glm_newton_hv's hot columns: the leading columns [0, k) that at least
  * 2 @a grid of the rank's rows hold each (each block would add more than twice into
- * such a column; its one add per block then costs less), at most ST_GLM_HV_HOT or
- * STRATA_GLM_GPU_HV_HOT (0: none, for measurements) and @a d. In the frequency order
+ * such a column; its one add per block then costs less), at most ST_GLM_HV_HOT,
+ * @a cap_env (STRATA_GLM_GPU_HV_HOT; 0: none, for measurements) and @a d. In the frequency order
  * (the default from 2^17 columns) these are the most frequent columns.
  */
-static int64_t st_glm_gpu_hot(const st_glm_data_t *data, int64_t d, unsigned grid)
+static int64_t st_glm_gpu_hot(const st_glm_data_t *data, int64_t d, unsigned grid,
+                              int64_t cap_env)
 {
-    const char *env = getenv("STRATA_GLM_GPU_HV_HOT");
-    int64_t cnt[ST_GLM_HV_HOT] = {0}, cap = ST_MIN(d, ST_GLM_HV_HOT), k, hot;
+    int64_t cnt[ST_GLM_HV_HOT] = {0}, cap = ST_MIN(ST_MIN(d, ST_GLM_HV_HOT), cap_env), k, hot;
     const int64_t nnz = data->indptr[data->n_rows];
 
-    if (env != NULL && *env != '\0') {
-        cap = ST_MIN(cap, ST_MAX(0, strtoll(env, NULL, 10)));
-    }
     for (k = data->indptr[0]; k < nnz; k++) {
         if ((int64_t)data->indices[k] < cap) {
             cnt[data->indices[k]]++;
@@ -361,7 +358,9 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
                     int rows, int threads, int hv, MPI_Comm comm, st_glm_gpu_t **gpu_p,
                     char *msg, size_t msg_len)
 {
-    const char *kind = getenv("STRATA_GLM_GPU_KERNEL");
+    const char *kind = getenv("STRATA_GLM_GPU_KERNEL"), *hot = getenv("STRATA_GLM_GPU_HV_HOT");
+    long long hot_cap = ST_GLM_HV_HOT;
+    char *end = NULL;
     double *curv, share = 0;
     int64_t m = data->n_rows, nnz = data->indptr[data->n_rows], k, longest = 0;
     size_t resident, csr, budget, free_bytes;
@@ -393,6 +392,14 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
         strcmp(kind, "block") != 0) {
         snprintf(msg, msg_len, "--gpu: STRATA_GLM_GPU_KERNEL='%s' is not warp or block", kind);
         return -1;
+    }
+    if (hot != NULL && *hot != '\0') {
+        hot_cap = strtoll(hot, &end, 10);
+        if (*end != '\0' || hot_cap < 0 || hot_cap > ST_GLM_HV_HOT) {
+            snprintf(msg, msg_len, "--gpu: STRATA_GLM_GPU_HV_HOT='%s' is not a count of columns "
+                     "from 0 to %d", hot, ST_GLM_HV_HOT);
+            return -1;
+        }
     }
     g = calloc(1, sizeof(*g));
     if (g == NULL) {
@@ -564,7 +571,7 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
             if (b > 0 && (unsigned)b < g->hv_grid) {
                 g->hv_grid = (unsigned)b;
             }
-            g->hv_hot = st_glm_gpu_hot(data, d, g->hv_grid);
+            g->hv_hot = st_glm_gpu_hot(data, d, g->hv_grid, hot_cap);
         }
         if (g->hv_kernel == NULL || g->vzero == NULL || g->cg_kernel == NULL ||
             g->grad_kernel == NULL) {

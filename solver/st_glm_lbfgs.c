@@ -397,7 +397,6 @@ void st_glm_sum_parts(st_glm_round_ctx_t *ctx, double *sum, int64_t count, int n
                       int64_t stride)
 {
     st_glm_sum_slice_t one, *sl = &one;
-    double t;
     int k, nsl = 1;
 
     /* the parts' threads sum slices of the columns (a large d-vector from many threads
@@ -423,7 +422,13 @@ void st_glm_sum_parts(st_glm_round_ctx_t *ctx, double *sum, int64_t count, int n
     if (sl != &one) {
         free(sl);
     }
-    t = st_glm_now();
+    st_glm_sum_ranks(ctx, sum, count);
+}
+
+void st_glm_sum_ranks(st_glm_round_ctx_t *ctx, double *sum, int64_t count)
+{
+    double t = st_glm_now();
+
     st_glm_allreduce(ctx->comm, sum, count, MPI_DOUBLE, MPI_SUM);
     ctx->info.comm_seconds += st_glm_now() - t;
 }

@@ -40,22 +40,32 @@
 #include "st_glm_gpu.h"
 #include "st_glm_order.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define ST_GLM_NEWTON_PRECOND  0.01   /* a: M = (1 - a) lambda I + a diag(H) */
 #define ST_GLM_NEWTON_CG_ETA   0.5    /* CG stops when j (Q_j - Q_j-1) >= eta Q_j */
 #define ST_GLM_NEWTON_CG_MAX   250    /* CG steps per Newton step at most */
 #define ST_GLM_NEWTON_ARMIJO   0.01   /* sufficient decrease: P(w + t s) <= P + c t g.s */
 #define ST_GLM_NEWTON_BACKTRACK 20    /* halvings of t before giving up */
+/* the passes' sums by column from this many threads (STRATA_GLM_NEWTON_BY_COLUMN=1:
+ * from 2, 0: never), where the copy of the rows fits in half the free memory */
+#define ST_GLM_NEWTON_BY_COLUMN_THREADS 8
+/* the passes' scalar sums (the loss, the conjugate terms) a chunk of this many rows at
+ * a time, the chunks' in order, and the threads' rows whole chunks: the same bits on
+ * any number of threads */
+#define ST_GLM_NEWTON_ROW_CHUNK 1024
 
 typedef enum {
     ST_GLM_NEWTON_GRAD,   /* z += t xs; gradient, loss and dual sums, diag(H)'s; D */
     ST_GLM_NEWTON_HV,     /* sum_i D_ii (x_i.v) x_i */
     ST_GLM_NEWTON_XV,     /* xs = X v */
-    ST_GLM_NEWTON_LOSS    /* sum_i c_i (phi(z_i + t xs_i) - phi(z_i)) */
+    ST_GLM_NEWTON_LOSS,   /* sum_i c_i (phi(z_i + t xs_i) - phi(z_i)) */
+    ST_GLM_NEWTON_HVT     /* by column: ga_i = D_ii x_i.v, the rows' part of H v */
 } st_glm_newton_op_t;
 
 typedef struct st_glm_newton st_glm_newton_t;
@@ -77,8 +87,21 @@ struct st_glm_newton {
     double               *z;       /* m margins x_i.w */
     double               *dd;      /* m: c_i phi''(z_i) at the current w */
     double               *xs;      /* m: x_i.s for the step s */
-    double               *ga;      /* m: c_i phi'(z_i), where the GPU sums the gradient
-                                      pass (32-bit data); else NULL */
+    double               *ga;      /* m: c_i phi'(z_i) where the GPU or the columns sum the
+                                      gradient pass (and, by column, D_ii x_i.v for H v);
+                                      else NULL */
+    /* by column (threads > 1 on the CPU): the rows' entries again as CSC, so that the
+     * passes' sums into d-vectors run a column per thread, with no d-vector per
+     * thread to clear, fill and add up (at 16 threads and 2^20 columns, more memory
+     * than the pass); a column sums its rows in row order: the bits of one thread */
+    int64_t              *ccp;     /* d + 1 column offsets; NULL: by row */
+    uint32_t             *cri;     /* the entries' rows */
+    float                *cv32;    /* ... values (the data's precision) */
+    double               *cv64;
+    st_glm_newton_part_t *cparts;  /* nparts column ranges (the bias, column d, last),
+                                      balanced by entries */
+    double               *rowsum;  /* 2 a row chunk: GRAD's loss and conjugate sums,
+                                      LOSS's one */
     const double         *v;       /* HV, XV: the vector */
     double                t;       /* GRAD, LOSS: the step along xs */
     int                   nparts;
@@ -99,50 +122,55 @@ static void st_glm_newton_grad(st_glm_newton_part_t *p)
     st_glm_newton_t *nt       = p->nt;
     const st_glm_data_t *data = nt->data;
     const uint32_t *idx       = data->indices;
-    double *g = p->out, *diag = p->out + nt->d_all + 2, loss = 0, conj = 0, z, y, ci, a, h, x;
-    int64_t i, k, end;
+    double *g = p->out, *diag = p->out + nt->d_all + 2, loss, conj, z, y, ci, a, h, x;
+    int64_t i, k, end, c, last;
 
     if (nt->ga == NULL) {
         memset(p->out, 0, (size_t)(2 * nt->d_all + 2) * sizeof(double));
     }
-    for (i = p->lo; i < p->hi; i++) {
-        z         = nt->z[i] + nt->t * nt->xs[i];
-        nt->z[i]  = z;
-        y         = data->y[i];
-        ci        = nt->c[i];
-        a         = ci * nt->loss->dloss(z, y);
-        h         = ci * nt->loss->d2loss(z, y);
-        nt->dd[i] = h;
-        loss     += ci * nt->loss->loss(z, y);
-        conj     += nt->loss->neg_conj(-a, y, ci);
-        if (nt->ga != NULL) {
-            nt->ga[i] = a;   /* the GPU sums the row's entries (st_glm_gpu_grad) */
-            continue;
-        }
-        if (a == 0 && h == 0) {
-            continue;
-        }
-        end = data->indptr[i + 1];
-        if (data->prec == 32) {
-            for (k = data->indptr[i]; k < end; k++) {
-                x             = (double)data->val32[k];
-                g[idx[k]]    += a * x;
-                diag[idx[k]] += h * x * x;
+    for (c = p->lo / ST_GLM_NEWTON_ROW_CHUNK; p->lo < p->hi && c * ST_GLM_NEWTON_ROW_CHUNK < p->hi;
+         c++) {   /* (the parts' rows are whole chunks) */
+        last = ST_MIN(p->hi, (c + 1) * ST_GLM_NEWTON_ROW_CHUNK);
+        loss = conj = 0;
+        for (i = c * ST_GLM_NEWTON_ROW_CHUNK; i < last; i++) {
+            z         = nt->z[i] + nt->t * nt->xs[i];
+            nt->z[i]  = z;
+            y         = data->y[i];
+            ci        = nt->c[i];
+            a         = ci * nt->loss->dloss(z, y);
+            h         = ci * nt->loss->d2loss(z, y);
+            nt->dd[i] = h;
+            loss     += ci * nt->loss->loss(z, y);
+            conj     += nt->loss->neg_conj(-a, y, ci);
+            if (nt->ga != NULL) {
+                nt->ga[i] = a;   /* the GPU or the columns sum the row's entries */
+                continue;
             }
-        } else {
-            for (k = data->indptr[i]; k < end; k++) {
-                x             = data->val64[k];
-                g[idx[k]]    += a * x;
-                diag[idx[k]] += h * x * x;
+            if (a == 0 && h == 0) {
+                continue;
+            }
+            end = data->indptr[i + 1];
+            if (data->prec == 32) {
+                for (k = data->indptr[i]; k < end; k++) {
+                    x             = (double)data->val32[k];
+                    g[idx[k]]    += a * x;
+                    diag[idx[k]] += h * x * x;
+                }
+            } else {
+                for (k = data->indptr[i]; k < end; k++) {
+                    x             = data->val64[k];
+                    g[idx[k]]    += a * x;
+                    diag[idx[k]] += h * x * x;
+                }
+            }
+            if (nt->bias > 0) {
+                g[nt->d]    += a * nt->bias;
+                diag[nt->d] += h * nt->bias * nt->bias;
             }
         }
-        if (nt->bias > 0) {
-            g[nt->d]    += a * nt->bias;
-            diag[nt->d] += h * nt->bias * nt->bias;
-        }
+        nt->rowsum[2 * c]     = loss;   /* (st_glm_newton_row_sums adds them up) */
+        nt->rowsum[2 * c + 1] = conj;
     }
-    p->out[nt->d_all]     = loss;   /* where st_glm_primal_finish wants them */
-    p->out[nt->d_all + 1] = conj;
 }
 
 /* A thread's share of H v: sum_i D_ii (x_i.v) x_i over its rows. v and the sum are
@@ -176,8 +204,8 @@ static void *st_glm_newton_pass(void *arg)
     st_glm_newton_part_t *p   = arg;
     st_glm_newton_t *nt       = p->nt;
     const st_glm_data_t *data = nt->data;
-    double s = 0;
-    int64_t i;
+    double s;
+    int64_t i, c, last;
 
     switch (nt->op) {
     case ST_GLM_NEWTON_GRAD:
@@ -192,13 +220,170 @@ static void *st_glm_newton_pass(void *arg)
         }
         break;
     case ST_GLM_NEWTON_LOSS:
-        for (i = p->lo; i < p->hi; i++) {
-            s += nt->c[i] * nt->loss->loss_diff(nt->z[i], nt->t * nt->xs[i], data->y[i]);
+        for (c = p->lo / ST_GLM_NEWTON_ROW_CHUNK;
+             p->lo < p->hi && c * ST_GLM_NEWTON_ROW_CHUNK < p->hi; c++) {
+            last = ST_MIN(p->hi, (c + 1) * ST_GLM_NEWTON_ROW_CHUNK);
+            for (s = 0, i = c * ST_GLM_NEWTON_ROW_CHUNK; i < last; i++) {
+                s += nt->c[i] * nt->loss->loss_diff(nt->z[i], nt->t * nt->xs[i], data->y[i]);
+            }
+            nt->rowsum[2 * c] = s;
         }
-        p->out[0] = s;
+        break;
+    case ST_GLM_NEWTON_HVT:
+        for (i = p->lo; i < p->hi; i++) {
+            nt->ga[i] = (nt->dd[i] != 0)
+                                ? nt->dd[i] * st_glm_row_dot(data, i, nt->v, 1, nt->d, nt->bias)
+                                : 0;
+        }
         break;
     }
     return NULL;
+}
+
+/* GRAD's loss and conjugate sums (@a n 2) or LOSS's (1) over the row chunks, in chunk
+ * order, into part 0's outputs at @a at, and zeros into the other parts' (which
+ * st_glm_sum_parts adds, leaving the bits): the same on any number of threads. */
+static void st_glm_newton_row_sums(st_glm_newton_t *nt, int n, int64_t at)
+{
+    int64_t c, chunks = (nt->data->n_rows + ST_GLM_NEWTON_ROW_CHUNK - 1) /
+                        ST_GLM_NEWTON_ROW_CHUNK;
+    double tot[2] = {0, 0};
+    int k, e;
+
+    for (c = 0; c < chunks; c++) {
+        for (e = 0; e < n; e++) {
+            tot[e] += nt->rowsum[2 * c + e];
+        }
+    }
+    for (k = 0; k < nt->nparts; k++) {
+        for (e = 0; e < n; e++) {
+            nt->parts[k].out[at + e] = (k == 0) ? tot[e] : 0;
+        }
+    }
+}
+
+/* A thread's columns [lo, hi) of a pass's sums (by column; hi = d + 1: the bias
+ * too): H v's (HV) from ga, or the gradient's and diag(H)'s (GRAD) from ga and D,
+ * into nt->sum. Each column adds its rows in row order, as the pass by row on one
+ * thread does (terms of rows it skips are 0 here, which leaves the sums' bits). */
+static void *st_glm_newton_cols_pass(void *arg)
+{
+    const st_glm_newton_part_t *p = arg;
+    const st_glm_newton_t *nt     = p->nt;
+    const double *ga = nt->ga, *dd = nt->dd;
+    double *g = nt->sum, *diag = nt->sum + nt->d_all + 2, a, h, x;
+    int64_t j, k, end = ST_MIN(p->hi, nt->d), m = nt->data->n_rows;
+
+    for (j = p->lo; j < end; j++) {
+        a = h = 0;
+        if (nt->op == ST_GLM_NEWTON_HV) {
+            if (nt->cv32 != NULL) {
+                for (k = nt->ccp[j]; k < nt->ccp[j + 1]; k++) {
+                    a += ga[nt->cri[k]] * (double)nt->cv32[k];
+                }
+            } else {
+                for (k = nt->ccp[j]; k < nt->ccp[j + 1]; k++) {
+                    a += ga[nt->cri[k]] * nt->cv64[k];
+                }
+            }
+        } else {
+            for (k = nt->ccp[j]; k < nt->ccp[j + 1]; k++) {
+                x  = (nt->cv32 != NULL) ? (double)nt->cv32[k] : nt->cv64[k];
+                a += ga[nt->cri[k]] * x;
+                h += dd[nt->cri[k]] * x * x;
+            }
+            diag[j] = h;
+        }
+        g[j] = a;
+    }
+    if (p->hi > nt->d && nt->bias > 0) {   /* the bias column: every row */
+        a = h = 0;
+        for (k = 0; k < m; k++) {
+            a += ga[k] * nt->bias;
+            if (nt->op == ST_GLM_NEWTON_GRAD) {
+                h += dd[k] * nt->bias * nt->bias;
+            }
+        }
+        g[nt->d] = a;
+        if (nt->op == ST_GLM_NEWTON_GRAD) {
+            diag[nt->d] = h;
+        }
+    }
+    return NULL;
+}
+
+/* The rank's rows by column for the passes' sums (st_glm_newton_cols_pass), and the
+ * threads' column ranges, balanced by entries (the bias column holds every row).
+ * @return 0, or -1 (no memory: the passes stay by row). */
+static int st_glm_newton_by_column(st_glm_newton_t *nt)
+{
+    const st_glm_data_t *data = nt->data;
+    const int64_t m = data->n_rows, d = nt->d, nnz = data->indptr[m] - data->indptr[0];
+    int64_t i, j, k, *fill, total, acc;
+    int part;
+
+    nt->ccp    = calloc((size_t)d + 1, sizeof(int64_t));
+    nt->cri    = malloc((size_t)ST_MAX(nnz, 1) * sizeof(uint32_t));
+    nt->cparts = calloc((size_t)nt->nparts, sizeof(*nt->cparts));
+    if (data->prec == 32) {
+        nt->cv32 = malloc((size_t)ST_MAX(nnz, 1) * sizeof(float));
+    } else {
+        nt->cv64 = malloc((size_t)ST_MAX(nnz, 1) * sizeof(double));
+    }
+    fill = malloc((size_t)ST_MAX(d, 1) * sizeof(int64_t));
+    if (nt->ccp == NULL || nt->cri == NULL || nt->cparts == NULL || fill == NULL ||
+        (nt->cv32 == NULL && nt->cv64 == NULL) || m > UINT32_MAX) {
+        free(fill);
+        return -1;
+    }
+    for (k = data->indptr[0]; k < data->indptr[m]; k++) {
+        nt->ccp[data->indices[k] + 1]++;
+    }
+    for (j = 0; j < d; j++) {
+        nt->ccp[j + 1] += nt->ccp[j];
+        fill[j] = nt->ccp[j];
+    }
+    for (i = 0; i < m; i++) {   /* (in row order: each column's rows ascending) */
+        for (k = data->indptr[i]; k < data->indptr[i + 1]; k++) {
+            j                = data->indices[k];
+            nt->cri[fill[j]] = (uint32_t)i;
+            if (nt->cv32 != NULL) {
+                nt->cv32[fill[j]] = data->val32[k];
+            } else {
+                nt->cv64[fill[j]] = data->val64[k];
+            }
+            fill[j]++;
+        }
+    }
+    free(fill);
+    total = nnz + ((nt->bias > 0) ? m : 0) + nt->d_all;   /* (+ 1 a column) */
+    for (part = 0, j = 0, acc = 0; part < nt->nparts; part++) {
+        nt->cparts[part].nt = nt;
+        nt->cparts[part].lo = j;
+        while (j < nt->d_all &&
+               (part == nt->nparts - 1 ||
+                acc + ((j < d) ? nt->ccp[j + 1] - nt->ccp[j] : m) + 1 <=
+                        total * (part + 1) / nt->nparts)) {
+            acc += ((j < d) ? nt->ccp[j + 1] - nt->ccp[j] : m) + 1;
+            j++;
+        }
+        nt->cparts[part].hi = j;
+    }
+    return 0;
+}
+
+static void st_glm_newton_by_row(st_glm_newton_t *nt)
+{
+    free(nt->ccp);
+    free(nt->cri);
+    free(nt->cv32);
+    free(nt->cv64);
+    free(nt->cparts);
+    nt->ccp    = NULL;
+    nt->cri    = NULL;
+    nt->cv32   = NULL;
+    nt->cv64   = NULL;
+    nt->cparts = NULL;
 }
 
 /* @a rc of a GPU call: below 0, as the GPU's coordinate descent, a GPU failing
@@ -219,11 +404,18 @@ static void st_glm_newton_gpu_check(st_glm_newton_t *nt, int rc)
  * into nt->sum, then over the ranks (collective). */
 static void st_glm_newton_run(st_glm_newton_t *nt, st_glm_newton_op_t op, int64_t count)
 {
-    int rc = 1;
-
-    int k, nparts = nt->nparts;
+    int rc = 1, nparts = nt->nparts;
     double *out = nt->parts[0].out;
 
+    if (op == ST_GLM_NEWTON_HV && nt->ccp != NULL) {   /* by column: the rows' part, then
+                                                          the columns' sums */
+        nt->op = ST_GLM_NEWTON_HVT;
+        st_glm_run_parts(st_glm_newton_pass, nt->parts, sizeof(*nt->parts), nt->nparts);
+        nt->op = op;
+        st_glm_run_parts(st_glm_newton_cols_pass, nt->cparts, sizeof(*nt->cparts), nt->nparts);
+        st_glm_sum_ranks(nt->ctx, nt->sum, count);
+        return;
+    }
     nt->op = op;
     if (nt->gpu != NULL && op == ST_GLM_NEWTON_XV && nt->data->prec == 32) {
         /* (64-bit data: the GPU's float copy would move the kept margins off X w) */
@@ -233,17 +425,26 @@ static void st_glm_newton_run(st_glm_newton_t *nt, st_glm_newton_op_t op, int64_
     if (rc != 0) {
         st_glm_run_parts(st_glm_newton_pass, nt->parts, sizeof(*nt->parts), nt->nparts);
     }
+    if (op == ST_GLM_NEWTON_GRAD) {
+        st_glm_newton_row_sums(nt, 2, nt->d_all);
+    } else if (op == ST_GLM_NEWTON_LOSS) {
+        st_glm_newton_row_sums(nt, 1, 0);
+    }
+    if (op == ST_GLM_NEWTON_GRAD && nt->ga != NULL && nt->gpu == NULL) {
+        /* the threads computed the rows' terms and the loss sums (in part 0); the
+           columns sum the rows' entries into nt->sum */
+        st_glm_run_parts(st_glm_newton_cols_pass, nt->cparts, sizeof(*nt->cparts), nt->nparts);
+        nt->sum[nt->d_all]     = out[nt->d_all];
+        nt->sum[nt->d_all + 1] = out[nt->d_all + 1];
+        st_glm_sum_ranks(nt->ctx, nt->sum, count);
+        return;
+    }
     if (op == ST_GLM_NEWTON_GRAD && nt->ga != NULL) {
-        /* the threads computed the rows' terms and the loss sums; the GPU sums the
-           rows' entries into part 0 (and has D now), the parts' loss sums join it in
-           part order (as st_glm_sum_parts adds them) */
+        /* the threads computed the rows' terms and the loss sums (in part 0); the GPU
+           sums the rows' entries into part 0 (and has D now) */
         st_glm_newton_gpu_check(nt, st_glm_gpu_grad(nt->gpu, nt->ga, nt->dd, out,
                                                     out + nt->d_all + 2));
         nt->dd_changed = 0;
-        for (k = 1; k < nparts; k++) {
-            out[nt->d_all]     += nt->parts[k].out[nt->d_all];
-            out[nt->d_all + 1] += nt->parts[k].out[nt->d_all + 1];
-        }
         nparts = 1;
     }
     if (count > 0) {
@@ -488,6 +689,7 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     double *c = NULL, *rows = NULL, *mem = NULL, *w, *g, *pre, *s, *r, *q, *hq, *wfull;
     double n = (double)data->n_rows_global, f, gs, ws, ss, t, change, dots[3];
     st_glm_newton_vec_t vec;
+    const char *by_column;
     int k, ok, halvings, cg = 0;
     strata_status_t status = STRATA_OK;
 
@@ -515,8 +717,10 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     nt.threads  = ST_MAX(1, param->threads);
     nt.ctx      = &ctx;
     nt.parts    = calloc((size_t)nt.nparts, sizeof(*nt.parts));
-    /* c, z, D, X s, c_i phi'(z_i) */
-    rows = malloc((size_t)ST_MAX(m, 1) * 5 * sizeof(double));
+    /* c, z, D, X s, c_i phi'(z_i); the row chunks' sums */
+    rows = malloc(((size_t)ST_MAX(m, 1) * 5 +
+                   2 * (size_t)((m + ST_GLM_NEWTON_ROW_CHUNK - 1) / ST_GLM_NEWTON_ROW_CHUNK)) *
+                  sizeof(double));
     /* w g M s r q Hq, the sum, a part's sums per thread, w in all the columns, the CG
        sweeps' chunks' dots */
     mem  = malloc((size_t)(d_all * 7 + (2 * d_all + 2) * (1 + nt.nparts) + full_all +
@@ -537,6 +741,7 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     nt.z  = rows + m;
     nt.dd = rows + 2 * m;
     nt.xs = rows + 3 * m;
+    nt.rowsum = rows + 5 * ST_MAX(m, 1);
     w     = mem;
     g     = w + d_all;
     pre   = g + d_all;
@@ -552,7 +757,10 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     for (k = 0; k < nt.nparts; k++) {
         nt.parts[k].nt  = &nt;
         nt.parts[k].out = nt.sum + (2 * d_all + 2) * (k + 1);
-        st_glm_block_range(m, nt.nparts, k, &nt.parts[k].lo, &nt.parts[k].hi);
+        st_glm_block_range((m + ST_GLM_NEWTON_ROW_CHUNK - 1) / ST_GLM_NEWTON_ROW_CHUNK,
+                           nt.nparts, k, &nt.parts[k].lo, &nt.parts[k].hi);
+        nt.parts[k].lo = ST_MIN(m, nt.parts[k].lo * ST_GLM_NEWTON_ROW_CHUNK);   /* (whole */
+        nt.parts[k].hi = ST_MIN(m, nt.parts[k].hi * ST_GLM_NEWTON_ROW_CHUNK);   /* chunks) */
     }
     for (i = 0; i < m; i++) {
         c[i]     = st_glm_example_weight(loss, param, data->y[i]);
@@ -572,6 +780,33 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     if (nt.gpu != NULL && data->prec == 32) {   /* (64-bit data: the host's own values) */
         nt.ga = rows + 4 * m;
     }
+    by_column = getenv("STRATA_GLM_NEWTON_BY_COLUMN");
+    ok = (by_column == NULL || *by_column == '\0' || strcmp(by_column, "0") == 0 ||
+          strcmp(by_column, "1") == 0);
+    if (!st_glm_agree(comm, ok)) {
+        st_glm_msg(msg, msg_len, "STRATA_GLM_NEWTON_BY_COLUMN='%s' is not 0 or 1%s",
+                   ok ? "" : by_column, ok ? " (on another rank)" : "");
+        st_glm_gpu_close(nt.gpu);
+        free(nt.parts);
+        free(rows);
+        free(mem);
+        st_glm_order_free(&order);
+        return STRATA_ERR_INVALID_PARAM;
+    }
+    if (nt.gpu == NULL && nt.nparts > 1 &&
+        nt.nparts >= ((by_column != NULL && strcmp(by_column, "1") == 0)
+                              ? 2
+                              : (by_column != NULL && strcmp(by_column, "0") == 0)
+                                        ? INT_MAX
+                                        : ST_GLM_NEWTON_BY_COLUMN_THREADS) &&
+        (double)(data->indptr[m] - data->indptr[0]) * (4.0 + data->prec / 8) <=
+                0.5 * (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE)) {
+        if (st_glm_newton_by_column(&nt) == 0) {
+            nt.ga = rows + 4 * m;
+        } else {
+            st_glm_newton_by_row(&nt);   /* (no memory: by row) */
+        }
+    }
     if (nt.gpu != NULL) {   /* what the copies move: D, X s, c_i phi'(z_i) (one range: two
                                sharing a page could not both be registered, and
                                st_glm_gpu_margins' own try at X s fails, harmlessly); g M s
@@ -590,7 +825,8 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
                      (long long)st_glm_gpu_hv_hot(nt.gpu));
         }
         st_glm_print("Newton on the primal (preconditioned CG, line search), %d thread(s) "
-                     "per rank, %lld of the %lld columns held%s\n", nt.nparts, (long long)d,
+                     "per rank%s, %lld of the %lld columns held%s\n", nt.nparts,
+                     (nt.ccp != NULL) ? " (sums by column)" : "", (long long)d,
                      (long long)data->n_cols, on);
     }
     ctx.t_start = st_glm_now();
@@ -648,6 +884,7 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     st_glm_order_gather(&order, wfull, model->w, full_all);
     model->info = ctx.info;
     st_glm_gpu_close(nt.gpu);
+    st_glm_newton_by_row(&nt);
     free(nt.parts);
     free(rows);
     free(mem);

@@ -289,6 +289,12 @@ expect 0 "newton, no hot columns" gpu_mpirun -np 1 -x STRATA_GLM_GPU_HV_HOT=0 $t
 contains "newton, no hot columns, said" "(0 hot column(s) summed"
 cmp -s "$dir/cpu.model" "$dir/gpu0.model" ||
     { echo "FAIL: newton, no hot columns: the model differs from the CPU run's"; fail=1; }
+for bad in 12x 129 -1; do
+    expect 1 "newton, STRATA_GLM_GPU_HV_HOT=$bad" gpu_mpirun -np 1 -x STRATA_GLM_GPU_HV_HOT=$bad \
+        $train --gpu --method newton -l 1e-4 "$dir/c32.bin" "$dir/gpu0.model"
+    contains "newton, STRATA_GLM_GPU_HV_HOT=$bad named" \
+        "STRATA_GLM_GPU_HV_HOT='$bad' is not a count of columns from 0 to 128"
+done
 same_newton "sqsvm, 2 ranks" 2 -s sqsvm -l 1e-3 -e 1e-6 -r 50 "$dir/c32.bin"
 same_newton "ridge, 2 ranks" 2 -s ridge -l 1e-3 -e 1e-6 -r 50 "$dir/r32.bin"
 near_newton() {

@@ -192,6 +192,47 @@ n_nt=$(awk '/^converged after/ { print $3 }' "$out")
 same_optimum newton "$p_nt" "$n_nt" 60 "$p_cd"
 expect 2 "newton on the hinge" tools/strata-train --method newton -s svm "$dir/train.svm"
 contains "newton on the hinge named" "newton needs a smooth L2 model"
+# the passes' sums into d-vectors by column (a copy of the rows as CSC; by default
+# from 8 threads, STRATA_GLM_NEWTON_BY_COLUMN=1 from 2): each column sums its rows in
+# row order, the loss sums go by chunks of 1024 rows, the vector sweeps by chunks of
+# 2048 entries: the model of 3 and 7 threads is one thread's byte for byte (20000
+# rows: 20 row chunks over the threads), with a bias, 64-bit and 32-bit values, the
+# squared hinge (rows with D = 0) and ridge; by row (=0, each thread's own vectors,
+# summed): the same optimum
+tools/strata-gen criteo --rows 20000 --cols 16384 --seed 9 -q "$dir/c20k.svm" ||
+    { echo "FAIL: strata-gen c20k"; exit 1; }
+for v in "-s logistic -l 1e-5" "-s logistic -l 1e-5 -B 1" "-s logistic -l 1e-5 -p 32" \
+    "-s sqsvm -l 1e-4 -B 1" "-s ridge -l 1e-5"; do
+    # shellcheck disable=SC2086
+    expect 0 "newton, 1 thread, $v" tools/strata-train $v --method newton -e 1e-9 -r 100 \
+        -t 1 "$dir/c20k.svm" "$dir/mone"
+    p_one=$(converged_primal)
+    for t in 3 7; do
+        # shellcheck disable=SC2086
+        STRATA_GLM_NEWTON_BY_COLUMN=1 expect 0 "newton by column, $t threads, $v" \
+            tools/strata-train $v --method newton -e 1e-9 -r 100 -t $t "$dir/c20k.svm" \
+            "$dir/mcol"
+        contains "newton by column, $t threads, $v, said" "$t thread(s) per rank (sums by column)"
+        cmp -s "$dir/mone" "$dir/mcol" ||
+            { echo "FAIL: newton by column, $t threads, $v: not one thread's model"; fail=1; }
+    done
+    # shellcheck disable=SC2086
+    STRATA_GLM_NEWTON_BY_COLUMN=0 expect 0 "newton by row, $v" tools/strata-train $v \
+        --method newton -e 1e-9 -r 100 -t 3 "$dir/c20k.svm" "$dir/mrow"
+    contains "newton by row, $v, said" "3 thread(s) per rank, "
+    near "newton by row, $v: P" "$(converged_primal)" "$p_one" 1e-8
+done
+expect 0 "newton, 8 threads: by column" tools/strata-train --method newton -l 1e-4 -e 1e-6 \
+    -t 8 "$dir/train.svm" "$dir/mcol"
+contains "newton, 8 threads: by column, said" "8 thread(s) per rank (sums by column)"
+expect 0 "newton, 7 threads: by row" tools/strata-train --method newton -l 1e-4 -e 1e-6 \
+    -t 7 "$dir/train.svm" "$dir/mcol"
+contains "newton, 7 threads: by row, said" "7 thread(s) per rank, "
+STRATA_GLM_NEWTON_BY_COLUMN=yes expect 1 "newton, a bad STRATA_GLM_NEWTON_BY_COLUMN" \
+    tools/strata-train --method newton -t 2 "$dir/train.svm" "$dir/mbad"
+contains "newton, a bad STRATA_GLM_NEWTON_BY_COLUMN, named" \
+    "STRATA_GLM_NEWTON_BY_COLUMN='yes' is not 0 or 1"
+[ ! -e "$dir/mbad" ] || { echo "FAIL: a bad STRATA_GLM_NEWTON_BY_COLUMN wrote a model"; fail=1; }
 
 # -p 32: the values held as floats (the header says so), the optimum of the rounded
 # values within 1e-6 of the doubles'; a value beyond float's range named with its line

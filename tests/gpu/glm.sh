@@ -76,6 +76,9 @@ train() {  # NAME NP ARGS...: time and final line into $OUT/glm-NAME.log (data: 
 # method newton, its conjugate gradients on the GPU, against the CPU's newton on all
 # cores: first, the likeliest to meet the issue's 20x on data with dense features
 train cpu-newton-gap 1 -t "$ncpu" --method newton -l 1e-5 -e 1e-3 -r 300
+# (on all cores the passes' sums go by column; by row, each thread's own d-vectors)
+GLM_MPIRUN_ARGS="${GLM_MPIRUN_ARGS:-} -x STRATA_GLM_NEWTON_BY_COLUMN=0" \
+    train cpu-newton-byrow-gap 1 -t "$ncpu" --method newton -l 1e-5 -e 1e-3 -r 300
 train gpu-newton-gap 1 --gpu -t "$ncpu" --method newton -l 1e-5 -e 1e-3 -r 300
 train gpu2-newton-gap 2 --gpu -t $((ncpu / 2)) --method newton -l 1e-5 -e 1e-3 -r 300
 # the Hessian-vector kernel without its per-block sums of the hot columns (every
@@ -101,8 +104,8 @@ GLM_MPIRUN_ARGS="${GLM_MPIRUN_ARGS:-} -x STRATA_GLM_GPU_KERNEL=block" \
 
 # A: what each reached (not judged), and newton's optimum on the GPU (judged: the
 # same primal within 1e-3 relative)
-for who in cpu-newton-gap gpu-newton-gap gpu2-newton-gap gpu-newton-nohot-gap cpu-gap \
-    cpu-shared-gap gpu-gap gpu2-gap gpu-stream-gap; do
+for who in cpu-newton-gap cpu-newton-byrow-gap gpu-newton-gap gpu2-newton-gap \
+    gpu-newton-nohot-gap cpu-gap cpu-shared-gap gpu-gap gpu2-gap gpu-stream-gap; do
     echo "A $who: $(grep -E '^(converged|stopped) after' "$OUT/glm-$who.log" 2>/dev/null)"
 done
 same_primal() {  # WHAT CPU_RUN GPU_RUN
@@ -125,7 +128,8 @@ same_primal "A, newton" cpu-newton-gap gpu-newton-gap
 same_primal "A, newton, 2 ranks on the GPU" cpu-newton-gap gpu2-newton-gap
 same_primal "A, newton, no hot columns" cpu-newton-gap gpu-newton-nohot-gap
 # newton's time per conjugate-gradient step (the run's whole time over its CG steps)
-for who in cpu-newton-gap gpu-newton-gap gpu2-newton-gap gpu-newton-nohot-gap; do
+for who in cpu-newton-gap cpu-newton-byrow-gap gpu-newton-gap gpu2-newton-gap \
+    gpu-newton-nohot-gap; do
     awk -v who="$who" '/^Newton: .* conjugate gradient/ { cg = $4 }
         /^(converged|stopped) after/ { for (i = 1; i <= NF; i++) if ($i == "s") t = $(i - 1) }
         END { if (cg > 0 && t > 0) printf "%s: %d CG steps, %.2f ms per CG step\n", who, cg,
