@@ -53,7 +53,9 @@
 #define ST_GLM_NEWTON_ARMIJO   0.01   /* sufficient decrease: P(w + t s) <= P + c t g.s */
 #define ST_GLM_NEWTON_BACKTRACK 20    /* halvings of t before giving up */
 /* the passes' sums by column from this many threads (STRATA_GLM_NEWTON_BY_COLUMN=1:
- * from 2, 0: never), where the copy of the rows fits in half the free memory */
+ * from 2, 0: never), where the copy of the rows fits in half the host's available
+ * memory (each rank of a host looks for itself: several ranks of a host with large
+ * shares could together pass it; the copy's allocation failing keeps the rows) */
 #define ST_GLM_NEWTON_BY_COLUMN_THREADS 8
 /* the passes' scalar sums (the loss, the conjugate terms) a chunk of this many rows at
  * a time, the chunks' in order, and the threads' rows whole chunks: the same bits on
@@ -370,6 +372,26 @@ static int st_glm_newton_by_column(st_glm_newton_t *nt)
         nt->cparts[part].hi = j;
     }
     return 0;
+}
+
+/* The host's memory available to new allocations (/proc/meminfo's MemAvailable, which
+ * counts the page cache the kernel can drop; else the free pages), in bytes. */
+static double st_glm_newton_mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[128];
+    double kb = -1;
+
+    while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+        if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1) {
+            break;
+        }
+    }
+    if (f != NULL) {
+        fclose(f);
+    }
+    return (kb >= 0) ? kb * 1024.0
+                     : (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
 }
 
 static void st_glm_newton_by_row(st_glm_newton_t *nt)
@@ -784,8 +806,13 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     ok = (by_column == NULL || *by_column == '\0' || strcmp(by_column, "0") == 0 ||
           strcmp(by_column, "1") == 0);
     if (!st_glm_agree(comm, ok)) {
-        st_glm_msg(msg, msg_len, "STRATA_GLM_NEWTON_BY_COLUMN='%s' is not 0 or 1%s",
-                   ok ? "" : by_column, ok ? " (on another rank)" : "");
+        if (ok) {
+            st_glm_msg(msg, msg_len, "STRATA_GLM_NEWTON_BY_COLUMN is not 0 or 1 on another "
+                       "rank");
+        } else {
+            st_glm_msg(msg, msg_len, "STRATA_GLM_NEWTON_BY_COLUMN='%s' is not 0 or 1",
+                       by_column);
+        }
         st_glm_gpu_close(nt.gpu);
         free(nt.parts);
         free(rows);
@@ -799,8 +826,9 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
                               : (by_column != NULL && strcmp(by_column, "0") == 0)
                                         ? INT_MAX
                                         : ST_GLM_NEWTON_BY_COLUMN_THREADS) &&
-        (double)(data->indptr[m] - data->indptr[0]) * (4.0 + data->prec / 8) <=
-                0.5 * (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE)) {
+        (double)(data->indptr[m] - data->indptr[0]) * (4.0 + data->prec / 8) +
+                        16.0 * (double)d <=
+                0.5 * st_glm_newton_mem_available()) {
         if (st_glm_newton_by_column(&nt) == 0) {
             nt.ga = rows + 4 * m;
         } else {

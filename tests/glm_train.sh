@@ -225,6 +225,11 @@ done
 expect 0 "newton, 8 threads: by column" tools/strata-train --method newton -l 1e-4 -e 1e-6 \
     -t 8 "$dir/train.svm" "$dir/mcol"
 contains "newton, 8 threads: by column, said" "8 thread(s) per rank (sums by column)"
+# (3000 rows: 3 row chunks, so 5 of the 8 threads have no rows)
+expect 0 "newton, 1 thread" tools/strata-train --method newton -l 1e-4 -e 1e-6 -t 1 \
+    "$dir/train.svm" "$dir/mone"
+cmp -s "$dir/mone" "$dir/mcol" ||
+    { echo "FAIL: newton, 8 threads by default: not one thread's model"; fail=1; }
 expect 0 "newton, 7 threads: by row" tools/strata-train --method newton -l 1e-4 -e 1e-6 \
     -t 7 "$dir/train.svm" "$dir/mcol"
 contains "newton, 7 threads: by row, said" "7 thread(s) per rank, "
