@@ -40,7 +40,6 @@
 #include "st_glm_gpu.h"
 #include "st_glm_order.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,11 +51,13 @@
 #define ST_GLM_NEWTON_CG_MAX   250    /* CG steps per Newton step at most */
 #define ST_GLM_NEWTON_ARMIJO   0.01   /* sufficient decrease: P(w + t s) <= P + c t g.s */
 #define ST_GLM_NEWTON_BACKTRACK 20    /* halvings of t before giving up */
-/* the passes' sums by column from this many threads (STRATA_GLM_NEWTON_BY_COLUMN=1:
- * from 2, 0: never), where the copy of the rows fits in half the host's available
- * memory (each rank of a host looks for itself: several ranks of a host with large
- * shares could together pass it; the copy's allocation failing keeps the rows) */
-#define ST_GLM_NEWTON_BY_COLUMN_THREADS 8
+/* the passes' sums by column from this many threads, where the copy of the rows fits
+ * in half the host's available memory (each rank of a host looks for itself: several
+ * ranks of a host with large shares could together pass it; the copy's allocation
+ * failing keeps the rows); STRATA_GLM_NEWTON_BY_COLUMN=1 without that estimate, 0
+ * never. On 2 cores by column made a CG step 1.45x faster than by row (Criteo-like,
+ * 300k rows, bench/RESULTS.md) */
+#define ST_GLM_NEWTON_BY_COLUMN_THREADS 2
 /* the passes' scalar sums (the loss, the conjugate terms) a chunk of this many rows at
  * a time, the chunks' in order, and the threads' rows whole chunks: the same bits on
  * any number of threads */
@@ -712,6 +713,7 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     double n = (double)data->n_rows_global, f, gs, ws, ss, t, change, dots[3];
     st_glm_newton_vec_t vec;
     const char *by_column;
+    int forced;
     int k, ok, halvings, cg = 0;
     strata_status_t status = STRATA_OK;
 
@@ -820,15 +822,12 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
         st_glm_order_free(&order);
         return STRATA_ERR_INVALID_PARAM;
     }
-    if (nt.gpu == NULL && nt.nparts > 1 &&
-        nt.nparts >= ((by_column != NULL && strcmp(by_column, "1") == 0)
-                              ? 2
-                              : (by_column != NULL && strcmp(by_column, "0") == 0)
-                                        ? INT_MAX
-                                        : ST_GLM_NEWTON_BY_COLUMN_THREADS) &&
-        (double)(data->indptr[m] - data->indptr[0]) * (4.0 + data->prec / 8) +
-                        16.0 * (double)d <=
-                0.5 * st_glm_newton_mem_available()) {
+    forced = (by_column != NULL && strcmp(by_column, "1") == 0);
+    if (nt.gpu == NULL && nt.nparts >= ST_GLM_NEWTON_BY_COLUMN_THREADS &&
+        (by_column == NULL || strcmp(by_column, "0") != 0) &&
+        (forced || (double)(data->indptr[m] - data->indptr[0]) * (4.0 + data->prec / 8) +
+                                   16.0 * (double)d <=
+                           0.5 * st_glm_newton_mem_available())) {
         if (st_glm_newton_by_column(&nt) == 0) {
             nt.ga = rows + 4 * m;
         } else {
