@@ -77,7 +77,8 @@ typedef struct st_glm_newton st_glm_newton_t;
 typedef struct {
     st_glm_newton_t *nt;
     int64_t          lo, hi;
-    double          *out;   /* GRAD: gradient, loss, dual, diag(H); HV: d_all; LOSS: 1 */
+    double          *out;   /* GRAD: gradient, loss, dual, diag(H) (by row); HV: d_all
+                               (by row); LOSS: 1 (part 0's, st_glm_newton_row_sums) */
 } st_glm_newton_part_t;
 
 struct st_glm_newton {
@@ -118,7 +119,6 @@ struct st_glm_newton {
                                       sweeps) and, for 32-bit data, X v run there */
     int                   dd_changed;   /* D recomputed since the GPU's copy */
 };
-
 
 static void st_glm_newton_grad(st_glm_newton_part_t *p)
 {
