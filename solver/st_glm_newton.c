@@ -40,6 +40,7 @@
 #include "st_glm_gpu.h"
 #include "st_glm_order.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,11 +52,9 @@
 #define ST_GLM_NEWTON_CG_MAX   250    /* CG steps per Newton step at most */
 #define ST_GLM_NEWTON_ARMIJO   0.01   /* sufficient decrease: P(w + t s) <= P + c t g.s */
 #define ST_GLM_NEWTON_BACKTRACK 20    /* halvings of t before giving up */
-/* the passes' sums by column from this many threads, where the copy of the rows fits
- * in half the host's available memory (each rank of a host looks for itself: several
- * ranks of a host with large shares could together pass it; the copy's allocation
- * failing keeps the rows); STRATA_GLM_NEWTON_BY_COLUMN=1 without that estimate, 0
- * never. On 2 cores by column made a CG step 1.45x faster than by row (Criteo-like,
+/* the passes' sums by column from this many threads, where the copies of the rows of
+ * all the host's ranks fit in half its available memory (the copy's allocation failing
+ * keeps the rows); STRATA_GLM_NEWTON_BY_COLUMN=1 without that estimate, 0 never. On 2 cores by column made a CG step 1.45x faster than by row (Criteo-like,
  * 300k rows, bench/RESULTS.md) */
 #define ST_GLM_NEWTON_BY_COLUMN_THREADS 2
 /* the passes' scalar sums (the loss, the conjugate terms) a chunk of this many rows at
@@ -72,6 +71,18 @@ typedef enum {
 } st_glm_newton_op_t;
 
 typedef struct st_glm_newton st_glm_newton_t;
+
+/* Where a run's time goes (the verbose run's last line says it): the CG's products
+ * (passes and their allreduces; on a GPU also the vector sweeps it queued before),
+ * its other vector work, the gradient passes (with their allreduces, the
+ * preconditioner and the certificate), the line search's passes, and the rest. */
+enum {
+    ST_GLM_NEWTON_T_HV,
+    ST_GLM_NEWTON_T_CG,
+    ST_GLM_NEWTON_T_GRAD,
+    ST_GLM_NEWTON_T_SEARCH,
+    ST_GLM_NEWTON_PHASES
+};
 
 /* One thread's share of a pass: rows [lo, hi). */
 typedef struct {
@@ -118,6 +129,7 @@ struct st_glm_newton {
     st_glm_gpu_t         *gpu;     /* --gpu: the CG (its Hessian-vector passes and
                                       sweeps) and, for 32-bit data, X v run there */
     int                   dd_changed;   /* D recomputed since the GPU's copy */
+    double                secs[ST_GLM_NEWTON_PHASES];   /* where the time went */
 };
 
 static void st_glm_newton_grad(st_glm_newton_part_t *p)
@@ -375,13 +387,56 @@ static int st_glm_newton_by_column(st_glm_newton_t *nt)
     return 0;
 }
 
-/* The host's memory available to new allocations (/proc/meminfo's MemAvailable, which
- * counts the page cache the kernel can drop; else the free pages), in bytes. */
+/* What a memory cgroup (v2, else v1's memory controller) of directory @a dir lets its
+ * processes still take: its limit less its usage net of the page cache it can drop
+ * (inactive files); a larger @a avail stays (no limit, or no such files). */
+static double st_glm_newton_cgroup_avail(const char *dir, int v2, double avail)
+{
+    char path[4224], line[256];
+    double limit = -1, usage = -1, inactive = 0, v;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, v2 ? "memory.max" : "memory.limit_in_bytes");
+    if ((f = fopen(path, "r")) != NULL) {
+        if (fgets(line, sizeof(line), f) != NULL && sscanf(line, "%lf", &v) == 1) {
+            limit = v;   /* ("max": none) */
+        }
+        fclose(f);
+    }
+    snprintf(path, sizeof(path), "%s/%s", dir, v2 ? "memory.current" : "memory.usage_in_bytes");
+    if ((f = fopen(path, "r")) != NULL) {
+        if (fgets(line, sizeof(line), f) != NULL && sscanf(line, "%lf", &v) == 1) {
+            usage = v;
+        }
+        fclose(f);
+    }
+    snprintf(path, sizeof(path), "%s/memory.stat", dir);
+    if ((f = fopen(path, "r")) != NULL) {
+        while (fgets(line, sizeof(line), f) != NULL) {
+            if (sscanf(line, v2 ? "inactive_file %lf" : "total_inactive_file %lf", &v) == 1) {
+                inactive = v;
+            }
+        }
+        fclose(f);
+    }
+    if (limit < 0 || usage < 0) {
+        return avail;
+    }
+    return ST_MIN(avail, ST_MAX(0.0, limit - ST_MAX(0.0, usage - inactive)));
+}
+
+/* The host's memory available to new allocations, in bytes: /proc/meminfo's
+ * MemAvailable (which counts the page cache the kernel can drop; else the free
+ * pages), less where the process's memory cgroup or one above it (a batch system's
+ * job, a container) has a lower limit. The cgroup's directory is looked for under its
+ * controller's mount, each of its ancestors too; in a container whose mount is its own
+ * cgroup the path /proc/self/cgroup gives is not there, and the mount's top serves. */
 static double st_glm_newton_mem_available(void)
 {
     FILE *f = fopen("/proc/meminfo", "r");
-    char line[128];
-    double kb = -1;
+    char line[4096], dir[4160], *p, *cut;
+    double kb = -1, avail;
+    int v2;
 
     while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
         if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1) {
@@ -391,8 +446,87 @@ static double st_glm_newton_mem_available(void)
     if (f != NULL) {
         fclose(f);
     }
-    return (kb >= 0) ? kb * 1024.0
-                     : (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    avail = (kb >= 0) ? kb * 1024.0
+                      : (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    if ((f = fopen("/proc/self/cgroup", "r")) == NULL) {
+        return avail;
+    }
+    while (fgets(line, sizeof(line), f) != NULL) {   /* "0::/path" or "4:memory:/path" */
+        line[strcspn(line, "\n")] = '\0';
+        v2 = (strncmp(line, "0::", 3) == 0);
+        p  = strchr(line, ':');
+        if (p == NULL || (!v2 && (strstr(p, ":memory:") == NULL &&
+                                  strstr(p, ",memory:") == NULL &&
+                                  strstr(p, ":memory,") == NULL && strstr(p, ",memory,") == NULL))) {
+            continue;
+        }
+        p = strchr(p + 1, ':');
+        if (p == NULL || p[1] != '/') {
+            continue;
+        }
+        snprintf(dir, sizeof(dir), "%s%s", v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory", p + 1);
+        if (v2 && access("/sys/fs/cgroup/cgroup.controllers", F_OK) != 0) {
+            snprintf(dir, sizeof(dir), "/sys/fs/cgroup/unified%s", p + 1);   /* hybrid */
+        }
+        for (;;) {   /* the cgroup and each one above it, to the mount's top */
+            avail = st_glm_newton_cgroup_avail(dir, v2, avail);
+            cut   = strrchr(dir, '/');
+            if (cut == NULL || strcmp(dir, v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory") == 0 ||
+                strcmp(dir, "/sys/fs/cgroup/unified") == 0) {
+                break;
+            }
+            *cut = '\0';
+        }
+    }
+    fclose(f);
+    return avail;
+}
+
+/* Does a copy of @a need bytes on this rank, with those of the other ranks of its host
+ * (collective over @a comm; 0: a rank that makes none), fit in half the memory the
+ * host has available (@a avail; < 0: what it reports)? Each rank of a host alone would
+ * see the whole of it free. The host's sum and its memory into @a host_p. */
+static int st_glm_newton_copy_fits(MPI_Comm comm, double need, double avail, double host_p[2])
+{
+    MPI_Comm host = MPI_COMM_NULL;
+
+    if (avail < 0) {
+        avail = st_glm_newton_mem_available();
+    }
+    if (comm != MPI_COMM_NULL &&
+        MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host) ==
+                MPI_SUCCESS &&
+        host != MPI_COMM_NULL) {
+        st_glm_allreduce(host, &need, 1, MPI_DOUBLE, MPI_SUM);
+        st_glm_allreduce(host, &avail, 1, MPI_DOUBLE, MPI_MIN);
+        MPI_Comm_free(&host);
+    }
+    host_p[0] = need;
+    host_p[1] = avail;
+    return need <= 0.5 * avail;
+}
+
+/* STRATA_GLM_MEM_AVAILABLE: bytes, with K, M, G or T (powers of 1024) after them;
+ * @return them, -1 where unset or empty, -2 where it is not such a size. */
+static double st_glm_newton_mem_env(const char **str_p)
+{
+    const char *str = getenv("STRATA_GLM_MEM_AVAILABLE"), *units = "KMGT", *u;
+    char *end;
+    double v;
+
+    *str_p = str;
+    if (str == NULL || *str == '\0') {
+        return -1;
+    }
+    if (!isdigit((unsigned char)*str)) {
+        return -2;
+    }
+    v = strtod(str, &end);
+    if (*end != '\0' && (u = strchr(units, toupper((unsigned char)*end))) != NULL) {
+        v = ldexp(v, 10 * (int)(u - units + 1));
+        end++;
+    }
+    return (*end == '\0' && isfinite(v)) ? v : -2;
 }
 
 static void st_glm_newton_by_row(st_glm_newton_t *nt)
@@ -585,6 +719,7 @@ static void st_glm_newton_point(st_glm_newton_t *nt, const double *w, double t, 
                                 double *m, double *f_p, st_glm_objectives_t *obj)
 {
     st_glm_newton_vec_t v = {.op = ST_GLM_NEWTON_PRECOND_SET, .m = m};
+    double t0 = st_glm_now();
 
     nt->t          = t;
     nt->dd_changed = 1;   /* (the GPU's gradient pass copies it) */
@@ -592,13 +727,14 @@ static void st_glm_newton_point(st_glm_newton_t *nt, const double *w, double t, 
     st_glm_newton_vec(nt, &v, NULL);
     st_glm_primal_finish(nt->sum, w, nt->d_all, (double)nt->data->n_rows_global, nt->lambda,
                          nt->threads, g, f_p, obj);
+    nt->secs[ST_GLM_NEWTON_T_GRAD] += st_glm_now() - t0;
 }
 
 /* H q into nt->cg.hq (collective): its sum over the rows, then the FINISH sweep.
  * @return q.Hq */
 static double st_glm_newton_hv(st_glm_newton_t *nt)
 {
-    double qhq;
+    double qhq, t0 = st_glm_now();
 
     if (nt->gpu != NULL) {   /* (one rank: the sum stays on the GPU) */
         st_glm_newton_gpu_check(nt, st_glm_gpu_cg_hv(nt->gpu, nt->dd, nt->dd_changed,
@@ -612,6 +748,7 @@ static double st_glm_newton_hv(st_glm_newton_t *nt)
         nt->v = nt->cg.q;
         st_glm_newton_run(nt, ST_GLM_NEWTON_HV, nt->d_all);
     }
+    nt->secs[ST_GLM_NEWTON_T_HV] += st_glm_now() - t0;
     st_glm_newton_sweep(nt, ST_GLM_CG_FINISH, 0, &qhq);
     return qhq;
 }
@@ -623,6 +760,7 @@ static double st_glm_newton_hv(st_glm_newton_t *nt)
 static int st_glm_newton_cg(st_glm_newton_t *nt)
 {
     double zr, zr_new, qhq, alpha, beta, cur = 0, next, dots[ST_GLM_CG_DOTS];
+    double t0 = st_glm_now(), hv0 = nt->secs[ST_GLM_NEWTON_T_HV];
     int steps;
 
     st_glm_newton_sweep(nt, ST_GLM_CG_INIT, 0, &zr);
@@ -648,7 +786,22 @@ static int st_glm_newton_cg(st_glm_newton_t *nt)
     if (nt->gpu != NULL) {
         st_glm_newton_gpu_check(nt, st_glm_gpu_cg_step(nt->gpu, nt->cg.s));
     }
+    nt->secs[ST_GLM_NEWTON_T_CG] += st_glm_now() - t0 - (nt->secs[ST_GLM_NEWTON_T_HV] - hv0);
     return ST_MIN(steps, ST_GLM_NEWTON_CG_MAX);
+}
+
+/* The verbose run's last line: the steps, and where rank 0's time went. */
+static void st_glm_newton_report(const st_glm_newton_t *nt, int steps, int cg, double total)
+{
+    const double *t = nt->secs;
+    double rest = total - t[ST_GLM_NEWTON_T_HV] - t[ST_GLM_NEWTON_T_CG] -
+                  t[ST_GLM_NEWTON_T_GRAD] - t[ST_GLM_NEWTON_T_SEARCH];
+
+    st_glm_print("Newton: %d step(s), %d conjugate gradient step(s); time: products %.3f s "
+                 "(%.2f ms a CG step), CG vectors %.3f s, gradients %.3f s, line searches "
+                 "%.3f s, the rest %.3f s\n", steps, cg, t[ST_GLM_NEWTON_T_HV],
+                 (cg > 0) ? 1e3 * t[ST_GLM_NEWTON_T_HV] / cg : 0.0, t[ST_GLM_NEWTON_T_CG],
+                 t[ST_GLM_NEWTON_T_GRAD], t[ST_GLM_NEWTON_T_SEARCH], ST_MAX(rest, 0.0));
 }
 
 /* 1 + the largest column index any rank's rows hold (0: none; collective). Every
@@ -710,10 +863,12 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     st_glm_objectives_t obj;
     int64_t full_all = data->n_cols + (param->bias > 0), m = data->n_rows, d, d_all, i, j;
     double *c = NULL, *rows = NULL, *mem = NULL, *w, *g, *pre, *s, *r, *q, *hq, *wfull;
-    double n = (double)data->n_rows_global, f, gs, ws, ss, t, change, dots[3];
+    double n = (double)data->n_rows_global, f, gs, ws, ss, t, t0, change, dots[3];
     st_glm_newton_vec_t vec;
     const char *by_column;
-    int forced;
+    int forced, want, fits;
+    double mem_avail, host_mem[2];
+    const char *mem_str;
     int k, ok, halvings, cg = 0;
     strata_status_t status = STRATA_OK;
 
@@ -805,15 +960,20 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
         nt.ga = rows + 4 * m;
     }
     by_column = getenv("STRATA_GLM_NEWTON_BY_COLUMN");
+    mem_avail = st_glm_newton_mem_env(&mem_str);
     ok = (by_column == NULL || *by_column == '\0' || strcmp(by_column, "0") == 0 ||
           strcmp(by_column, "1") == 0);
+    if (!ok) {
+        st_glm_msg(msg, msg_len, "STRATA_GLM_NEWTON_BY_COLUMN='%s' is not 0 or 1", by_column);
+    } else if (mem_avail == -2) {
+        st_glm_msg(msg, msg_len, "STRATA_GLM_MEM_AVAILABLE='%s' is not a size in bytes (K, M, "
+                   "G or T after the number: powers of 1024)", mem_str);
+        ok = 0;
+    }
     if (!st_glm_agree(comm, ok)) {
         if (ok) {
-            st_glm_msg(msg, msg_len, "STRATA_GLM_NEWTON_BY_COLUMN is not 0 or 1 on another "
-                       "rank");
-        } else {
-            st_glm_msg(msg, msg_len, "STRATA_GLM_NEWTON_BY_COLUMN='%s' is not 0 or 1",
-                       by_column);
+            st_glm_msg(msg, msg_len, "STRATA_GLM_NEWTON_BY_COLUMN or STRATA_GLM_MEM_AVAILABLE "
+                       "is not valid on another rank");
         }
         st_glm_gpu_close(nt.gpu);
         free(nt.parts);
@@ -823,11 +983,14 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
         return STRATA_ERR_INVALID_PARAM;
     }
     forced = (by_column != NULL && strcmp(by_column, "1") == 0);
-    if (nt.gpu == NULL && nt.nparts >= ST_GLM_NEWTON_BY_COLUMN_THREADS &&
-        (by_column == NULL || strcmp(by_column, "0") != 0) &&
-        (forced || (double)(data->indptr[m] - data->indptr[0]) * (4.0 + data->prec / 8) +
-                                   16.0 * (double)d <=
-                           0.5 * st_glm_newton_mem_available())) {
+    want   = (nt.gpu == NULL && nt.nparts >= ST_GLM_NEWTON_BY_COLUMN_THREADS &&
+              (by_column == NULL || strcmp(by_column, "0") != 0));
+    /* (the copy: each entry's row and value, a column's offset and fill count) */
+    fits   = st_glm_newton_copy_fits(
+            comm, want ? (double)(data->indptr[m] - data->indptr[0]) * (4.0 + data->prec / 8) +
+                                 16.0 * (double)d
+                       : 0.0, mem_avail, host_mem);
+    if (want && (forced || fits)) {
         if (st_glm_newton_by_column(&nt) == 0) {
             nt.ga = rows + 4 * m;
         } else {
@@ -851,10 +1014,18 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
                      st_glm_gpu_sharers(nt.gpu) > 1 ? " (shared by this host's ranks)" : "",
                      (long long)st_glm_gpu_hv_hot(nt.gpu));
         }
+        char sums[160] = "";
+
+        if (nt.ccp != NULL) {
+            snprintf(sums, sizeof(sums), " (sums by column)");
+        } else if (want && !forced && !fits) {
+            snprintf(sums, sizeof(sums), " (sums by row: the host's copies by column, %.1f MB, "
+                     "would pass half its %.1f MB available)", host_mem[0] / 1048576.0,
+                     host_mem[1] / 1048576.0);
+        }
         st_glm_print("Newton on the primal (preconditioned CG, line search), %d thread(s) "
-                     "per rank%s, %lld of the %lld columns held%s\n", nt.nparts,
-                     (nt.ccp != NULL) ? " (sums by column)" : "", (long long)d,
-                     (long long)data->n_cols, on);
+                     "per rank%s, %lld of the %lld columns held%s\n", nt.nparts, sums,
+                     (long long)d, (long long)data->n_cols, on);
     }
     ctx.t_start = st_glm_now();
     st_glm_newton_point(&nt, w, 0.0, g, pre, &f, &obj);
@@ -873,6 +1044,7 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
             break;   /* no descent left in double precision: w stays */
         }
         nt.v = s;
+        t0   = st_glm_now();
         st_glm_newton_run(&nt, ST_GLM_NEWTON_XV, 0);
         t  = 1.0;
         for (halvings = 0; halvings <= ST_GLM_NEWTON_BACKTRACK; halvings++) {
@@ -884,6 +1056,7 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
             }
             t *= 0.5;
         }
+        nt.secs[ST_GLM_NEWTON_T_SEARCH] += st_glm_now() - t0;
         if (halvings > ST_GLM_NEWTON_BACKTRACK) {
             break;   /* no decrease left in double precision: w stays */
         }
@@ -893,8 +1066,7 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
         st_glm_round_end(&ctx, &obj);
     }
     if (param->verbose && ctx.rank == 0) {
-        st_glm_print("Newton: %d step(s), %d conjugate gradient step(s)\n", ctx.info.rounds,
-                     cg);
+        st_glm_newton_report(&nt, ctx.info.rounds, cg, st_glm_now() - ctx.t_start);
     }
     if (!ctx.info.converged && ctx.info.rounds == 0 && param->max_rounds > 0 && isfinite(f)) {
         /* w = 0 is not the optimum, and no step from it lowers P in double precision

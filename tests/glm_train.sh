@@ -187,6 +187,16 @@ expect 0 "newton" $ST_MPIRUN -np 2 tools/strata-train --method newton -l 1e-5 -e
     "$dir/train.svm" "$dir/mn"
 contains "newton ran" "^Newton on the primal (preconditioned CG, line search), 2 thread"
 contains "newton counted its steps" "^Newton: [0-9]* step(s), [0-9]* conjugate gradient"
+# where the time went: five parts, each >= 0, that add up to the run's time (to the
+# rounding of the printed figures and the time between the two lines)
+if awk '/^Newton: .*; time: products/ { n = 0
+        for (i = 1; i <= NF; i++) if ($(i + 1) ~ /^s[,(]?$/ && $i ~ /^[0-9.]+$/) { sum += $i; n++ } }
+        /^converged after/ { for (i = 1; i <= NF; i++) if ($i == "s") t = $(i - 1) }
+        END { exit !(n == 5 && t > 0 && sum >= t - 0.01 && sum <= t + 0.01) }' "$out"; then
+    :
+else
+    echo "FAIL: newton's time parts do not add up to its time"; cat "$out"; fail=1
+fi
 p_nt=$(converged_primal)
 n_nt=$(awk '/^converged after/ { print $3 }' "$out")
 same_optimum newton "$p_nt" "$n_nt" 60 "$p_cd"
@@ -239,6 +249,28 @@ STRATA_GLM_NEWTON_BY_COLUMN=yes expect 1 "newton, a bad STRATA_GLM_NEWTON_BY_COL
 contains "newton, a bad STRATA_GLM_NEWTON_BY_COLUMN, named" \
     "STRATA_GLM_NEWTON_BY_COLUMN='yes' is not 0 or 1"
 [ ! -e "$dir/mbad" ] || { echo "FAIL: a bad STRATA_GLM_NEWTON_BY_COLUMN wrote a model"; fail=1; }
+STRATA_GLM_MEM_AVAILABLE=12Q expect 1 "newton, a bad STRATA_GLM_MEM_AVAILABLE" \
+    tools/strata-train --method newton -t 2 "$dir/train.svm" "$dir/mbad"
+contains "newton, a bad STRATA_GLM_MEM_AVAILABLE, named" \
+    "STRATA_GLM_MEM_AVAILABLE='12Q' is not a size in bytes"
+[ ! -e "$dir/mbad" ] || { echo "FAIL: a bad STRATA_GLM_MEM_AVAILABLE wrote a model"; fail=1; }
+# the copies of all the ranks of a host must fit in half its memory (here said to be
+# STRATA_GLM_MEM_AVAILABLE): 2 ranks, each with half the rows, sum by row where half of
+# 1.5 times one rank's copy of all rows is available (each one's own copy would fit,
+# not the two), and by column with 2.5 times it (the columns' offsets count once a
+# rank: 32 KB)
+STRATA_GLM_MEM_AVAILABLE=1 expect 0 "newton, no memory: by row" \
+    tools/strata-train --method newton -l 1e-4 -r 1 -t 2 "$dir/train.svm" "$dir/mrow"
+contains "newton, no memory: by row, said" "(sums by row: the host's copies by column, "
+need=$(sed -n "s/.*the host's copies by column, \([0-9.]*\) MB,.*/\1/p" "$out")
+for x in 1.5:row 2.5:column; do
+    avail=$(awk -v n="$need" -v x="${x%%:*}" 'BEGIN { printf "%.0f", n * x * 1048576 }')
+    STRATA_GLM_MEM_AVAILABLE=$avail expect 0 "newton, 2 ranks, $avail bytes" $ST_MPIRUN -np 2 \
+        -x STRATA_GLM_MEM_AVAILABLE tools/strata-train --method newton -l 1e-4 -r 1 -t 2 \
+        "$dir/train.svm" "$dir/mrow"
+    contains "newton, 2 ranks, $avail bytes: by ${x#*:} (one rank's copy: $need MB)" \
+        "2 thread(s) per rank (sums by ${x#*:}"
+done
 
 # -p 32: the values held as floats (the header says so), the optimum of the rounded
 # values within 1e-6 of the doubles'; a value beyond float's range named with its line

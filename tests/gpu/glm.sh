@@ -134,6 +134,8 @@ for who in cpu-newton-gap cpu-newton-byrow-gap gpu-newton-gap gpu2-newton-gap \
         /^(converged|stopped) after/ { for (i = 1; i <= NF; i++) if ($i == "s") t = $(i - 1) }
         END { if (cg > 0 && t > 0) printf "%s: %d CG steps, %.2f ms per CG step\n", who, cg,
               1000 * t / cg }' "$OUT/glm-$who.log"
+    # where its time went (products, CG vectors, gradients, line searches, the rest)
+    sed -n "s/^Newton: .*; time: /$who: time: /p" "$OUT/glm-$who.log" 2>/dev/null
 done
 # B: the same optimum
 same_primal B sparse-cpu-gap sparse-gpu-gap
