@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "st_glm_losses.h"
 #include "st_glm_perm.h"
 
 /* threads per block of the block kernel (st_glm_tpa_epoch): a block works on one row
@@ -191,6 +192,86 @@ static inline void st_glm_cg_total(const double *part, int64_t chunks, int op, d
             dots[k] += part[c * ST_GLM_CG_DOTS + k];
         }
     }
+}
+
+/*
+ * Method newton's passes over the rows' own terms (no entries read): GRAD moves each
+ * margin z_i to z_i + t xs_i and computes D_ii = c_i phi''(z_i) and ga_i = c_i phi'(z_i)
+ * there, with the sums of the loss c_i phi(z_i) and of the conjugate terms; LOSS sums
+ * c_i (phi(z_i + t xs_i) - phi(z_i)) for the line search. On the CPU's threads (whole
+ * chunks each) or on the GPU (st_glm_newton_rows, a block a chunk), the same
+ * arithmetic in the same order, as the CG's sweeps: row e of chunk c goes to lane
+ * (e - c ST_GLM_ROWS_CHUNK) % ST_GLM_ROWS_LANES, the lanes are summed in a tree, and
+ * the chunks' sums in order of c by the caller.
+ */
+#define ST_GLM_ROWS_LANES 256
+#define ST_GLM_ROWS_CHUNK (4 * ST_GLM_ROWS_LANES)
+
+typedef enum {
+    ST_GLM_ROWS_GRAD,
+    ST_GLM_ROWS_LOSS
+} st_glm_rows_op_t;
+
+typedef struct {
+    const double *y, *c;      /* the rows' labels and weights */
+    const double *xs;         /* x_i . s for the step s */
+    double *z;                /* the margins (GRAD moves them) */
+    double *dd, *ga;          /* GRAD: c_i phi''(z_i), c_i phi'(z_i) */
+    double *part;             /* 2 a chunk: GRAD's loss and conjugate sums; LOSS's one */
+    double t;                 /* the step along xs */
+    int64_t m;                /* rows */
+    int step;                 /* ST_GLM_STEP_LOGISTIC, _SQHINGE or _SQUARED */
+    int op;                   /* st_glm_rows_op_t */
+} st_glm_rows_args_t;
+
+ST_GLM_HD int64_t st_glm_rows_chunks(int64_t m)
+{
+    return (m + ST_GLM_ROWS_CHUNK - 1) / ST_GLM_ROWS_CHUNK;
+}
+
+/* Row @a i of the pass: its terms into *s0 (and *s1). */
+ST_GLM_HD void st_glm_rows_row(const st_glm_rows_args_t *a, int64_t i, double *s0, double *s1)
+{
+    double z, ga, h, loss, conj;
+
+    if (a->op == ST_GLM_ROWS_GRAD) {
+        z       = a->z[i] + a->t * a->xs[i];
+        a->z[i] = z;
+        st_glm_newton_terms(a->step, z, a->y[i], a->c[i], &ga, &h, &loss, &conj);
+        a->dd[i] = h;
+        a->ga[i] = ga;
+        *s0     += loss;
+        *s1     += conj;
+    } else {
+        *s0 += st_glm_newton_loss_diff(a->step, a->z[i], a->t * a->xs[i], a->y[i], a->c[i]);
+    }
+}
+
+/* The pass over chunk @a c, on the host. */
+static inline void st_glm_rows_chunk(const st_glm_rows_args_t *a, int64_t c)
+{
+    double acc[2][ST_GLM_ROWS_LANES];
+    const int64_t lo = c * ST_GLM_ROWS_CHUNK;
+    const int64_t hi = (a->m - lo < ST_GLM_ROWS_CHUNK) ? a->m : lo + ST_GLM_ROWS_CHUNK;
+    int64_t b, e;
+    int l, half;
+
+    for (l = 0; l < ST_GLM_ROWS_LANES; l++) {
+        acc[0][l] = acc[1][l] = 0;
+    }
+    for (b = lo; b < hi; b += ST_GLM_ROWS_LANES) {
+        for (l = 0, e = b; l < ST_GLM_ROWS_LANES && e < hi; l++, e++) {
+            st_glm_rows_row(a, e, &acc[0][l], &acc[1][l]);
+        }
+    }
+    for (half = ST_GLM_ROWS_LANES / 2; half > 0; half >>= 1) {
+        for (l = 0; l < half; l++) {
+            acc[0][l] += acc[0][l + half];
+            acc[1][l] += acc[1][l + half];
+        }
+    }
+    a->part[2 * c]     = acc[0][0];
+    a->part[2 * c + 1] = acc[1][0];
 }
 
 #endif /* ST_GLM_KERNELS_H */

@@ -21,6 +21,7 @@
 
 #include "st_glm_model.h"
 #include "st_glm_steps.h"
+#include "st_glm_losses.h"
 
 #include <float.h>
 #include <math.h>
@@ -38,10 +39,7 @@ double st_glm_sigmoid(double z)
 
 double st_glm_log1pexp(double x)
 {
-    if (x > 0) {
-        return x + log1p(exp(-x));
-    }
-    return log1p(exp(x));
+    return st_glm_log1pexp_of(x);
 }
 
 
@@ -50,55 +48,7 @@ double st_glm_reg_coord(double w, double eta)
     return eta * fabs(w) + 0.5 * (1.0 - eta) * w * w;
 }
 
-/* ---- logistic: phi = log(1 + exp(-y z)) ---- */
-
-static double st_glm_logistic_loss(double z, double y)
-{
-    return st_glm_log1pexp(-y * z);
-}
-
-static double st_glm_logistic_dloss(double z, double y)
-{
-    return -y * st_glm_sigmoid(-y * z);
-}
-
-static double st_glm_logistic_d2loss(double z, double y)
-{
-    double e = exp(-fabs(y * z));
-
-    return e / ((1.0 + e) * (1.0 + e));
-}
-
-/* log((1 + e^-(m+dm)) / (1 + e^-m)) = log1p(sigmoid(-m) expm1(-dm)), m = y z, dm = y dz */
-static double st_glm_logistic_loss_diff(double z, double dz, double y)
-{
-    double m = y * z, dm = y * dz;
-
-    if (-dm > 700.0) {
-        return st_glm_logistic_loss(z + dz, y) - st_glm_logistic_loss(z, y);
-    }
-    return log1p(st_glm_sigmoid(-m) * expm1(-dm));
-}
-
-/* c H(beta / c), H the binary entropy in nats; -INFINITY outside [0, c] */
-static double st_glm_logistic_neg_conj(double alpha, double y, double c)
-{
-    double beta = alpha * y, rest, p;
-
-    if (!(beta >= 0.0 && beta <= c)) {
-        return -INFINITY;
-    }
-    rest = c - beta;
-    if (beta == 0.0 || rest == 0.0) {
-        return 0.0;
-    }
-    p = beta / c;
-    if (p <= 0.5) {
-        return -beta * log(p) - rest * log1p(-p);
-    }
-    p = rest / c;
-    return -rest * log(p) - beta * log1p(-p);
-}
+/* ---- logistic: phi = log(1 + exp(-y z)) (its loss functions: st_glm_losses.h) ---- */
 
 static void st_glm_box_bounds(double y, double c, double *lo_p, double *hi_p)
 {
@@ -149,45 +99,7 @@ static double st_glm_hinge_neg_conj(double alpha, double y, double c)
 }
 
 
-/* ---- squared hinge: phi = max(0, 1 - y z)^2 ---- */
-
-static double st_glm_sqhinge_loss(double z, double y)
-{
-    double r = fmax(0.0, 1.0 - y * z);
-
-    return r * r;
-}
-
-static double st_glm_sqhinge_dloss(double z, double y)
-{
-    return -2.0 * y * fmax(0.0, 1.0 - y * z);
-}
-
-static double st_glm_sqhinge_d2loss(double z, double y)
-{
-    return (y * z <= 1.0) ? 2.0 : 0.0;
-}
-
-/* phi(z + dz) - phi(z) without the cancellation of the difference: where both
- * sides are active, r1^2 - r0^2 = dm (dm - 2 r0) (r = 1 - y z, dm = y dz) */
-static double st_glm_sqhinge_loss_diff(double z, double dz, double y)
-{
-    double r0 = 1.0 - y * z, dm = y * dz, r1 = r0 - dm, a, b;
-
-    if (r0 > 0.0 && r1 > 0.0) {
-        return dm * (dm - 2.0 * r0);
-    }
-    a = fmax(0.0, r0);
-    b = fmax(0.0, r1);
-    return b * b - a * a;
-}
-
-static double st_glm_sqhinge_neg_conj(double alpha, double y, double c)
-{
-    double beta = alpha * y;
-
-    return (beta >= 0.0) ? beta - beta * beta / (4.0 * c) : -INFINITY;
-}
+/* ---- squared hinge: phi = max(0, 1 - y z)^2 (st_glm_losses.h) ---- */
 
 static void st_glm_halfline_bounds(double y, double c, double *lo_p, double *hi_p)
 {
@@ -196,34 +108,7 @@ static void st_glm_halfline_bounds(double y, double c, double *lo_p, double *hi_
 }
 
 
-/* ---- squared loss: phi = (z - y)^2 / 2 ---- */
-
-static double st_glm_squared_loss(double z, double y)
-{
-    double r = z - y;
-
-    return 0.5 * r * r;
-}
-
-static double st_glm_squared_dloss(double z, double y)
-{
-    return z - y;
-}
-
-static double st_glm_squared_d2loss(double z, double y)
-{
-    return 1.0;
-}
-
-static double st_glm_squared_loss_diff(double z, double dz, double y)
-{
-    return dz * ((z - y) + 0.5 * dz);
-}
-
-static double st_glm_squared_neg_conj(double alpha, double y, double c)
-{
-    return alpha * y - alpha * alpha / (2.0 * c);
-}
+/* ---- squared loss: phi = (z - y)^2 / 2 (st_glm_losses.h) ---- */
 
 static void st_glm_free_bounds(double y, double c, double *lo_p, double *hi_p)
 {

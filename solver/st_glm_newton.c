@@ -60,7 +60,7 @@
 /* the passes' scalar sums (the loss, the conjugate terms) a chunk of this many rows at
  * a time, the chunks' in order, and the threads' rows whole chunks: the same bits on
  * any number of threads */
-#define ST_GLM_NEWTON_ROW_CHUNK 1024
+#define ST_GLM_NEWTON_ROW_CHUNK ST_GLM_ROWS_CHUNK
 
 typedef enum {
     ST_GLM_NEWTON_GRAD,   /* z += t xs; gradient, loss and dual sums, diag(H)'s; D */
@@ -129,6 +129,8 @@ struct st_glm_newton {
     st_glm_gpu_t         *gpu;     /* --gpu: the CG (its Hessian-vector passes and
                                       sweeps) and, for 32-bit data, X v run there */
     int                   dd_changed;   /* D recomputed since the GPU's copy */
+    st_glm_rows_args_t    rows;    /* the row passes' own terms (GRAD's, LOSS's): the
+                                      host's arrays, its chunks' sums into rowsum */
     double                secs[ST_GLM_NEWTON_PHASES];   /* where the time went */
 };
 
@@ -137,7 +139,7 @@ static void st_glm_newton_grad(st_glm_newton_part_t *p)
     st_glm_newton_t *nt       = p->nt;
     const st_glm_data_t *data = nt->data;
     const uint32_t *idx       = data->indices;
-    double *g = p->out, *diag = p->out + nt->d_all + 2, loss, conj, z, y, ci, a, h, x;
+    double *g = p->out, *diag = p->out + nt->d_all + 2, a, h, x;
     int64_t i, k, end, c, last;
 
     if (nt->ga == NULL) {
@@ -145,22 +147,14 @@ static void st_glm_newton_grad(st_glm_newton_part_t *p)
     }
     for (c = p->lo / ST_GLM_NEWTON_ROW_CHUNK; p->lo < p->hi && c * ST_GLM_NEWTON_ROW_CHUNK < p->hi;
          c++) {   /* (the parts' rows are whole chunks) */
+        st_glm_rows_chunk(&nt->rows, c);   /* (z, D, c_i phi'(z_i); the chunk's sums) */
+        if (nt->ga != NULL) {
+            continue;   /* the GPU or the columns sum the rows' entries */
+        }
         last = ST_MIN(p->hi, (c + 1) * ST_GLM_NEWTON_ROW_CHUNK);
-        loss = conj = 0;
         for (i = c * ST_GLM_NEWTON_ROW_CHUNK; i < last; i++) {
-            z         = nt->z[i] + nt->t * nt->xs[i];
-            nt->z[i]  = z;
-            y         = data->y[i];
-            ci        = nt->c[i];
-            a         = ci * nt->loss->dloss(z, y);
-            h         = ci * nt->loss->d2loss(z, y);
-            nt->dd[i] = h;
-            loss     += ci * nt->loss->loss(z, y);
-            conj     += nt->loss->neg_conj(-a, y, ci);
-            if (nt->ga != NULL) {
-                nt->ga[i] = a;   /* the GPU or the columns sum the row's entries */
-                continue;
-            }
+            a = nt->rows.ga[i];
+            h = nt->dd[i];
             if (a == 0 && h == 0) {
                 continue;
             }
@@ -183,8 +177,6 @@ static void st_glm_newton_grad(st_glm_newton_part_t *p)
                 diag[nt->d] += h * nt->bias * nt->bias;
             }
         }
-        nt->rowsum[2 * c]     = loss;   /* (st_glm_newton_row_sums adds them up) */
-        nt->rowsum[2 * c + 1] = conj;
     }
 }
 
@@ -219,8 +211,7 @@ static void *st_glm_newton_pass(void *arg)
     st_glm_newton_part_t *p   = arg;
     st_glm_newton_t *nt       = p->nt;
     const st_glm_data_t *data = nt->data;
-    double s;
-    int64_t i, c, last;
+    int64_t i, c;
 
     switch (nt->op) {
     case ST_GLM_NEWTON_GRAD:
@@ -237,11 +228,7 @@ static void *st_glm_newton_pass(void *arg)
     case ST_GLM_NEWTON_LOSS:
         for (c = p->lo / ST_GLM_NEWTON_ROW_CHUNK;
              p->lo < p->hi && c * ST_GLM_NEWTON_ROW_CHUNK < p->hi; c++) {
-            last = ST_MIN(p->hi, (c + 1) * ST_GLM_NEWTON_ROW_CHUNK);
-            for (s = 0, i = c * ST_GLM_NEWTON_ROW_CHUNK; i < last; i++) {
-                s += nt->c[i] * nt->loss->loss_diff(nt->z[i], nt->t * nt->xs[i], data->y[i]);
-            }
-            nt->rowsum[2 * c] = s;
+            st_glm_rows_chunk(&nt->rows, c);
         }
         break;
     case ST_GLM_NEWTON_HVT:
@@ -573,7 +560,9 @@ static void st_glm_newton_run(st_glm_newton_t *nt, st_glm_newton_op_t op, int64_
         st_glm_sum_ranks(nt->ctx, nt->sum, count);
         return;
     }
-    nt->op = op;
+    nt->op      = op;
+    nt->rows.op = (op == ST_GLM_NEWTON_GRAD) ? ST_GLM_ROWS_GRAD : ST_GLM_ROWS_LOSS;
+    nt->rows.t  = nt->t;
     if (nt->gpu != NULL && op == ST_GLM_NEWTON_XV && nt->data->prec == 32) {
         /* (64-bit data: the GPU's float copy would move the kept margins off X w) */
         rc = st_glm_gpu_margins(nt->gpu, nt->v, nt->xs);
@@ -921,6 +910,9 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     nt.dd = rows + 2 * m;
     nt.xs = rows + 3 * m;
     nt.rowsum = rows + 5 * ST_MAX(m, 1);
+    nt.rows   = (st_glm_rows_args_t){.y = data->y, .c = c, .xs = nt.xs, .z = nt.z, .dd = nt.dd,
+                                     .ga = rows + 4 * m, .part = nt.rowsum, .m = m,
+                                     .step = st_glm_model_step(loss)};
     w     = mem;
     g     = w + d_all;
     pre   = g + d_all;
