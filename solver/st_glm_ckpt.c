@@ -391,8 +391,8 @@ static void st_glm_ckpt_commit(const st_glm_ckpt_t *ck, st_glm_out_t *out, const
     }
     if (rc != 0) {
         st_glm_err_set(err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot write the "
-                       "checkpoint: %s (the previous one is unchanged)", ck->path,
-                       strerror(rc));
+                       "checkpoint: %s (%s)", ck->path, strerror(rc),
+                       out->replaced ? st_glm_out_lost(out) : "the previous one is unchanged");
     }
 }
 

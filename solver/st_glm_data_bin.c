@@ -477,8 +477,8 @@ st_status_t st_glm_data_write_bin(const st_glm_data_t *d, const char *path, MPI_
                                                           ST_GLM_SEC_LABELS);
     }
     if (rc != 0) {
-        st_glm_err_set(&err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot write: %s", path,
-                       strerror(rc));
+        st_glm_err_set(&err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot write: %s (%s)", path,
+                       strerror(rc), st_glm_out_lost(&out));
     }
     if (rc == 0 && c.rank != 0 && fsync(fd) != 0) {
         st_glm_err_set(&err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot write: %s", path,
@@ -502,8 +502,8 @@ st_status_t st_glm_data_write_bin(const st_glm_data_t *d, const char *path, MPI_
             rc = st_glm_out_commit(&out);
         }
         if (rc != 0) {
-            st_glm_err_set(&err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot write: %s", path,
-                           strerror(rc));
+            st_glm_err_set(&err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot write: %s (%s)",
+                           path, strerror(rc), st_glm_out_lost(&out));
         }
     }
     st_glm_err_agree(&c, &err);

@@ -21,6 +21,10 @@
 #define ST_GLM_OUT_LINKS  40      /* symbolic links followed, as the kernel's limit */
 #define ST_GLM_OUT_INFIX  ".tmp." /* a temporary's name: <dest>.tmp.<pid>.<n> */
 #define ST_GLM_OUT_SUFFIX 48      /* room for ".tmp.<pid>.<n>" */
+/* a temporary's name takes at most this much of the destination's (so that with
+ * ".tmp.<pid>.<n>", 5 + 10 + 1 + 10 bytes, it stays within NAME_MAX, 255: a file
+ * whose own name is near that length still gets one) */
+#define ST_GLM_OUT_BASE_MAX (255 - 26)
 /* a temporary younger than this may be one whose writer has created it and not yet
  * locked it: left alone by the sweep */
 #define ST_GLM_OUT_YOUNG  60      /* seconds */
@@ -124,6 +128,15 @@ static void st_glm_sync_dir(const char *path)
     free(dir);
 }
 
+/* The bytes of @a dest a temporary's name starts with: all of it, but at most
+ * ST_GLM_OUT_BASE_MAX of its last component. */
+static int st_glm_out_tmp_len(const char *dest)
+{
+    const char *slash = strrchr(dest, '/'), *base = (slash != NULL) ? slash + 1 : dest;
+
+    return (int)((size_t)(base - dest) + ST_MIN(strlen(base), (size_t)ST_GLM_OUT_BASE_MAX));
+}
+
 /* The temporary of o->dest: created (O_EXCL), locked, with an existing
  * destination's owner and mode. @return 0, or -1 with errno set. */
 static int st_glm_out_tmp(st_glm_out_t *o)
@@ -141,7 +154,8 @@ static int st_glm_out_tmp(st_glm_out_t *o)
     for (tries = 0; tries < ST_GLM_OUT_TRIES; tries++) {
         unsigned n = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
 
-        snprintf(o->tmp, len, "%s" ST_GLM_OUT_INFIX "%ld.%u", o->dest, (long)getpid(), n);
+        snprintf(o->tmp, len, "%.*s" ST_GLM_OUT_INFIX "%ld.%u", st_glm_out_tmp_len(o->dest),
+                 o->dest, (long)getpid(), n);
         o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (o->fd >= 0 || errno != EEXIST) {
             break;
@@ -170,7 +184,7 @@ static int st_glm_out_tmp(st_glm_out_t *o)
 /* The file itself, opened as fopen(path, "w") would (truncated), written in place:
  * where a temporary and a rename cannot stand for it (st_glm_out_open).
  * @return 0, or -1 with errno set. */
-static int st_glm_out_direct(st_glm_out_t *o, const char *path, int exists)
+static int st_glm_out_direct(st_glm_out_t *o, const char *path, int exists, int regular)
 {
     int err;
 
@@ -188,8 +202,9 @@ static int st_glm_out_direct(st_glm_out_t *o, const char *path, int exists)
         errno   = err;
         return -1;
     }
-    o->direct  = 1;
-    o->created = !exists;   /* (removed again if the write fails) */
+    o->direct   = 1;
+    o->created  = !exists;   /* (removed again if the write fails) */
+    o->replaced = exists && regular;
     return 0;
 }
 
@@ -222,7 +237,7 @@ int st_glm_out_open(st_glm_out_t *o, const char *path)
      * itself, in place */
     if ((exists && !S_ISREG(st.st_mode)) || strncmp(path, "/dev/", 5) == 0 ||
         strncmp(path, "/proc/", 6) == 0) {
-        return st_glm_out_direct(o, path, exists);
+        return st_glm_out_direct(o, path, exists, 0);
     }
     o->dest = st_glm_out_dest(path);
     if (o->dest == NULL) {
@@ -234,16 +249,16 @@ int st_glm_out_open(st_glm_out_t *o, const char *path)
         goto fail;
     }
     if (exists && st_glm_out_sticky_other(o->dest, &st)) {
-        return st_glm_out_direct(o, path, exists);   /* no rename over it allowed */
+        return st_glm_out_direct(o, path, exists, 1);   /* no rename over it allowed */
     }
     if (st_glm_out_tmp(o) == 0) {
         return 0;
     }
     err = errno;
-    /* no new file in the directory (not writable, read-only) or a name too long
-     * for the temporary's: in place, as fopen would (where that fails too, so be it) */
-    if (err == EACCES || err == EPERM || err == EROFS || err == ENAMETOOLONG) {
-        return st_glm_out_direct(o, path, exists);
+    /* no new file in the directory (not writable, read-only): in place, as fopen
+     * would (where that fails too, so be it; a failure then says what is lost) */
+    if (err == EACCES || err == EPERM || err == EROFS) {
+        return st_glm_out_direct(o, path, exists, 1);
     }
 
 fail:
@@ -273,7 +288,7 @@ static void st_glm_out_sweep(const char *dest)
     if (dir == NULL) {
         return;
     }
-    blen = strlen(base);
+    blen = ST_MIN(strlen(base), (size_t)ST_GLM_OUT_BASE_MAX);   /* (as st_glm_out_tmp_len) */
     d    = opendir(dir);
     while (d != NULL && (e = readdir(d)) != NULL) {
         /* "<base>.tmp.<digits>.<digits>", as st_glm_out_open makes them */
@@ -322,7 +337,12 @@ st_status_t st_glm_out_open_all(st_glm_out_t *o, const char *path, uint64_t size
     }
     status = st_glm_err_agree(c, err);
     if (status == ST_OK && c->comm != MPI_COMM_NULL && c->size > 1) {
-        MPI_Bcast(&len, 1, MPI_INT, 0, c->comm);
+        int how[3] = {len, o->direct, o->replaced};
+
+        MPI_Bcast(how, 3, MPI_INT, 0, c->comm);
+        len         = how[0];
+        o->direct   = how[1];   /* (the others write rank 0's file: what a failure left of */
+        o->replaced = how[2];   /* it, st_glm_out_lost; they create and remove nothing) */
         if (c->rank != 0 && (o->tmp = malloc((size_t)len)) == NULL) {
             st_glm_err_set(err, ST_ERR_NO_MEMORY, ST_GLM_ERR_KEY_FIRST, "out of memory");
         }
@@ -365,6 +385,18 @@ int st_glm_out_commit(st_glm_out_t *o)
     st_glm_sync_dir(o->dest);
     st_glm_out_sweep(o->dest);
     return 0;
+}
+
+const char *st_glm_out_lost(const st_glm_out_t *o)
+{
+    if (o->direct && o->replaced && !o->committed) {
+        return "the file was being rewritten in place, as its directory takes no temporary "
+               "file: what it held is lost, and it is incomplete now";
+    }
+    if (o->direct && !o->created) {
+        return "written in place";   /* (a device, a pipe) */
+    }
+    return o->direct ? "no file left" : "the file is unchanged";
 }
 
 void st_glm_out_close(st_glm_out_t *o)

@@ -33,6 +33,9 @@ typedef struct {
     int   direct;     /**< no temporary: dest itself, written in place (a device, a
                            pipe, /dev/stdout; a directory that takes no new file) */
     int   created;    /**< direct: dest did not exist (removed unless committed) */
+    int   replaced;   /**< direct: dest is an existing regular file, truncated (its
+                           directory takes no temporary, or another user's in a
+                           sticky directory) */
 } st_glm_out_t;
 
 /** The file writing @a path lands on (symbolic links followed, the last one may
@@ -55,6 +58,11 @@ st_status_t st_glm_out_open_all(st_glm_out_t *o, const char *path, uint64_t size
  * remove killed writers' temporaries. The descriptor stays open (the caller closes
  * it, or its FILE). @return 0, or an errno value (the destination is unchanged). */
 int st_glm_out_commit(st_glm_out_t *o);
+
+/** What a write that failed left of the destination, in words for a message ("the
+ * file is unchanged", or that it was rewritten in place and is incomplete now); to be
+ * asked before st_glm_out_close. */
+const char *st_glm_out_lost(const st_glm_out_t *o);
 
 /** Close the descriptor unless the caller did (o->fd = -1), remove the temporary
  * unless committed, free the names. */

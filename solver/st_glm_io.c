@@ -159,6 +159,7 @@ ST_EXPORT strata_status_t strata_glm_model_save(const strata_glm_model_t *model,
     st_glm_io_locale_t loc;
     const char *type_name;
     st_glm_out_t out;
+    const char *lost;
     int64_t j, n_w;
     FILE *f;
     int err;
@@ -207,10 +208,11 @@ ST_EXPORT strata_status_t strata_glm_model_save(const strata_glm_model_t *model,
     }
     out.fd = -1;   /* closed with f */
 fail:
+    lost = st_glm_out_lost(&out);
     st_glm_out_close(&out);
     if (err != 0) {
-        st_glm_io_msg(msg, msg_len, "%s: cannot write the model: %s (the file is unchanged)",
-                      path, strerror(err));
+        st_glm_io_msg(msg, msg_len, "%s: cannot write the model: %s (%s)", path, strerror(err),
+                      lost);
         return ST_ERR_IO;
     }
     return ST_OK;

@@ -96,5 +96,44 @@ ln -s train.svm "$dir/d1/p.txt"
 one_rank "the predictions are the data on one rank" tools/strata-predict \
     "-q train.svm m.model p.txt" "the output file p.txt is the test file on another rank"
 
+# 6. a file name near NAME_MAX (255 bytes) still gets a temporary (its name cut to
+# fit): a model write that fails half-way leaves the old model (before: written in
+# place, truncated, "(the file is unchanged)" all the same); one that succeeds leaves
+# no temporary
+long=$(printf 'm%.0s' $(seq 1 245))
+printf 'old model\n' >"$dir/$long"
+cp "$dir/$long" "$dir/long.keep"
+expect 0 "gen wide rows" $gen dense -n 50 -d 2000 -q -s 3 "$dir/wide.svm"
+expect 1 "a long model name past the size limit" $run -np 1 sh -c "trap '' XFSZ; ulimit -f 4; \
+    exec tools/strata-train -q -r 5 $dir/wide.svm $dir/$long"
+contains "a long model name past the size limit named" "cannot write the model: .*(the file is unchanged)"
+unchanged "a long model name past the size limit" "$dir/$long" "$dir/long.keep"
+expect 0 "a long model name" tools/strata-train -q "$dir/old.svm" "$dir/$long"
+cmp -s "$dir/$long" "$dir/m.model" || { echo "FAIL: a long model name: not the model"; fail=1; }
+if ls "$dir"/mmmm*.tmp.* >/dev/null 2>&1; then
+    echo "FAIL: a long model name: a temporary was left"; fail=1
+fi
+
+# 7. a directory that takes no new file (not the user's) holding a file the user may
+# write: rewritten in place, as fopen would; a write failing half-way says that what
+# the file held is lost (before: "(the file is unchanged)"). As root, a user of no
+# privilege (setpriv), where there is one.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 &&
+    setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+    mkdir "$dir/ro"
+    cp "$dir/p.keep" "$dir/ro/p.txt"
+    chown 65534:65534 "$dir/ro/p.txt"
+    chmod 755 "$dir" "$dir/ro"
+    chmod 644 "$dir/test.svm" "$dir/m.model"
+    expect 1 "predict in place past the size limit" setpriv --reuid=65534 --regid=65534 \
+        --clear-groups $run -np 1 sh -c "trap '' XFSZ; ulimit -f 2; exec tools/strata-predict \
+        -q $dir/test.svm $dir/m.model $dir/ro/p.txt"
+    contains "predict in place past the size limit named" \
+        "p.txt: .*rewritten in place.*what it held is lost"
+    expect 0 "predict in place" setpriv --reuid=65534 --regid=65534 --clear-groups \
+        tools/strata-predict -q "$dir/test.svm" "$dir/m.model" "$dir/ro/p.txt"
+    cmp -s "$dir/ro/p.txt" "$dir/stdout.txt" || { echo "FAIL: predict in place: not the predictions"; fail=1; }
+fi
+
 [ $fail -eq 0 ] && echo "glm_outputs: PASS"
 exit $fail

@@ -601,9 +601,13 @@ static st_glm_out_t *gen_open_out;   /* the text file being written, removed on 
 
 static void gen_die(const char *fmt, ...)
 {
+    const char *lost = NULL;
     va_list ap;
 
     if (gen_open_out != NULL) {
+        if (gen_open_out->replaced) {
+            lost = st_glm_out_lost(gen_open_out);   /* (rewritten in place) */
+        }
         gen_open_out->fd = -1;            /* (its FILE's: closed at exit) */
         st_glm_out_close(gen_open_out);   /* the temporary goes; the file stays as it was */
     }
@@ -611,7 +615,7 @@ static void gen_die(const char *fmt, ...)
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n");
+    fprintf(stderr, lost != NULL ? " (%s)\n" : "\n", lost);
     exit(1);
 }
 

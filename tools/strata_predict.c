@@ -274,6 +274,7 @@ static int predict_write(const char *path, const strata_glm_model_t *model,
 {
     int64_t next = 0;
     st_glm_out_t out;
+    const char *lost;
     MPI_Status st;
     FILE *f = NULL;
     int r, count, err = 0, first = 1;
@@ -317,10 +318,10 @@ static int predict_write(const char *path, const strata_glm_model_t *model,
             fclose(f);
             out.fd = -1;
         }
+        lost = st_glm_out_lost(&out);
         st_glm_out_close(&out);   /* (the temporary too, unless renamed) */
         if (err != 0) {
-            fprintf(stderr, PREDICT_NAME ": %s: %s (the file is unchanged)\n", path,
-                    strerror(err));
+            fprintf(stderr, PREDICT_NAME ": %s: %s (%s)\n", path, strerror(err), lost);
         }
     }
     MPI_Bcast(&err, 1, MPI_INT, 0, MPI_COMM_WORLD);
