@@ -1844,6 +1844,34 @@ static int st_glm_method_choose(const st_glm_model_t *loss, const strata_glm_pro
     return method;
 }
 
+/* The first feature (the file's 1-based index; the bias, -B: n_cols + 1) whose value in
+ * some row of some rank has a square beyond double precision, or where a row's sum of
+ * squares first overflows (values above 1.3e154: the solvers' curvatures x_ij^2 and
+ * ||x_i||^2 would be infinite, and their steps along those features 0); 0 where none
+ * (collective). */
+static int64_t st_glm_data_overflow(const st_glm_data_t *data, double bias, MPI_Comm comm)
+{
+    int64_t i, k, bad = INT64_MAX;
+    double x, sq;
+
+    for (i = 0; i < data->n_rows && bad == INT64_MAX; i++) {
+        sq = (bias > 0) ? bias * bias : 0;
+        for (k = data->indptr[i]; k < data->indptr[i + 1]; k++) {
+            x   = (data->prec == 32) ? (double)data->val32[k] : data->val64[k];
+            sq += x * x;
+            if (!(sq <= DBL_MAX)) {
+                bad = (int64_t)data->indices[k] + 1;
+                break;
+            }
+        }
+        if (bad == INT64_MAX && !(sq <= DBL_MAX)) {
+            bad = data->n_cols + 1;   /* (the bias's own square) */
+        }
+    }
+    st_glm_allreduce(comm, &bad, 1, MPI_INT64_T, MPI_MIN);
+    return (bad == INT64_MAX) ? 0 : bad;
+}
+
 ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
                                            const strata_glm_param_t *param, MPI_Comm comm,
                                            char *msg, size_t msg_len,
@@ -1854,6 +1882,7 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
     strata_status_t status;
     const char *why;
     char err[256];
+    int64_t bad;
     int rank, nranks, method;
 
     if (prob == NULL || model_p == NULL) {
@@ -1878,6 +1907,12 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
     if (!isfinite(1.0 / (param->lambda * (double)prob->data->n_rows_global))) {
         st_glm_msg(msg, msg_len, "lambda %g is too small for %lld rows (1 / (lambda n) "
                    "overflows)", param->lambda, (long long)prob->data->n_rows_global);
+        return STRATA_ERR_INVALID_PARAM;
+    }
+    if ((bad = st_glm_data_overflow(prob->data, param->bias, comm)) != 0) {
+        st_glm_msg(msg, msg_len, "feature %lld: its values are too large for double precision "
+                   "(a square, or a row's sum of squares, overflows); scale them",
+                   (long long)bad);
         return STRATA_ERR_INVALID_PARAM;
     }
     st_glm_comm_shape(comm, &rank, &nranks);

@@ -88,6 +88,19 @@ done
 awk '{ print $0, "6:1e300" }' "$dir/train.svm" >"$dir/f300.svm"
 expect 1 "lbfgs, a feature of 1e300" $T/strata-train -q --method lbfgs "$dir/f300.svm" "$dir/o.model"
 contains "lbfgs, 1e300: the feature named" "feature 6: its values are too large"
+# every method and model, on 2 ranks too (before: exit 0 with the feature's weight 0,
+# or a model worse than w = 0, and an infinite gap)
+for args in "-s svm" "-s l1-logistic" "-s logistic --method cd" "-s logistic" \
+    "-s sqsvm --method newton" "-s lasso"; do
+    s=logistic
+    case $args in *lasso*) s=ridge ;; esac
+    f="$dir/f300.svm"
+    [ $s = ridge ] && f="$dir/big_feat.svm" && printf '2 1:1\n-1 2:1e200\n3 1:2\n' >"$f"
+    expect 1 "$args, a feature too large" $ST_MPIRUN -np 2 $T/strata-train -q $args "$f" \
+        "$dir/o.model"
+    contains "$args, a feature too large: named" "feature [26]: its values are too large"
+    [ ! -e "$dir/o.model" ] || { echo "FAIL: $args: a model written"; fail=1; rm -f "$dir/o.model"; }
+done
 for f in 1733000000000 1e150; do   # a time in ms; far beyond
     awk -v f=$f '{ print $0, "6:" f }' "$dir/train.svm" >"$dir/f12.svm"
     expect 0 "auto, a feature of $f" $T/strata-train -q -r 30 "$dir/f12.svm" "$dir/f12.model"
@@ -109,11 +122,20 @@ for m in lbfgs newton; do
     contains "$m, feature 3 times 1e12: converged" "^converged after"
 done
 
+# a gap that stays beyond the objective (two features of 1e150 on one row): the
+# warning says the certificate is far off (before: "a larger -e is within reach")
+printf '+1 1:1e150 2:1e150\n-1 3:0.5\n' >"$dir/h150.svm"
+expect 0 "lbfgs, a gap beyond the objective" $T/strata-train -q --method lbfgs \
+    "$dir/h150.svm" "$dir/o.model"
+contains "lbfgs, a gap beyond the objective: said" "the certificate is far off"
+rm -f "$dir/o.model"
+
 # features so large that no Newton step lowers P from w = 0: an error (before: 0
-# rounds, a model of zeros, exit 0)
+# rounds, a model of zeros, exit 0); their squares overflow, which every method
+# refuses first
 printf '+1 1:1e308 2:1\n-1 1:1e308 2:-1\n' >"$dir/f308.svm"
 expect 1 "newton, a feature of 1e308" $T/strata-train -q --method newton "$dir/f308.svm" "$dir/o.model"
-contains "newton, 1e308: named" "Newton method found no step"
+contains "newton, 1e308: named" "feature 1: its values are too large"
 # L-BFGS where double precision has no progress left ends (before: the same round
 # again and again until -r: a step too short to change w passed the slope test)
 awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^3:/) { split($i, a, ":"); $i = sprintf("3:%.17g", a[2] * 1e12) }

@@ -322,7 +322,12 @@ static void warn_unconverged(const strata_glm_info_t *info, const strata_glm_par
     double rel    = info->gap / fmax(fabs(info->primal), 1e-300);
     const char *hint;
 
-    if (info->rounds < param->max_rounds) {
+    if (!(rel <= 1)) {
+        /* a gap beyond the objective (infinite, 1e265): far from any optimum, where
+           neither more rounds nor a larger -e help */
+        hint = "the certificate is far off: features of very different scales, or values "
+               "near the limits of double precision (scale the features)";
+    } else if (info->rounds < param->max_rounds) {
         /* L-BFGS and Newton end when no step changes P any more */
         hint = "no step makes progress any more in double precision; a larger -e is within "
                "reach";
