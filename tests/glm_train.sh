@@ -36,6 +36,15 @@ expect 2 "negative lambda" tools/strata-train -l -1 "$dir/train.svm"
 expect 2 "unknown solver" tools/strata-train -s logistik "$dir/train.svm"
 contains "unknown solver named" "logistik"
 expect 2 "zero threads" tools/strata-train -t 0 "$dir/train.svm"
+# --seed takes 0 to 2^64-1 as strata-gen's -s does (before: -1 wrapped to 2^64-1, and
+# 2^64-1 itself was refused); an empty model file name is bad usage before any
+# training (before: trained, then exit 1 with the C API's message)
+expect 2 "a negative seed" tools/strata-train --seed -1 "$dir/train.svm"
+contains "a negative seed named" "option --seed needs an integer from 0 to 2^64-1, not '-1'"
+expect 0 "the largest seed" tools/strata-train -q -r 1 --seed 18446744073709551615 \
+    "$dir/train.svm" "$dir/seed.model"
+expect 2 "an empty model file name" tools/strata-train "$dir/train.svm" ""
+contains "an empty model file name named" "the model file name is empty"
 expect 2 "bad thread mode" tools/strata-train --thread-mode wild "$dir/train.svm"
 contains "bad thread mode named" "thread-mode"
 expect 2 "bad feature order" tools/strata-train --feature-order hot "$dir/train.svm"

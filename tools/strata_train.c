@@ -98,7 +98,7 @@ static void usage(FILE *f)
             "  -B, --bias X          add a constant feature X (an intercept; default none)\n"
             "      --weight-pos X    weight of the +1 examples (default 1)\n"
             "      --weight-neg X    weight of the -1 examples (default 1)\n"
-            "      --seed N          seed of the coordinate order (default 1)\n"
+            "      --seed N          seed of the coordinate order, 0 to 2^64-1 (default 1)\n"
             "      --test FILE       after training, print the metrics on FILE\n"
             "      --checkpoint-every N  write the training's state after every N rounds\n"
             "                        (atomically) to the checkpoint file\n"
@@ -270,6 +270,21 @@ static long parse_long(const char *opt, const char *s)
         die_usage("option %s needs an integer", opt);
     }
     return v;
+}
+
+/* --seed: 0 to 2^64-1, as strata-gen's (a sign or anything beyond is refused, not
+ * wrapped). */
+static uint64_t parse_seed(const char *s)
+{
+    unsigned long long v;
+    char *end;
+
+    errno = 0;
+    v     = strtoull(s, &end, 10);
+    if (*s < '0' || *s > '9' || *end != '\0' || errno != 0) {
+        die_usage("option --seed needs an integer from 0 to 2^64-1, not '%s'", s);
+    }
+    return (uint64_t)v;
 }
 
 /* An integer option stored as an int: out of its range is an error, not a wrap. */
@@ -497,7 +512,7 @@ int main(int argc, char **argv)
             param.weight_neg = parse_double("--weight-neg", optarg);
             weights_set      = 1;
             break;
-        case OPT_SEED: param.seed = (uint64_t)parse_long("--seed", optarg); break;
+        case OPT_SEED: param.seed = parse_seed(optarg); break;
         case OPT_TEST: test_file = optarg; break;
         case OPT_CKPT: ckpt_opt = optarg; break;
         case OPT_CKPT_EVERY: {
@@ -559,6 +574,9 @@ int main(int argc, char **argv)
     }
     train_file = argv[optind];
     if (argc - optind == 2) {
+        if (argv[optind + 1][0] == '\0' || strlen(argv[optind + 1]) >= sizeof(model_file)) {
+            die_usage("the model file name is %s", argv[optind + 1][0] ? "too long" : "empty");
+        }
         snprintf(model_file, sizeof(model_file), "%s", argv[optind + 1]);
     } else {
         base = strrchr(train_file, '/');
@@ -576,6 +594,9 @@ int main(int argc, char **argv)
                   st_tool_same_file(model_file, same == 1 ? train_file : test_file)
                       ? ""
                       : " on another rank");
+    }
+    if (ckpt_opt != NULL && (ckpt_opt[0] == '\0' || strlen(ckpt_opt) >= sizeof(ckpt_file))) {
+        die_usage("the checkpoint file name is %s", ckpt_opt[0] ? "too long" : "empty");
     }
     snprintf(ckpt_file, sizeof(ckpt_file), "%s", ckpt_opt ? ckpt_opt : model_file);
     if (ckpt_opt == NULL) {
