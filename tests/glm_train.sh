@@ -45,6 +45,16 @@ expect 0 "the largest seed" tools/strata-train -q -r 1 --seed 184467440737095516
     "$dir/train.svm" "$dir/seed.model"
 expect 2 "an empty model file name" tools/strata-train "$dir/train.svm" ""
 contains "an empty model file name named" "the model file name is empty"
+# a --test file that cannot be read, a model file in no directory: exit 1 before the
+# training (before: after it, a model written in the first case)
+expect 1 "a missing test file" $ST_MPIRUN -np 2 tools/strata-train --test "$dir/none.svm" \
+    "$dir/train.svm" "$dir/early.model"
+contains "a missing test file named" "none.svm: cannot read the test file"
+expect 1 "a model file in no directory" tools/strata-train "$dir/train.svm" "$dir/none/m.model"
+contains "a model file in no directory named" "none/m.model: cannot write the model: .*none is not a directory"
+if grep -q "after .* rounds" "$out" || [ -e "$dir/early.model" ]; then
+    echo "FAIL: trained before the test or model file was found missing"; cat "$out"; fail=1
+fi
 expect 2 "bad thread mode" tools/strata-train --thread-mode wild "$dir/train.svm"
 contains "bad thread mode named" "thread-mode"
 expect 2 "bad feature order" tools/strata-train --feature-order hot "$dir/train.svm"

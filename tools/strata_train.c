@@ -329,6 +329,35 @@ static const char *allreduce_name(void)
     return (active != NULL && active()) ? "Strata (preloaded)" : "Open MPI's";
 }
 
+/* What would otherwise fail only after the training (collective): a --test file this
+ * rank cannot read, a model file whose directory rank 0 (its writer) does not have.
+ * Each rank names its own; @return 0, or -1 on every rank. */
+static int early_checks(const char *test_file, const char *model_file)
+{
+    char dir[4096];
+    const char *slash = strrchr(model_file, '/');
+    struct stat st;
+    int bad = 0;
+
+    if (test_file != NULL && access(test_file, R_OK) != 0) {
+        fprintf(stderr, "strata-train: %s: cannot read the test file: %s\n", test_file,
+                strerror(errno));
+        bad = 1;
+    }
+    if (rank == 0) {
+        snprintf(dir, sizeof(dir), "%.*s", (slash == NULL) ? 1 : (slash == model_file) ? 1
+                                                                  : (int)(slash - model_file),
+                 (slash == NULL) ? "." : model_file);
+        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "strata-train: %s: cannot write the model: %s is not a "
+                    "directory\n", model_file, dir);
+            bad = 1;
+        }
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return bad ? -1 : 0;
+}
+
 /* Rank 0, a run that ended before the gap reached -e (LIBLINEAR warns as well):
  * say so on stderr, with what would help. Not for -e 0 (a fixed number of rounds). */
 static void warn_unconverged(const strata_glm_info_t *info, const strata_glm_param_t *param)
@@ -640,6 +669,10 @@ int main(int argc, char **argv)
     if (regression && weights_set) {   /* the regression models weigh every row 1 */
         die_usage("--weight-pos and --weight-neg apply to the classification models, not "
                   "to %s", param.solver);
+    }
+    if (early_checks(test_file, model_file) != 0) {
+        rc = 1;   /* (a run-time error, found before the training rather than after it) */
+        goto out;
     }
     status = strata_glm_problem_read_prec(train_file, regression, prec, MPI_COMM_WORLD, msg,
                                           sizeof(msg), &prob);
