@@ -243,19 +243,19 @@ ST_EXPORT const char *strata_glm_check_param(const strata_glm_param_t *param)
         return why;
     }
     if (!(param->tol >= 0) || !isfinite(param->tol)) {
-        return "tol must be a finite number >= 0";
+        return "tol (-e) must be a finite number >= 0";
     }
     if (param->max_rounds < 1) {
-        return "max_rounds must be >= 1";
+        return "max_rounds (-r) must be >= 1";
     }
     if (param->gap_every < 0 && param->gap_every != STRATA_GLM_GAP_AUTO) {
-        return "gap_every must be >= 1 (0 is taken for 1) or STRATA_GLM_GAP_AUTO";
+        return "gap_every (--gap-every) must be >= 1 (0 is taken for 1) or STRATA_GLM_GAP_AUTO";
     }
     if (param->local_epochs < 1 || param->local_epochs > 1000) {
-        return "local_epochs must be in [1, 1000]";
+        return "local_epochs (-E) must be in [1, 1000]";
     }
     if (param->threads < 1 || param->threads > 1024) {
-        return "threads must be in [1, 1024]";
+        return "threads (-t) must be in [1, 1024]";
     }
     if (param->thread_mode != STRATA_GLM_THREADS_REPLICAS &&
         param->thread_mode != STRATA_GLM_THREADS_SHARED) {
@@ -267,14 +267,14 @@ ST_EXPORT const char *strata_glm_check_param(const strata_glm_param_t *param)
         return "feature_order must be STRATA_GLM_ORDER_AUTO, _FREQUENCY or _GIVEN";
     }
     if (!isfinite(param->bias)) {
-        return "bias must be finite";
+        return "bias (-B) must be finite";
     }
     if (!(param->weight_pos > 0) || !(param->weight_neg > 0) || !isfinite(param->weight_pos) ||
         !isfinite(param->weight_neg)) {
-        return "class weights must be finite and > 0";
+        return "class weights (--weight-pos, --weight-neg) must be finite and > 0";
     }
     if (param->checkpoint_every < 0) {
-        return "checkpoint_every must be >= 0 (0: no checkpoints)";
+        return "checkpoint_every (--checkpoint-every) must be >= 0 (0: no checkpoints)";
     }
     if (param->resume != 0 && param->resume != 1) {
         return "resume must be 0 or 1";
@@ -283,22 +283,22 @@ ST_EXPORT const char *strata_glm_check_param(const strata_glm_param_t *param)
         return "hierarchical must be 0 or 1";
     }
     if (param->hierarchical && model->form != ST_GLM_FORM_DUAL) {
-        return "hierarchical applies to the dual models (logistic, svm, sqsvm, ridge)";
+        return "hierarchical (--hierarchical) applies to the dual models (logistic, svm, sqsvm, ridge)";
     }
     if (param->gpu != 0 && param->gpu != 1) {
         return "gpu must be 0 or 1";
     }
     if (param->gpu && model->form != ST_GLM_FORM_DUAL) {
-        return "gpu applies to the dual models (logistic, svm, sqsvm, ridge)";
+        return "gpu (--gpu) applies to the dual models (logistic, svm, sqsvm, ridge)";
     }
     if (param->gpu_mem < 0) {
-        return "gpu_mem must be >= 0 (0: the GPU's free memory)";
+        return "gpu_mem (--gpu-mem) must be >= 0 (0: the GPU's free memory)";
     }
     if (param->gpu_rows < 0 || param->gpu_rows > 65535) {
-        return "gpu_rows must be in [1, 65535] (0: the default)";
+        return "gpu_rows (--gpu-rows) must be in [1, 65535] (0: the default)";
     }
     if (param->inner_rounds < 0 || param->inner_rounds > 100000) {
-        return "inner_rounds must be in [1, 100000] (0: chosen from measured costs)";
+        return "inner_rounds (--inner-rounds) must be in [1, 100000] (0: chosen from measured costs)";
     }
     if ((param->checkpoint_every > 0 || param->resume) &&
         (param->checkpoint == NULL || param->checkpoint[0] == '\0')) {

@@ -53,7 +53,7 @@ static void usage(FILE *f)
             "                        line) every N rounds only (default 1); auto: when\n"
             "                        the gap's fall so far says it may have reached -e\n"
             "  -E, --local-epochs N  passes over a rank's rows per round (default 1)\n"
-            "  -t, --threads N       threads per rank (default 1)\n"
+            "  -t, --threads N       threads per rank, 1 to 1024 (default 1)\n"
             "      --thread-mode M   replicas (default): a model copy per thread, merged\n"
             "                        each round, results independent of thread timing;\n"
             "                        shared: one model vector, atomic updates, more\n"
