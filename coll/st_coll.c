@@ -27,12 +27,32 @@
 #include <string.h>
 
 static __thread int st_coll_in_lib;       /* re-entry guard */
-static __thread MPI_Comm st_coll_freeing = MPI_COMM_NULL; /* in MPI_Comm_free/disconnect */
+/* the communicators this thread is freeing (MPI_Comm_free/disconnect), innermost
+ * first: an attribute's delete callback may free another one, whose callbacks may
+ * call MPI_Allreduce on any of them */
+typedef struct st_coll_freeing {
+    MPI_Comm comm;
+    struct st_coll_freeing *outer;
+} st_coll_freeing_t;
+static __thread st_coll_freeing_t *st_coll_freeing;
 static _Atomic int  st_coll_active;       /* between init and finalize, enabled */
 static _Atomic int  st_coll_finalizing;   /* MPI_Finalize has begun */
 static _Atomic int  st_coll_agreed;       /* the knobs were agreed over MPI_COMM_WORLD */
 static pthread_once_t st_coll_once = PTHREAD_ONCE_INIT;
 static int st_coll_keyval = MPI_KEYVAL_INVALID;
+
+/* Is @a comm being freed by this thread? */
+static inline int st_coll_is_freeing(MPI_Comm comm)
+{
+    const st_coll_freeing_t *f;
+
+    for (f = st_coll_freeing; f != NULL; f = f->outer) {
+        if (f->comm == comm) {
+            return 1;
+        }
+    }
+    return 0;
+}
 static int st_coll_world_rank;
 static int st_coll_world_size;
 static st_topo_proc_t st_coll_proc = {0, -1, 0};
@@ -834,7 +854,8 @@ static int st_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Dataty
 
     /* a comm being freed has lost its plan already: a user attribute callback
      * calling MPI_Allreduce on it must not build a new one */
-    if (ST_UNLIKELY(st_coll_in_lib || comm == MPI_COMM_NULL || comm == st_coll_freeing)) {
+    if (ST_UNLIKELY(st_coll_in_lib || comm == MPI_COMM_NULL ||
+                    (st_coll_freeing != NULL && st_coll_is_freeing(comm)))) {
         return PMPI_Allreduce(sbuf, rbuf, count, dtype, mop, comm);
     }
     if (ST_UNLIKELY(!st_coll_ensure_init())) {
@@ -923,7 +944,7 @@ static strata_status_t st_coll_plan_layout(MPI_Comm comm, st_plan_t **plan_p)
 {
     st_plan_t *plan;
 
-    if (comm == MPI_COMM_NULL || comm == st_coll_freeing) {
+    if (comm == MPI_COMM_NULL || st_coll_is_freeing(comm)) {
         return STRATA_ERR_INVALID_PARAM;
     }
     if (!st_coll_ensure_plans()) {
@@ -1201,12 +1222,12 @@ ST_EXPORT int MPI_Finalize(void)
  * st_coll_allreduce: attribute callbacks may still call MPI_Allreduce on it). */
 static int st_coll_comm_release(int (*pmpi_free)(MPI_Comm*), MPI_Comm *comm)
 {
-    MPI_Comm saved = st_coll_freeing;
+    st_coll_freeing_t me = {(comm != NULL) ? *comm : MPI_COMM_NULL, st_coll_freeing};
     int rc;
 
-    st_coll_freeing = (comm != NULL) ? *comm : MPI_COMM_NULL;
+    st_coll_freeing = &me;
     rc              = pmpi_free(comm);
-    st_coll_freeing = saved;
+    st_coll_freeing = me.outer;
     return rc;
 }
 

@@ -744,6 +744,60 @@ static void test_delete_callback(void)
     CHECK(strata_comm_stats(MPI_COMM_WORLD, &st) == STRATA_OK);
 }
 
+/* Nested frees: freeing A runs A's delete callback, which frees B, whose delete
+ * callback calls MPI_Allreduce on A (still being freed). The inner free hid the
+ * outer one: a plan was built on the dying A and left on its freed handle, and
+ * MPI_Finalize aborted deleting it (helper-24's review). */
+static MPI_Comm nested_a, nested_b;
+static int nested_sums;
+
+static int nested_delete_a(MPI_Comm comm, int keyval, void *val, void *extra)
+{
+    (void)comm, (void)keyval, (void)val, (void)extra;
+    if (nested_b != MPI_COMM_NULL) {
+        return MPI_Comm_free(&nested_b);
+    }
+    return MPI_SUCCESS;
+}
+
+static int nested_delete_b(MPI_Comm comm, int keyval, void *val, void *extra)
+{
+    long v = 1, sum = 0;
+
+    (void)comm, (void)keyval, (void)val, (void)extra;
+    if (MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, nested_a) != MPI_SUCCESS ||
+        sum != world_size) {
+        return MPI_ERR_OTHER;
+    }
+    nested_sums++;
+    return MPI_SUCCESS;
+}
+
+static void test_nested_free(void)
+{
+    strata_comm_stats_t st;
+    int ka, kb, k;
+    long v = 1, sum;
+
+    ST_TEST_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, nested_delete_a, &ka, NULL));
+    ST_TEST_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, nested_delete_b, &kb, NULL));
+    for (k = 0; k < 20; k++) {
+        ST_TEST_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &nested_a));
+        ST_TEST_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &nested_b));
+        ST_TEST_MPI(MPI_Comm_set_attr(nested_a, ka, NULL));   /* (before Strata's plan) */
+        ST_TEST_MPI(MPI_Comm_set_attr(nested_b, kb, NULL));
+        ST_TEST_MPI(MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, nested_a));
+        ST_TEST_MPI(MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, nested_b));
+        ST_TEST_MPI(MPI_Comm_free(&nested_a));
+    }
+    CHECKF(nested_sums == 20, "nested frees: %d of 20 sums on the dying communicator",
+           nested_sums);
+    ST_TEST_MPI(MPI_Comm_free_keyval(&ka));
+    ST_TEST_MPI(MPI_Comm_free_keyval(&kb));
+    /* no plan left behind on a freed handle: MPI_Finalize would delete it (abort) */
+    CHECK(strata_comm_stats(MPI_COMM_WORLD, &st) == STRATA_OK);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Comm dup;
@@ -767,6 +821,7 @@ int main(int argc, char **argv)
     test_errors(MPI_COMM_SELF, "self");
     test_lifecycle();
     test_delete_callback();
+    test_nested_free();
     check_valid("world at the end", MPI_COMM_WORLD, 100000, 140);
 
     return st_test_finish("test_fallback");
