@@ -102,6 +102,7 @@ const char *st_ucx_why(void)
 #if HAVE_UCX
 
 #include <ucp/api/ucp.h>
+#include <ucs/debug/log_def.h>
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -452,9 +453,32 @@ static void st_ucx_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
     }
 }
 
+/* UCX's own words on an endpoint this process could not create (UCX_TLS naming no
+ * transport that reports a peer's failure, say): said once, at debug level, and
+ * every later lane falls back at once (before: UCX printed an error line on every
+ * rank for every communicator, thousands in a job that makes many) */
+static char st_ucx_ep_failure[256];
+static pthread_t st_ucx_ep_thread;   /* the thread whose ucp_ep_create is being heard */
+
+static ucs_log_func_rc_t st_ucx_ep_log(const char *file, unsigned line, const char *function,
+                                       ucs_log_level_t level,
+                                       const ucs_log_component_config_t *comp_conf,
+                                       const char *message, va_list ap)
+{
+    (void)file, (void)line, (void)function, (void)comp_conf;
+    if (level > UCS_LOG_LEVEL_WARN || !pthread_equal(pthread_self(), st_ucx_ep_thread)) {
+        return UCS_LOG_FUNC_RC_CONTINUE;
+    }
+    if (st_ucx_ep_failure[0] == '\0') {
+        vsnprintf(st_ucx_ep_failure, sizeof(st_ucx_ep_failure), message, ap);
+    }
+    return UCS_LOG_FUNC_RC_STOP;
+}
+
 /* Lock held. */
 static st_status_t st_ucx_connect(st_ucx_lane_t *lane, int peer)
 {
+    static int broken;   /* an endpoint failed before: UCX cannot make them here */
     ucp_ep_params_t params;
     ucs_status_t s;
 
@@ -465,6 +489,10 @@ static st_status_t st_ucx_connect(st_ucx_lane_t *lane, int peer)
         st_ucx_set_why("lane rank %d failed earlier", peer);
         return ST_ERR_IO;
     }
+    if (broken) {
+        st_ucx_set_why("no UCX endpoints here (the first one: %s)", st_ucx_ep_failure);
+        return ST_ERR_NO_RESOURCE;
+    }
     memset(&params, 0, sizeof(params));
     params.field_mask      = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
                              UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
@@ -473,10 +501,18 @@ static st_status_t st_ucx_connect(st_ucx_lane_t *lane, int peer)
     params.err_mode        = UCP_ERR_HANDLING_MODE_PEER;
     params.err_handler.cb  = st_ucx_ep_error;
     params.err_handler.arg = &lane->peers[peer];
+    st_ucx_ep_thread = pthread_self();
+    ucs_log_push_handler(st_ucx_ep_log);
     s = ucp_ep_create(st_ucx_worker, &params, &lane->peers[peer].ep);
+    ucs_log_pop_handler();
     if (s != UCS_OK) {
         lane->peers[peer].ep = NULL;
-        st_ucx_set_why("no UCX endpoint to lane rank %d: %s", peer, ucs_status_string(s));
+        if (st_ucx_ep_failure[0] == '\0') {
+            snprintf(st_ucx_ep_failure, sizeof(st_ucx_ep_failure), "%s", ucs_status_string(s));
+        }
+        broken = 1;
+        st_ucx_set_why("no UCX endpoint to lane rank %d: %s (%s)", peer, ucs_status_string(s),
+                       st_ucx_ep_failure);
         return ST_ERR_NO_RESOURCE;
     }
     return ST_OK;

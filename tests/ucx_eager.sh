@@ -48,4 +48,17 @@ check "with UCX_RNDV_THRESH set: the run succeeds" test $? -eq 0
 check "with UCX_RNDV_THRESH set: all 20 sizes ok" \
     test "$(grep -v '^#' "$out" | grep -c ' ok$')" -eq 20
 check "the user's UCX_RNDV_THRESH stays" sh -c "! grep -q 'eager protocol' '$err'"
+# UCX_TLS naming no transport that reports a peer's failure (shared memory only):
+# UCX cannot make the lanes' endpoints; Strata falls back (multinode) with the
+# right answers and nothing on stderr (before: UCX's "no active messages
+# transport ... no peer failure handler" error line, on every rank for every
+# communicator, on standard output); its reason at debug level names UCX's words
+STRATA_VIRTUAL_NODES=2 UCX_TLS=sm,self STRATA_STATS=1 tools/strata-run $ST_MPIRUN -np 4 \
+    -x UCX_TLS $bench >"$out" 2>"$err"
+check "UCX_TLS=sm,self: the run succeeds" test $? -eq 0
+check "UCX_TLS=sm,self: all 20 sizes ok" test "$(grep -v '^#' "$out" | grep -c ' ok$')" -eq 20
+check "UCX_TLS=sm,self: fallback multinode" grep -q 'fallback multinode=' "$err"
+check "UCX_TLS=sm,self: no UCX error" sh -c "! grep -q 'UCX  *ERROR' '$out' '$err'"
+run UCX_TLS=sm,self
+check "UCX_TLS=sm,self: the reason at debug level" grep -q 'no UCX endpoint to lane rank .*peer failure' "$err"
 exit $fail
