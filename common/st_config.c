@@ -177,11 +177,11 @@ static const st_config_field_t st_config_table[] = {
 };
 
 /* Variables read by the tools (LIBRARY: strata-run) or by libstrata_glm
- * (GLM_GPU_KERNEL, GLM_GPU_HV_HOT, GLM_NEWTON_BY_COLUMN, GLM_MEM_AVAILABLE), not by
- * this table: not reported as unknown. */
+ * (GLM_GPU_KERNEL, GLM_GPU_HV_HOT, GLM_GPU_NEWTON_ROWS, GLM_NEWTON_BY_COLUMN,
+ * GLM_MEM_AVAILABLE), not by this table: not reported as unknown. */
 static const char *const st_config_tool_vars[] = {
-    "LIBRARY", "GLM_GPU_KERNEL", "GLM_GPU_HV_HOT", "GLM_NEWTON_BY_COLUMN", "GLM_MEM_AVAILABLE",
-    NULL
+    "LIBRARY", "GLM_GPU_KERNEL", "GLM_GPU_HV_HOT", "GLM_GPU_NEWTON_ROWS", "GLM_NEWTON_BY_COLUMN",
+    "GLM_MEM_AVAILABLE", NULL
 };
 
 st_config_t st_config;

@@ -128,7 +128,8 @@ typedef enum {
     ST_CU_EMU_EPOCH,
     ST_CU_EMU_EPOCH_WARP,
     ST_CU_EMU_VECTOR,  /* st_glm_vzero: a.hv alone */
-    ST_CU_EMU_CG       /* st_glm_cg: its own arguments */
+    ST_CU_EMU_CG,      /* st_glm_cg: its own arguments */
+    ST_CU_EMU_ROWS     /* st_glm_newton_rows: its own arguments */
 } st_cu_emu_kind_t;
 
 typedef struct {
@@ -137,20 +138,22 @@ typedef struct {
     void (*fold)(st_cuda_fold_args_t);
     void (*epoch)(st_glm_epoch_args_t, unsigned grid);
     void (*cg)(st_glm_cg_args_t);
+    void (*rows)(st_glm_rows_args_t);
 } st_cu_emu_entry_t;
 
 #define ST_CU_EMU_ENTRY(_on, _on_name, _X, _tn, _T, _U) \
-    {"st_fold_" #_tn "_" #_on_name, ST_CU_EMU_FOLD, st_fold_##_tn##_##_on_name, NULL, NULL},
+    {"st_fold_" #_tn "_" #_on_name, ST_CU_EMU_FOLD, st_fold_##_tn##_##_on_name, NULL, NULL, NULL},
 #define ST_CU_EMU_FAMILY(_cls, _tn, _T, _U) ST_OPS_##_cls(ST_CU_EMU_ENTRY, _tn, _T, _U)
 static const st_cu_emu_entry_t st_cu_emulated[] = {
     ST_KERNEL_TYPES(ST_CU_EMU_FAMILY)
-    {"st_glm_tpa_epoch", ST_CU_EMU_EPOCH, NULL, st_glm_tpa_epoch_waves, NULL},
-    {"st_glm_tpa_epoch_warp", ST_CU_EMU_EPOCH_WARP, NULL, st_glm_tpa_epoch_waves, NULL},
-    {"st_glm_margins", ST_CU_EMU_EPOCH_WARP, NULL, st_glm_margins_rows, NULL},
-    {"st_glm_newton_hv", ST_CU_EMU_EPOCH_WARP, NULL, st_glm_newton_hv_rows, NULL},
-    {"st_glm_newton_grad", ST_CU_EMU_EPOCH_WARP, NULL, st_glm_newton_grad_rows, NULL},
-    {"st_glm_vzero", ST_CU_EMU_VECTOR, NULL, st_glm_vzero_all, NULL},
-    {"st_glm_cg", ST_CU_EMU_CG, NULL, NULL, st_glm_cg_all},
+    {"st_glm_tpa_epoch", ST_CU_EMU_EPOCH, NULL, st_glm_tpa_epoch_waves, NULL, NULL},
+    {"st_glm_tpa_epoch_warp", ST_CU_EMU_EPOCH_WARP, NULL, st_glm_tpa_epoch_waves, NULL, NULL},
+    {"st_glm_margins", ST_CU_EMU_EPOCH_WARP, NULL, st_glm_margins_rows, NULL, NULL},
+    {"st_glm_newton_hv", ST_CU_EMU_EPOCH_WARP, NULL, st_glm_newton_hv_rows, NULL, NULL},
+    {"st_glm_newton_grad", ST_CU_EMU_EPOCH_WARP, NULL, st_glm_newton_grad_rows, NULL, NULL},
+    {"st_glm_vzero", ST_CU_EMU_VECTOR, NULL, st_glm_vzero_all, NULL, NULL},
+    {"st_glm_cg", ST_CU_EMU_CG, NULL, NULL, st_glm_cg_all, NULL},
+    {"st_glm_newton_rows", ST_CU_EMU_ROWS, NULL, NULL, NULL, st_glm_rows_all},
 };
 
 extern "C" const void *st_cuda_emulated_kernel(const char *name)
@@ -189,6 +192,21 @@ extern "C" int st_cuda_emulated_launch(const void *kernel, unsigned grid, unsign
             }
         }
         e->fold(a);
+    } else if (e->kind == ST_CU_EMU_ROWS) {
+        st_glm_rows_args_t a;
+
+        memcpy(&a, params[0], sizeof(a));
+        if (block != ST_GLM_ROWS_LANES || grid < 1) {
+            return 1;   /* the chunk's lanes are the block's threads */
+        }
+        if (a.m > 0 && (!fake_cuda_is_device(a.y) || !fake_cuda_is_device(a.c) ||
+                        !fake_cuda_is_device(a.xs) || !fake_cuda_is_device(a.z) ||
+                        !fake_cuda_is_device(a.part) ||
+                        (a.op == ST_GLM_ROWS_GRAD && (!fake_cuda_is_device(a.dd) ||
+                                                      !fake_cuda_is_device(a.ga))))) {
+            return 700;
+        }
+        e->rows(a);
     } else if (e->kind == ST_CU_EMU_CG) {
         st_glm_cg_args_t a;
 

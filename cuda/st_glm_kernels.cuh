@@ -180,6 +180,16 @@ static void st_glm_cg_all(st_glm_cg_args_t a)
         st_glm_cg_chunk(&a, c);
     }
 }
+
+/* st_glm_newton_rows, emulated: the chunks in order, each by the host's pass */
+static void st_glm_rows_all(st_glm_rows_args_t a)
+{
+    int64_t c;
+
+    for (c = 0; c < st_glm_rows_chunks(a.m); c++) {
+        st_glm_rows_chunk(&a, c);
+    }
+}
 #endif
 
 extern "C" __global__ void st_glm_tpa_epoch(st_glm_epoch_args_t a)
@@ -505,6 +515,46 @@ extern "C" __global__ void __launch_bounds__(ST_GLM_CG_LANES, 1) st_glm_cg(st_gl
             for (k = 0; k < nd; k++) {
                 a.part[c * ST_GLM_CG_DOTS + k] = acc[k][0];
             }
+        }
+        __syncthreads();   /* (acc is the next chunk's) */
+    }
+}
+
+/* Method newton's row pass (st_glm_rows_args_t: GRAD's moves of the margins, D and
+ * c_i phi'(z_i) with the loss and conjugate sums, or LOSS's sum): a block of
+ * ST_GLM_ROWS_LANES threads a chunk of rows, thread l the chunk's rows l, l + LANES,
+ * ... in order, then the block's tree: the host's st_glm_rows_chunk step for step
+ * (with the GPU's exp and log, which may differ from the host's in the last bit) */
+extern "C" __global__ void __launch_bounds__(ST_GLM_ROWS_LANES, 1)
+        st_glm_newton_rows(st_glm_rows_args_t a)
+{
+    __shared__ double acc[2][ST_GLM_ROWS_LANES];
+    const unsigned l = threadIdx.x;
+    const int64_t chunks = st_glm_rows_chunks(a.m);
+    int64_t c, e, lo, hi;
+    double t0, t1;
+    unsigned half;
+
+    for (c = blockIdx.x; c < chunks; c += gridDim.x) {
+        lo = c * ST_GLM_ROWS_CHUNK;
+        hi = (a.m - lo < ST_GLM_ROWS_CHUNK) ? a.m : lo + ST_GLM_ROWS_CHUNK;
+        t0 = t1 = 0;
+        for (e = lo + l; e < hi; e += ST_GLM_ROWS_LANES) {
+            st_glm_rows_row(&a, e, &t0, &t1);
+        }
+        acc[0][l] = t0;
+        acc[1][l] = t1;
+        __syncthreads();
+        for (half = ST_GLM_ROWS_LANES / 2; half > 0; half >>= 1) {
+            if (l < half) {
+                acc[0][l] += acc[0][l + half];
+                acc[1][l] += acc[1][l + half];
+            }
+            __syncthreads();
+        }
+        if (l == 0) {
+            a.part[2 * c]     = acc[0][0];
+            a.part[2 * c + 1] = acc[1][0];
         }
         __syncthreads();   /* (acc is the next chunk's) */
     }

@@ -92,6 +92,13 @@ struct st_glm_gpu {
     st_glm_cg_args_t cg;        /* device: g, m, s, r, q, H q, the chunks' dots */
     int64_t cg_chunks;
     double *h_part;             /* host: the chunks' dots */
+    /* method newton's row passes (st_glm_gpu_newton_rows; NULL kernel: the host's) */
+    void *rows_kernel;
+    st_glm_rows_args_t pass;    /* device: y, c, X s (the margins' z), the margins (the
+                                   dual variables' array, which the method leaves
+                                   unused), D, c_i phi'(z_i), the chunks' sums */
+    int64_t rows_chunks;
+    double *h_rows_part;        /* host: the chunks' sums */
     int h_part_pinned;
     void *pin_nt[ST_GLM_GPU_PINS];   /* the method's host arrays (st_glm_gpu_pin) */
 };
@@ -152,6 +159,8 @@ void st_glm_gpu_close(st_glm_gpu_t *g)
         st_cuda_host_unregister(g->h_part);
     }
     free(g->h_part);
+    st_cuda_free(g->pass.part);
+    free(g->h_rows_part);
     st_cuda_free(g->dd);
     st_cuda_free(g->hv);
     st_cuda_free(g->ga);
@@ -353,6 +362,8 @@ static int64_t st_glm_gpu_hot(const st_glm_data_t *data, int64_t d, unsigned gri
     return hot;
 }
 
+static int st_glm_gpu_vzero(st_glm_gpu_t *g, double *v, int64_t n);
+
 int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sqnorm,
                     int step, double bias, int64_t d, int64_t d_all, int64_t mem_cap,
                     int rows, int threads, int hv, MPI_Comm comm, st_glm_gpu_t **gpu_p,
@@ -444,7 +455,8 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
     if (hv) {   /* method newton's: the rows' D and c_i phi'(z_i), the product, the CG's
                    6 vectors and its chunks' dots */
         resident += (size_t)m * 2 * 8 + (size_t)d_all * 7 * 8 +
-                    (size_t)st_glm_cg_chunks(d_all) * ST_GLM_CG_DOTS * 8;
+                    (size_t)st_glm_cg_chunks(d_all) * ST_GLM_CG_DOTS * 8 +
+                    (size_t)ST_MAX(st_glm_rows_chunks(m), 1) * 2 * 8;   /* (the row passes') */
     }
     csr        = (size_t)nnz * (sizeof(uint32_t) + sizeof(float));
     if (mem_cap > 0) {
@@ -564,6 +576,17 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
         g->h_part_pinned = (st_cuda_host_register(g->h_part, (size_t)ST_MAX(g->cg_chunks, 1) *
                                                                  ST_GLM_CG_DOTS *
                                                                  sizeof(double)) == 0);
+        /* the row passes where the margins' kernel is (the rows in GPU memory) */
+        g->rows_chunks = st_glm_rows_chunks(m);
+        g->pass.part   = st_glm_gpu_put(NULL, (size_t)ST_MAX(g->rows_chunks, 1) * 2 *
+                                                  sizeof(double), &ok);
+        g->h_rows_part = malloc((size_t)ST_MAX(g->rows_chunks, 1) * 2 * sizeof(double));
+        if (g->h_rows_part == NULL) {
+            snprintf(msg, msg_len, "--gpu: out of host memory");
+            st_glm_gpu_close(g);
+            return -1;
+        }
+        g->rows_kernel = (g->z != NULL) ? st_cuda_kernel("st_glm_newton_rows") : NULL;
         if (g->hv_kernel != NULL) {   /* the resident blocks take the rows in turn */
             g->hv_grid = st_glm_gpu_row_grid(m);
             b = st_cuda_resident_warps(g->device, g->hv_kernel, ST_GLM_GPU_WARP_BLOCK) /
@@ -598,6 +621,18 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
     g->a.bias       = (bias > 0) ? bias : 0;
     g->a.bias_index = d;
     g->a.step       = step;
+    if (g->rows_kernel != NULL) {
+        g->pass = (st_glm_rows_args_t){.y = g->a.y, .c = g->a.c, .xs = g->z, .z = g->a.alpha,
+                                       .dd = g->dd, .ga = g->ga, .part = g->pass.part, .m = m,
+                                       .step = step};
+        /* the margins z and X s start at 0 (w = 0, no step yet) */
+        if (st_glm_gpu_vzero(g, g->pass.z, m) != 0 || st_glm_gpu_vzero(g, g->z, m) != 0 ||
+            st_cuda_stream_sync(g->stream[0]) != 0) {
+            snprintf(msg, msg_len, "--gpu: GPU %d failed to set the margins up", g->device);
+            st_glm_gpu_close(g);
+            return -1;
+        }
+    }
     *gpu_p          = g;
     return 0;
 }
@@ -956,8 +991,8 @@ int st_glm_gpu_grad(st_glm_gpu_t *g, const double *ga, const double *dd, double 
     a.dd   = g->dd;
     a.hv   = g->hv;      /* (scratch between the CG's products) */
     a.hd   = g->cg.hq;   /* (scratch between the CG's sweeps) */
-    if ((g->n > 0 && (st_cuda_copy_async(g->ga, ga, rbytes, g->stream[0]) != 0 ||
-                      st_cuda_copy_async(g->dd, dd, rbytes, g->stream[0]) != 0)) ||
+    if ((g->n > 0 && ga != NULL && (st_cuda_copy_async(g->ga, ga, rbytes, g->stream[0]) != 0 ||
+                                    st_cuda_copy_async(g->dd, dd, rbytes, g->stream[0]) != 0)) ||
         st_glm_gpu_vzero(g, a.hv, g->d_all) != 0 || st_glm_gpu_vzero(g, a.hd, g->d_all) != 0 ||
         (g->n > 0 && st_cuda_launch(g->grad_kernel, g->hv_grid, ST_GLM_GPU_WARP_BLOCK, &a,
                                     g->stream[0]) != 0) ||
@@ -977,7 +1012,7 @@ int st_glm_gpu_margins(st_glm_gpu_t *g, const double *w, double *z)
     if (g->margins == NULL || g->z == NULL) {
         return 1;
     }
-    if (!g->pin_z_tried) {
+    if (!g->pin_z_tried && z != NULL) {
         g->pin[3]      = (st_cuda_host_register(z, (size_t)g->n * sizeof(double)) == 0) ? z
                                                                                        : NULL;
         g->pin_z_tried = 1;
@@ -989,9 +1024,37 @@ int st_glm_gpu_margins(st_glm_gpu_t *g, const double *w, double *z)
     if (st_cuda_copy(a.u, w, (size_t)g->d_all * sizeof(double), NULL) != 0 ||
         (g->n > 0 && (st_cuda_launch(g->margins, grid, ST_GLM_GPU_WARP_BLOCK, &a,
                                      g->stream[0]) != 0 ||
-                      st_cuda_stream_sync(g->stream[0]) != 0 ||
-                      st_cuda_copy(z, g->z, (size_t)g->n * sizeof(double), NULL) != 0))) {
+                      (z != NULL && (st_cuda_stream_sync(g->stream[0]) != 0 ||
+                                     st_cuda_copy(z, g->z, (size_t)g->n * sizeof(double),
+                                                  NULL) != 0))))) {
         return -1;
     }
+    return 0;
+}
+
+int st_glm_gpu_has_newton_rows(const st_glm_gpu_t *g)
+{
+    return g->rows_kernel != NULL;
+}
+
+int st_glm_gpu_newton_rows(st_glm_gpu_t *g, int op, double t, double *part)
+{
+    size_t pbytes = (size_t)g->rows_chunks * 2 * sizeof(double);
+
+    if (g->rows_kernel == NULL) {
+        return 1;
+    }
+    g->pass.op = op;
+    g->pass.t  = t;
+    if (g->rows_chunks == 0) {
+        return 0;
+    }
+    if (st_cuda_launch(g->rows_kernel, (unsigned)ST_MIN(g->rows_chunks, (int64_t)1 << 16),
+                       ST_GLM_ROWS_LANES, &g->pass, g->stream[0]) != 0 ||
+        st_cuda_copy_async(g->h_rows_part, g->pass.part, pbytes, g->stream[0]) != 0 ||
+        st_cuda_stream_sync(g->stream[0]) != 0) {
+        return -1;
+    }
+    memcpy(part, g->h_rows_part, pbytes);
     return 0;
 }

@@ -66,7 +66,8 @@ int st_glm_gpu_round(st_glm_gpu_t *gpu, const double *w, double *u, double *alph
 /*
  * The rows' margins against @a w for the duality gap (z[i] = x_i . w, bias included),
  * on the GPU: with the rows in GPU memory (not streaming). @a z is the same array
- * at every call (pinned at the first). @return 0, 1 (not here: the caller computes
+ * at every call (pinned at the first); NULL: they stay in GPU memory (method newton's
+ * X s, for st_glm_gpu_newton_rows). @return 0, 1 (not here: the caller computes
  * them), or -1 (a CUDA call failed; logged).
  */
 int st_glm_gpu_margins(st_glm_gpu_t *gpu, const double *w, double *z);
@@ -105,12 +106,26 @@ int st_glm_gpu_cg_step(st_glm_gpu_t *gpu, double *s);
  * Method newton's gradient pass over the rank's rows (rows in GPU memory; opened with
  * hv): @a grad = sum_i @a ga[i] x_i and @a diag = sum_i @a dd[i] x_i^2 (entrywise;
  * d_all entries each, bias as in st_glm_gpu_open), @a ga and @a dd (the rows' c_i
- * phi'(z_i) and D_ii, m entries) copied first, so the next st_glm_gpu_cg_hv needs no
- * copy of D. The atomics' order of the sums is the GPU's. @return 0, or -1 (a CUDA
+ * phi'(z_i) and D_ii, m entries) copied first (NULL: st_glm_gpu_newton_rows left
+ * them there), so the next st_glm_gpu_cg_hv needs no copy of D. The atomics' order of the sums is the GPU's. @return 0, or -1 (a CUDA
  * call failed; logged).
  */
 int st_glm_gpu_grad(st_glm_gpu_t *gpu, const double *ga, const double *dd, double *grad,
                     double *diag);
+
+/*
+ * Method newton's passes over the rows' own terms on the GPU (st_glm_rows_args_t,
+ * cuda/st_glm_kernels.h), where the margins are (rows in GPU memory, opened with hv):
+ * the margins z and D and c_i phi'(z_i) stay in GPU memory (z starts at 0), X s comes
+ * from st_glm_gpu_margins(gpu, s, NULL). @a op ST_GLM_ROWS_GRAD moves z to z + @a t X s
+ * and computes D and c_i phi'(z_i) there (so that st_glm_gpu_grad(gpu, NULL, NULL, ...)
+ * and st_glm_gpu_cg_hv(gpu, NULL, 0, ...) need no copy), with the chunks' loss and
+ * conjugate sums; ST_GLM_ROWS_LOSS the chunks' sums of c_i (phi(z_i + t xs_i) -
+ * phi(z_i)). The chunks' sums (2 a chunk of ST_GLM_ROWS_CHUNK rows) into @a part.
+ * @return 0, 1 (not here: the host runs them), or -1 (a CUDA call failed; logged).
+ */
+int st_glm_gpu_newton_rows(st_glm_gpu_t *gpu, int op, double t, double *part);
+int st_glm_gpu_has_newton_rows(const st_glm_gpu_t *gpu);
 
 /* The Hessian-vector kernel's hot columns (st_glm_newton_hv: summed per block first;
  * STRATA_GLM_GPU_HV_HOT caps them). */

@@ -131,6 +131,9 @@ struct st_glm_newton {
     int                   dd_changed;   /* D recomputed since the GPU's copy */
     st_glm_rows_args_t    rows;    /* the row passes' own terms (GRAD's, LOSS's): the
                                       host's arrays, its chunks' sums into rowsum */
+    int                   rows_gpu;   /* --gpu, 32-bit data: those passes, X s and the
+                                         margins, D and c_i phi'(z_i) on the GPU (the
+                                         host's z, D, X s are then not kept) */
     double                secs[ST_GLM_NEWTON_PHASES];   /* where the time went */
 };
 
@@ -565,8 +568,14 @@ static void st_glm_newton_run(st_glm_newton_t *nt, st_glm_newton_op_t op, int64_
     nt->rows.t  = nt->t;
     if (nt->gpu != NULL && op == ST_GLM_NEWTON_XV && nt->data->prec == 32) {
         /* (64-bit data: the GPU's float copy would move the kept margins off X w) */
-        rc = st_glm_gpu_margins(nt->gpu, nt->v, nt->xs);
+        rc = st_glm_gpu_margins(nt->gpu, nt->v, nt->rows_gpu ? NULL : nt->xs);
         st_glm_newton_gpu_check(nt, rc);
+    }
+    if (nt->rows_gpu && (op == ST_GLM_NEWTON_GRAD || op == ST_GLM_NEWTON_LOSS)) {
+        /* the rows' own terms where the margins are (the chunks' sums as the host's) */
+        st_glm_newton_gpu_check(nt, st_glm_gpu_newton_rows(nt->gpu, nt->rows.op, nt->t,
+                                                           nt->rowsum));
+        rc = 0;
     }
     if (rc != 0) {
         st_glm_run_parts(st_glm_newton_pass, nt->parts, sizeof(*nt->parts), nt->nparts);
@@ -588,7 +597,8 @@ static void st_glm_newton_run(st_glm_newton_t *nt, st_glm_newton_op_t op, int64_
     if (op == ST_GLM_NEWTON_GRAD && nt->ga != NULL) {
         /* the threads computed the rows' terms and the loss sums (in part 0); the GPU
            sums the rows' entries into part 0 (and has D now) */
-        st_glm_newton_gpu_check(nt, st_glm_gpu_grad(nt->gpu, nt->ga, nt->dd, out,
+        st_glm_newton_gpu_check(nt, st_glm_gpu_grad(nt->gpu, nt->rows_gpu ? NULL : nt->ga,
+                                                    nt->rows_gpu ? NULL : nt->dd, out,
                                                     out + nt->d_all + 2));
         nt->dd_changed = 0;
         nparts = 1;
@@ -857,7 +867,7 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     const char *by_column;
     int forced, want, fits;
     double mem_avail, host_mem[2];
-    const char *mem_str;
+    const char *mem_str, *rows_on;
     int k, ok, halvings, cg = 0;
     strata_status_t status = STRATA_OK;
 
@@ -953,10 +963,15 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     }
     by_column = getenv("STRATA_GLM_NEWTON_BY_COLUMN");
     mem_avail = st_glm_newton_mem_env(&mem_str);
+    rows_on   = getenv("STRATA_GLM_GPU_NEWTON_ROWS");
     ok = (by_column == NULL || *by_column == '\0' || strcmp(by_column, "0") == 0 ||
           strcmp(by_column, "1") == 0);
     if (!ok) {
         st_glm_msg(msg, msg_len, "STRATA_GLM_NEWTON_BY_COLUMN='%s' is not 0 or 1", by_column);
+    } else if (rows_on != NULL && *rows_on != '\0' && strcmp(rows_on, "gpu") != 0 &&
+               strcmp(rows_on, "host") != 0) {
+        st_glm_msg(msg, msg_len, "STRATA_GLM_GPU_NEWTON_ROWS='%s' is not gpu or host", rows_on);
+        ok = 0;
     } else if (mem_avail == -2) {
         st_glm_msg(msg, msg_len, "STRATA_GLM_MEM_AVAILABLE='%s' is not a size in bytes (K, M, "
                    "G or T after the number: powers of 1024)", mem_str);
@@ -964,8 +979,8 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     }
     if (!st_glm_agree(comm, ok)) {
         if (ok) {
-            st_glm_msg(msg, msg_len, "STRATA_GLM_NEWTON_BY_COLUMN or STRATA_GLM_MEM_AVAILABLE "
-                       "is not valid on another rank");
+            st_glm_msg(msg, msg_len, "STRATA_GLM_NEWTON_BY_COLUMN, STRATA_GLM_GPU_NEWTON_ROWS or "
+                       "STRATA_GLM_MEM_AVAILABLE is not valid on another rank");
         }
         st_glm_gpu_close(nt.gpu);
         free(nt.parts);
@@ -974,6 +989,10 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
         st_glm_order_free(&order);
         return STRATA_ERR_INVALID_PARAM;
     }
+    /* the rows' own passes on the GPU too, with the margins (32-bit data: 64-bit data's
+       margins stay the host's, off the GPU's float copy), unless told to keep them */
+    nt.rows_gpu = (nt.gpu != NULL && data->prec == 32 && st_glm_gpu_has_newton_rows(nt.gpu) &&
+                   (rows_on == NULL || strcmp(rows_on, "host") != 0));
     forced = (by_column != NULL && strcmp(by_column, "1") == 0);
     want   = (nt.gpu == NULL && nt.nparts >= ST_GLM_NEWTON_BY_COLUMN_THREADS &&
               (by_column == NULL || strcmp(by_column, "0") != 0));
@@ -1001,8 +1020,9 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
         char on[160] = "";
 
         if (nt.gpu != NULL) {
-            snprintf(on, sizeof(on), ", its conjugate gradients on GPU %d%s (%lld hot "
-                     "column(s) summed per block)", st_glm_gpu_device(nt.gpu),
+            snprintf(on, sizeof(on), ", its conjugate gradients%s on GPU %d%s (%lld hot "
+                     "column(s) summed per block)", nt.rows_gpu ? " and row passes" : "",
+                     st_glm_gpu_device(nt.gpu),
                      st_glm_gpu_sharers(nt.gpu) > 1 ? " (shared by this host's ranks)" : "",
                      (long long)st_glm_gpu_hv_hot(nt.gpu));
         }

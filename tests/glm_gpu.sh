@@ -263,7 +263,9 @@ expect 2 "bad --gpu-mem" tools/strata-train --gpu --gpu-mem 12X "$dir/c32.bin" "
 contains "bad --gpu-mem named" "gpu-mem"
 
 # method newton with --gpu: its conjugate gradients (the Hessian-vector passes and
-# the sweeps over the CG's vectors) and, for 32-bit data, X s on the GPU. The
+# the sweeps over the CG's vectors) and, for 32-bit data, X s and the row passes
+# (the margins, D, the loss derivatives, the loss sums: the CPU's chunks and tree) on
+# the GPU. The
 # stand-in sums each row in the CPU's order, and the sweeps are the CPU's arithmetic
 # in its order, so without a bias the model is the CPU run's byte for byte (1 and 2
 # ranks; the squared hinge's rows with D = 0); with a bias the GPU's X s adds the bias last (the last bits differ) and
@@ -276,7 +278,8 @@ same_newton() {
         --method newton "$@" "$dir/cpu.model"
     expect 0 "newton, $what (GPU)" gpu_mpirun -np "$np" $train --gpu --method newton "$@" \
         "$dir/gpu.model"
-    contains "newton, $what: the GPU ran the passes" "its conjugate gradients on GPU 0"
+    contains "newton, $what: the GPU ran the passes" \
+        "its conjugate gradients and row passes on GPU 0"
     cmp -s "$dir/cpu.model" "$dir/gpu.model" ||
         { echo "FAIL: newton, $what: the GPU run's model differs from the CPU run's"; fail=1; }
 }
@@ -305,7 +308,7 @@ near_newton() {
     p_cpu=$(converged_primal)
     expect 0 "newton, $what (GPU)" gpu_mpirun -np "$np" $train --gpu --method newton "$@" \
         "$dir/m-gpu"
-    contains "newton, $what: the GPU ran the passes" "its conjugate gradients on GPU 0"
+    contains "newton, $what: the GPU ran the passes" "its conjugate gradients.* on GPU 0"
     p_gpu=$(converged_primal)
     near "newton, $what: primal on the GPU against the CPU's" "$p_gpu" "$p_cpu" "$tol"
 }
@@ -336,18 +339,38 @@ expect 1 "newton, rows beyond the GPU's memory" gpu_mpirun -np 2 \
     $train -q --gpu --method newton --gpu-mem 150000 -l 1e-3 "$dir/c32.bin" "$dir/m"
 contains "newton, rows beyond the GPU's memory, said" "does not stream them"
 # --gpu-mem counts the Newton method's own GPU arrays too (the rows' D and loss
-# derivatives, the product, the CG's 6 vectors: 16 bytes a row and 56 a column, and
-# 24 bytes per 2048 columns): on 1 rank the CSR and the per-row arrays take 940752
-# bytes, with them 1218176; at
+# derivatives, the product, the CG's 6 vectors: 16 bytes a row and 56 a column, 24
+# bytes per 2048 columns and 16 per 1024 rows): on 1 rank the CSR and the per-row
+# arrays take 940752 bytes, with them 1218224; at
 # one byte less the run is refused, not over the budget (nor ended by a failed
 # allocation at its first CG step on a full GPU)
 expect 1 "newton, the budget less its own arrays" gpu_mpirun -np 1 \
-    $train -q --gpu --method newton --gpu-mem 1218175 -l 1e-3 -r 2 "$dir/c32.bin" "$dir/m"
+    $train -q --gpu --method newton --gpu-mem 1218223 -l 1e-3 -r 2 "$dir/c32.bin" "$dir/m"
 contains "newton, the budget less its own arrays, said" "does not stream them"
 expect 0 "newton, the budget with its own arrays" gpu_mpirun -np 1 \
-    $train --gpu --method newton --gpu-mem 1218176 -l 1e-3 -r 2 "$dir/c32.bin" "$dir/m"
+    $train --gpu --method newton --gpu-mem 1218224 -l 1e-3 -r 2 "$dir/c32.bin" "$dir/m"
 contains "newton, the budget with its own arrays, on the GPU" \
-    "its conjugate gradients on GPU 0"
+    "its conjugate gradients and row passes on GPU 0"
+# the row passes on the host (STRATA_GLM_GPU_NEWTON_ROWS=host, for comparing their
+# cost): the same model, byte for byte; a bad value refused; their kernel failing
+# ends a 32-bit run with the reason
+expect 0 "newton, the row passes on the host" gpu_mpirun -np 1 \
+    -x STRATA_GLM_GPU_NEWTON_ROWS=host $train --gpu --method newton -s logistic -l 1e-4 \
+    -e 1e-6 -r 50 "$dir/c32.bin" "$dir/gpu-host.model"
+contains "newton, the row passes on the host, said" "its conjugate gradients on GPU 0"
+expect 0 "newton, the row passes on the GPU" gpu_mpirun -np 1 $train -q --gpu \
+    --method newton -s logistic -l 1e-4 -e 1e-6 -r 50 "$dir/c32.bin" "$dir/gpu-rows.model"
+cmp -s "$dir/gpu-host.model" "$dir/gpu-rows.model" ||
+    { echo "FAIL: newton, the row passes on the host or the GPU: the models differ"; fail=1; }
+expect 1 "newton, STRATA_GLM_GPU_NEWTON_ROWS=cpu" gpu_mpirun -np 1 \
+    -x STRATA_GLM_GPU_NEWTON_ROWS=cpu $train -q --gpu --method newton -l 1e-3 \
+    "$dir/c32.bin" "$dir/m"
+contains "newton, STRATA_GLM_GPU_NEWTON_ROWS=cpu named" \
+    "STRATA_GLM_GPU_NEWTON_ROWS='cpu' is not gpu or host"
+expect 1 "newton, the GPU's row pass failing" gpu_mpirun -np 2 \
+    -x FAKE_CUDA_FAIL_KERNEL=st_glm_newton_rows $train -q --gpu --method newton -l 1e-3 \
+    "$dir/c32.bin" "$dir/m"
+contains "newton, the GPU's row pass failing, said" "the GPU's part of the Newton method failed"
 # the columns relabelled by frequency (262144 columns: auto), a third of them held
 # (the method's d < the data's columns) and a bias, which the GPU finds at index d
 near_newton "ridge, bias, frequency order, unheld columns" 2 1e-9 -s ridge -l 1e-3 \

@@ -200,7 +200,7 @@ contains "strata-run names the path with ':'" "cannot preload '$tmp/co:lon/libst
 # libstrata_glm's own variable is not an unknown one to libstrata (a training
 # preloaded with strata-run; before: a warning on a healthy run)
 for var in STRATA_GLM_GPU_KERNEL=warp STRATA_GLM_GPU_HV_HOT=0 STRATA_GLM_NEWTON_BY_COLUMN=1 \
-    STRATA_GLM_MEM_AVAILABLE=1G; do
+    STRATA_GLM_MEM_AVAILABLE=1G STRATA_GLM_GPU_NEWTON_ROWS=host; do
     export "${var?}"
     expect 0 "${var%%=*} under strata-run" tools/strata-run tools/strata-bench -b 8 -e 8 -r 1
     unset "${var%%=*}"

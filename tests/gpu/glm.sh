@@ -85,6 +85,10 @@ train gpu2-newton-gap 2 --gpu -t $((ncpu / 2)) --method newton -l 1e-5 -e 1e-3 -
 # row's atomics into the dense features' entries), for the comparison
 GLM_MPIRUN_ARGS="${GLM_MPIRUN_ARGS:-} -x STRATA_GLM_GPU_HV_HOT=0" \
     train gpu-newton-nohot-gap 1 --gpu -t "$ncpu" --method newton -l 1e-5 -e 1e-3 -r 300
+# the row passes (margins, loss derivatives, the line search's sums) on the host's
+# threads instead of the GPU, with their copies, for the comparison
+GLM_MPIRUN_ARGS="${GLM_MPIRUN_ARGS:-} -x STRATA_GLM_GPU_NEWTON_ROWS=host" \
+    train gpu-newton-hostrows-gap 1 --gpu -t "$ncpu" --method newton -l 1e-5 -e 1e-3 -r 300
 train cpu-gap 1 -t "$ncpu" -l 1e-5 -e 1e-3 -r 300
 train cpu-shared-gap 1 -t "$ncpu" --thread-mode shared -l 1e-5 -e 1e-3 -r 300
 train gpu-gap 1 --gpu -t "$ncpu" --gpu-rows "$rows" -l 1e-5 -e 1e-3 -r 300
@@ -105,7 +109,7 @@ GLM_MPIRUN_ARGS="${GLM_MPIRUN_ARGS:-} -x STRATA_GLM_GPU_KERNEL=block" \
 # A: what each reached (not judged), and newton's optimum on the GPU (judged: the
 # same primal within 1e-3 relative)
 for who in cpu-newton-gap cpu-newton-byrow-gap gpu-newton-gap gpu2-newton-gap \
-    gpu-newton-nohot-gap cpu-gap cpu-shared-gap gpu-gap gpu2-gap gpu-stream-gap; do
+    gpu-newton-nohot-gap gpu-newton-hostrows-gap cpu-gap cpu-shared-gap gpu-gap gpu2-gap gpu-stream-gap; do
     echo "A $who: $(grep -E '^(converged|stopped) after' "$OUT/glm-$who.log" 2>/dev/null)"
 done
 same_primal() {  # WHAT CPU_RUN GPU_RUN
@@ -127,9 +131,10 @@ same_primal() {  # WHAT CPU_RUN GPU_RUN
 same_primal "A, newton" cpu-newton-gap gpu-newton-gap
 same_primal "A, newton, 2 ranks on the GPU" cpu-newton-gap gpu2-newton-gap
 same_primal "A, newton, no hot columns" cpu-newton-gap gpu-newton-nohot-gap
+same_primal "A, newton, row passes on the host" cpu-newton-gap gpu-newton-hostrows-gap
 # newton's time per conjugate-gradient step (the run's whole time over its CG steps)
 for who in cpu-newton-gap cpu-newton-byrow-gap gpu-newton-gap gpu2-newton-gap \
-    gpu-newton-nohot-gap; do
+    gpu-newton-nohot-gap gpu-newton-hostrows-gap; do
     awk -v who="$who" '/^Newton: .* conjugate gradient/ { cg = $4 }
         /^(converged|stopped) after/ { for (i = 1; i <= NF; i++) if ($i == "s") t = $(i - 1) }
         END { if (cg > 0 && t > 0) printf "%s: %d CG steps, %.2f ms per CG step\n", who, cg,
