@@ -501,10 +501,14 @@ static st_status_t st_ucx_connect(st_ucx_lane_t *lane, int peer)
     params.err_mode        = UCP_ERR_HANDLING_MODE_PEER;
     params.err_handler.cb  = st_ucx_ep_error;
     params.err_handler.arg = &lane->peers[peer];
-    st_ucx_ep_thread = pthread_self();
+    st_ucx_ep_thread     = pthread_self();
+    st_ucx_ep_failure[0] = '\0';
     ucs_log_push_handler(st_ucx_ep_log);
     s = ucp_ep_create(st_ucx_worker, &params, &lane->peers[peer].ep);
     ucs_log_pop_handler();
+    if (s == UCS_OK && st_ucx_ep_failure[0] != '\0') {
+        st_debug("ucx: endpoint to lane rank %d made; UCX said: %s", peer, st_ucx_ep_failure);
+    }
     if (s != UCS_OK) {
         lane->peers[peer].ep = NULL;
         if (st_ucx_ep_failure[0] == '\0') {

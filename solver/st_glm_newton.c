@@ -54,8 +54,9 @@
 #define ST_GLM_NEWTON_BACKTRACK 20    /* halvings of t before giving up */
 /* the passes' sums by column from this many threads, where the copies of the rows of
  * all the host's ranks fit in half its available memory (the copy's allocation failing
- * keeps the rows); STRATA_GLM_NEWTON_BY_COLUMN=1 without that estimate, 0 never. On 2 cores by column made a CG step 1.45x faster than by row (Criteo-like,
- * 300k rows, bench/RESULTS.md) */
+ * keeps the rows); STRATA_GLM_NEWTON_BY_COLUMN=1 without that estimate, 0 never. On 2
+ * cores by column made a CG step 1.45x faster than by row (Criteo-like, 300k rows,
+ * bench/RESULTS.md) */
 #define ST_GLM_NEWTON_BY_COLUMN_THREADS 2
 /* the passes' scalar sums (the loss, the conjugate terms) a chunk of this many rows at
  * a time, the chunks' in order, and the threads' rows whole chunks: the same bits on
@@ -445,23 +446,24 @@ static double st_glm_newton_mem_available(void)
         line[strcspn(line, "\n")] = '\0';
         v2 = (strncmp(line, "0::", 3) == 0);
         p  = strchr(line, ':');
-        if (p == NULL || (!v2 && (strstr(p, ":memory:") == NULL &&
-                                  strstr(p, ",memory:") == NULL &&
-                                  strstr(p, ":memory,") == NULL && strstr(p, ",memory,") == NULL))) {
+        if (p == NULL || (!v2 && strstr(p, ":memory:") == NULL && strstr(p, ",memory:") == NULL &&
+                          strstr(p, ":memory,") == NULL && strstr(p, ",memory,") == NULL)) {
             continue;
         }
         p = strchr(p + 1, ':');
         if (p == NULL || p[1] != '/') {
             continue;
         }
-        snprintf(dir, sizeof(dir), "%s%s", v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory", p + 1);
+        snprintf(dir, sizeof(dir), "%s%s", v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory",
+                 p + 1);
         if (v2 && access("/sys/fs/cgroup/cgroup.controllers", F_OK) != 0) {
             snprintf(dir, sizeof(dir), "/sys/fs/cgroup/unified%s", p + 1);   /* hybrid */
         }
         for (;;) {   /* the cgroup and each one above it, to the mount's top */
             avail = st_glm_newton_cgroup_avail(dir, v2, avail);
             cut   = strrchr(dir, '/');
-            if (cut == NULL || strcmp(dir, v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory") == 0 ||
+            if (cut == NULL ||
+                strcmp(dir, v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory") == 0 ||
                 strcmp(dir, "/sys/fs/cgroup/unified") == 0) {
                 break;
             }

@@ -283,7 +283,8 @@ ST_EXPORT const char *strata_glm_check_param(const strata_glm_param_t *param)
         return "hierarchical must be 0 or 1";
     }
     if (param->hierarchical && model->form != ST_GLM_FORM_DUAL) {
-        return "hierarchical (--hierarchical) applies to the dual models (logistic, svm, sqsvm, ridge)";
+        return "hierarchical (--hierarchical) applies to the dual models (logistic, svm, sqsvm, "
+               "ridge)";
     }
     if (param->gpu != 0 && param->gpu != 1) {
         return "gpu must be 0 or 1";
@@ -298,7 +299,8 @@ ST_EXPORT const char *strata_glm_check_param(const strata_glm_param_t *param)
         return "gpu_rows (--gpu-rows) must be in [1, 65535] (0: the default)";
     }
     if (param->inner_rounds < 0 || param->inner_rounds > 100000) {
-        return "inner_rounds (--inner-rounds) must be in [1, 100000] (0: chosen from measured costs)";
+        return "inner_rounds (--inner-rounds) must be in [1, 100000] (0: chosen from measured "
+               "costs)";
     }
     if ((param->checkpoint_every > 0 || param->resume) &&
         (param->checkpoint == NULL || param->checkpoint[0] == '\0')) {
