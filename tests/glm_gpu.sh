@@ -317,21 +317,18 @@ near_newton "logistic, bias, 2 ranks" 2 1e-9 -s logistic -l 1e-4 -e 1e-10 -r 50 
 near_newton "logistic, 2 host threads" 1 1e-9 -s logistic -l 1e-4 -e 1e-10 -r 50 -t 2 \
     "$dir/c32.bin"
 near_newton "logistic, 64-bit data" 2 1e-9 -s logistic -l 1e-3 -e 1e-10 -r 50 "$dir/c64.svm"
-expect 1 "newton, the GPU's pass failing" gpu_mpirun -np 1 \
-    -x FAKE_CUDA_FAIL_KERNEL=st_glm_newton_hv $train -q --gpu --method newton -l 1e-3 \
-    "$dir/c32.bin" "$dir/m"
-contains "newton, the GPU's pass failing, said" "the GPU's part of the Newton method failed"
-expect 1 "newton, the GPU's CG sweep failing" gpu_mpirun -np 2 \
-    -x FAKE_CUDA_FAIL_KERNEL=st_glm_cg $train -q --gpu --method newton -l 1e-3 \
-    "$dir/c32.bin" "$dir/m"
-contains "newton, the GPU's CG sweep failing, said" "the GPU's part of the Newton method failed"
+# kernel_fails WHAT NP KERNEL: that kernel failing ends a 32-bit run with the reason
+kernel_fails() {
+    expect 1 "newton, the GPU's $1 failing" gpu_mpirun -np "$2" \
+        -x FAKE_CUDA_FAIL_KERNEL="$3" $train -q --gpu --method newton -l 1e-3 \
+        "$dir/c32.bin" "$dir/m"
+    contains "newton, the GPU's $1 failing, said" "the GPU's part of the Newton method failed"
+}
+kernel_fails pass 1 st_glm_newton_hv
+kernel_fails "CG sweep" 2 st_glm_cg
 # the gradient pass's sums on the GPU for 32-bit data only (64-bit data: the host's,
 # over the data's own values), so its kernel failing ends the one run, not the other
-expect 1 "newton, the GPU's gradient pass failing" gpu_mpirun -np 1 \
-    -x FAKE_CUDA_FAIL_KERNEL=st_glm_newton_grad $train -q --gpu --method newton -l 1e-3 \
-    "$dir/c32.bin" "$dir/m"
-contains "newton, the GPU's gradient pass failing, said" \
-    "the GPU's part of the Newton method failed"
+kernel_fails "gradient pass" 1 st_glm_newton_grad
 expect 0 "newton, 64-bit data: the gradient pass on the host" gpu_mpirun -np 1 \
     -x FAKE_CUDA_FAIL_KERNEL=st_glm_newton_grad $train -q --gpu --method newton -l 1e-3 \
     -r 3 "$dir/c64.svm" "$dir/m"
@@ -367,10 +364,7 @@ expect 1 "newton, STRATA_GLM_GPU_NEWTON_ROWS=cpu" gpu_mpirun -np 1 \
     "$dir/c32.bin" "$dir/m"
 contains "newton, STRATA_GLM_GPU_NEWTON_ROWS=cpu named" \
     "STRATA_GLM_GPU_NEWTON_ROWS='cpu' is not gpu or host"
-expect 1 "newton, the GPU's row pass failing" gpu_mpirun -np 2 \
-    -x FAKE_CUDA_FAIL_KERNEL=st_glm_newton_rows $train -q --gpu --method newton -l 1e-3 \
-    "$dir/c32.bin" "$dir/m"
-contains "newton, the GPU's row pass failing, said" "the GPU's part of the Newton method failed"
+kernel_fails "row pass" 2 st_glm_newton_rows
 # the columns relabelled by frequency (262144 columns: auto), a third of them held
 # (the method's d < the data's columns) and a bias, which the GPU finds at index d
 near_newton "ridge, bias, frequency order, unheld columns" 2 1e-9 -s ridge -l 1e-3 \
