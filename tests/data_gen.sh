@@ -126,6 +126,12 @@ contains "bad option" "bogus"
 # a flag given a value is named as given (before: "unknown option '-q'")
 expect 2 "a value for a flag" $gen criteo --quiet=1 -o "$dir/x"
 contains "a value for a flag" "option '--quiet' takes no value"
+# -p takes 32 or 64 and says so for any other value (before: 16 got "an integer
+# from 32 to 64", 48 "32 or 64")
+for p in 16 48; do
+    expect 2 "-p $p" $gen dense -n 5 -f bin -p $p -o "$dir/x"
+    contains "-p $p named" "-p/--prec: expected 32 or 64, got '$p'"
+done
 expect 2 "bad rows" $gen criteo --rows 12X -o "$dir/x"
 contains "bad rows" "rows"
 expect 2 "negative rows" $gen criteo --rows -5 -o "$dir/x"

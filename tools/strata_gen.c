@@ -454,11 +454,11 @@ static void gen_parse_opts(int argc, char **argv, gen_opts_t *o)
             o->given_format = 1;
             break;
         case 'p':
-            o->prec = (int)gen_parse_int(c, optarg, 32, 64);
-            if (o->prec != 32 && o->prec != 64) {
+            if (strcmp(optarg, "32") != 0 && strcmp(optarg, "64") != 0) {
                 gen_usage_error("%s: expected 32 or 64, got '%s'",
                                 gen_opt_name(c, name, sizeof(name)), optarg);
             }
+            o->prec       = atoi(optarg);
             o->given_prec = 1;
             break;
         case GEN_OPT_TEST_ROWS:
