@@ -458,7 +458,7 @@ static void st_ucx_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
  * every later lane falls back at once (before: UCX printed an error line on every
  * rank for every communicator, thousands in a job that makes many) */
 static char st_ucx_ep_failure[256];
-static pthread_t st_ucx_ep_thread;   /* the thread whose ucp_ep_create is being heard */
+static __thread int st_ucx_ep_hearing;   /* this thread's ucp_ep_create is being heard */
 
 static ucs_log_func_rc_t st_ucx_ep_log(const char *file, unsigned line, const char *function,
                                        ucs_log_level_t level,
@@ -466,7 +466,7 @@ static ucs_log_func_rc_t st_ucx_ep_log(const char *file, unsigned line, const ch
                                        const char *message, va_list ap)
 {
     (void)file, (void)line, (void)function, (void)comp_conf;
-    if (level > UCS_LOG_LEVEL_WARN || !pthread_equal(pthread_self(), st_ucx_ep_thread)) {
+    if (level > UCS_LOG_LEVEL_WARN || !st_ucx_ep_hearing) {
         return UCS_LOG_FUNC_RC_CONTINUE;
     }
     if (st_ucx_ep_failure[0] == '\0') {
@@ -501,11 +501,12 @@ static st_status_t st_ucx_connect(st_ucx_lane_t *lane, int peer)
     params.err_mode        = UCP_ERR_HANDLING_MODE_PEER;
     params.err_handler.cb  = st_ucx_ep_error;
     params.err_handler.arg = &lane->peers[peer];
-    st_ucx_ep_thread     = pthread_self();
     st_ucx_ep_failure[0] = '\0';
+    st_ucx_ep_hearing    = 1;
     ucs_log_push_handler(st_ucx_ep_log);
     s = ucp_ep_create(st_ucx_worker, &params, &lane->peers[peer].ep);
     ucs_log_pop_handler();
+    st_ucx_ep_hearing = 0;
     if (s == UCS_OK && st_ucx_ep_failure[0] != '\0') {
         st_debug("ucx: endpoint to lane rank %d made; UCX said: %s", peer, st_ucx_ep_failure);
     }
