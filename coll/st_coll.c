@@ -27,9 +27,6 @@
 #include <string.h>
 
 static __thread int st_coll_in_lib;       /* re-entry guard */
-/* st_plan_private's tag of MPI_Comm_create_group on st_coll_parent */
-#define ST_COLL_PRIVATE_TAG 0x5717
-
 /* the communicators this thread is freeing (MPI_Comm_free/disconnect), innermost
  * first: an attribute's delete callback may free another one, whose callbacks may
  * call MPI_Allreduce on any of them */
@@ -43,9 +40,6 @@ static _Atomic int  st_coll_finalizing;   /* MPI_Finalize has begun */
 static _Atomic int  st_coll_agreed;       /* the knobs were agreed over MPI_COMM_WORLD */
 static pthread_once_t st_coll_once = PTHREAD_ONCE_INIT;
 static int st_coll_keyval = MPI_KEYVAL_INVALID;
-/* a dup of MPI_COMM_WORLD made at MPI_Init, from which the plans' private
- * communicators are made (st_plan_private); MPI_COMM_NULL: from the user's own */
-static MPI_Comm st_coll_parent = MPI_COMM_NULL;
 
 /* Is @a comm being freed by this thread? */
 static inline int st_coll_is_freeing(MPI_Comm comm)
@@ -322,59 +316,6 @@ static int st_plan_alike(st_plan_t *plan)
 }
 
 /*
- * The plan's private communicator: the user's ranks in their order (collective over
- * the user's communicator; every rank takes the same branch). Not a dup: a dup
- * copies the user's attributes, running their copy (and later delete) callbacks on a
- * communicator they never made. Not made from the user's communicator where it can be
- * helped: the user may have a nonblocking communicator creation pending on it
- * (MPI_Comm_idup, then MPI_Allreduce, then MPI_Wait: legal), and Open MPI 4.1 then
- * hangs in a blocking creation on that communicator (its split hung in 8 runs of
- * 10). So it is MPI_Comm_create_group on Strata's own dup of MPI_COMM_WORLD, made
- * at MPI_Init, where no user operation can be pending, when every rank of the
- * user's communicator is in that world (ranks of other worlds, spawned or
- * connected, see others' as not in theirs, so all ranks agree). Under
- * MPI_THREAD_MULTIPLE, first calls on different communicators may run at once in
- * different orders on different ranks, and those creations on one parent with one
- * tag could cross: there, and without the parent, it is the user's communicator
- * split (an idup pending there may hang, as in Open MPI itself).
- */
-static int st_plan_private(st_plan_t *plan)
-{
-    MPI_Group group = MPI_GROUP_NULL, pgroup = MPI_GROUP_NULL;
-    int *ranks = NULL, *in = NULL, i, n = plan->size, rc = MPI_ERR_OTHER, outside = 1;
-
-    if (st_coll_parent != MPI_COMM_NULL && PMPI_Comm_group(plan->user_comm, &group) ==
-                                                   MPI_SUCCESS &&
-        PMPI_Comm_group(st_coll_parent, &pgroup) == MPI_SUCCESS &&
-        (ranks = malloc((size_t)n * sizeof(int))) != NULL &&
-        (in = malloc((size_t)n * sizeof(int))) != NULL) {
-        for (i = 0; i < n; i++) {
-            ranks[i] = i;
-        }
-        if (PMPI_Group_translate_ranks(group, n, ranks, pgroup, in) == MPI_SUCCESS) {
-            for (outside = 0, i = 0; i < n; i++) {
-                outside |= (in[i] == MPI_UNDEFINED);
-            }
-        }
-    }
-    if (!outside) {
-        rc = PMPI_Comm_create_group(st_coll_parent, group, ST_COLL_PRIVATE_TAG, &plan->comm);
-    }
-    free(ranks);
-    free(in);
-    if (group != MPI_GROUP_NULL) {
-        PMPI_Group_free(&group);
-    }
-    if (pgroup != MPI_GROUP_NULL) {
-        PMPI_Group_free(&pgroup);
-    }
-    if (outside) {
-        rc = PMPI_Comm_split(plan->user_comm, 0, plan->rank, &plan->comm);
-    }
-    return rc;
-}
-
-/*
  * Collective over the plan's communicator: called by every rank on the same call.
  * Builds the layout (topo/), then, on one node, the shared-memory segment.
  */
@@ -384,7 +325,9 @@ static void st_plan_setup(st_plan_t *plan)
 
     plan->state           = ST_PLAN_FALLBACK;
     plan->fallback_reason = STRATA_FALLBACK_SHM;
-    if (st_plan_private(plan) != MPI_SUCCESS) {
+    /* a split, not a dup: a dup would copy the user's attributes, running their copy
+     * (and later delete) callbacks on a communicator they never made */
+    if (PMPI_Comm_split(plan->user_comm, 0, plan->rank, &plan->comm) != MPI_SUCCESS) {
         plan->comm = MPI_COMM_NULL;
     } else {
         PMPI_Comm_set_name(plan->comm, "strata-private");
@@ -668,9 +611,6 @@ int st_coll_finalize(void)
             }
         }
         PMPI_Comm_free_keyval(&st_coll_keyval);
-        if (st_coll_parent != MPI_COMM_NULL) {
-            PMPI_Comm_free(&st_coll_parent);
-        }
         st_coll_in_lib = 0;
     }
 #if HAVE_UCX
@@ -1243,16 +1183,6 @@ void st_coll_init_world(void)
         PMPI_Comm_size(machine, &n);
         st_set_machine_ranks(n);
         PMPI_Comm_free(&machine);
-    }
-    /* the parent of the plans' private communicators (st_plan_private), agreed */
-    n = MPI_THREAD_SINGLE;
-    PMPI_Query_thread(&n);
-    n = (n < MPI_THREAD_MULTIPLE);
-    if (PMPI_Allreduce(MPI_IN_PLACE, &n, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) == MPI_SUCCESS &&
-        n && PMPI_Comm_dup(MPI_COMM_WORLD, &st_coll_parent) == MPI_SUCCESS) {
-        PMPI_Comm_set_name(st_coll_parent, "strata-parent");
-    } else {
-        st_coll_parent = MPI_COMM_NULL;
     }
     if (st_config.vnodes > 1 &&
         PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, st_coll_world_rank,
