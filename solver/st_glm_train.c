@@ -1853,21 +1853,22 @@ static int st_glm_method_choose(const st_glm_model_t *loss, const strata_glm_pro
  * (collective). */
 static int64_t st_glm_data_overflow(const st_glm_data_t *data, double bias, MPI_Comm comm)
 {
+    const double bsq = (bias > 0) ? bias * bias : 0;
     int64_t i, k, bad = INT64_MAX;
     double x, sq;
 
     for (i = 0; i < data->n_rows && bad == INT64_MAX; i++) {
-        sq = (bias > 0) ? bias * bias : 0;
-        for (k = data->indptr[i]; k < data->indptr[i + 1]; k++) {
+        if (st_glm_data_row_sqnorm(data, i) + bsq <= DBL_MAX) {
+            continue;
+        }
+        bad = data->n_cols + 1;   /* (the bias's own square, unless an entry's comes first) */
+        for (sq = bsq, k = data->indptr[i]; k < data->indptr[i + 1]; k++) {
             x   = (data->prec == 32) ? (double)data->val32[k] : data->val64[k];
             sq += x * x;
             if (!(sq <= DBL_MAX)) {
                 bad = (int64_t)data->indices[k] + 1;
                 break;
             }
-        }
-        if (bad == INT64_MAX && !(sq <= DBL_MAX)) {
-            bad = data->n_cols + 1;   /* (the bias's own square) */
         }
     }
     st_glm_allreduce(comm, &bad, 1, MPI_INT64_T, MPI_MIN);
