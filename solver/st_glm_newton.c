@@ -482,8 +482,8 @@ static int st_glm_newton_copy_fits(MPI_Comm comm, double need, double avail, dou
 {
     MPI_Comm host = MPI_COMM_NULL;
 
-    if (avail < 0) {
-        avail = st_glm_newton_mem_available();
+    if (avail < 0) {   /* (a rank that makes no copy reads nothing: the others' answer) */
+        avail = (need > 0) ? st_glm_newton_mem_available() : HUGE_VAL;
     }
     if (comm != MPI_COMM_NULL &&
         MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host) ==
