@@ -38,6 +38,9 @@ static __thread st_coll_freeing_t *st_coll_freeing;
 static _Atomic int  st_coll_active;       /* between init and finalize, enabled */
 static _Atomic int  st_coll_finalizing;   /* MPI_Finalize has begun */
 static _Atomic int  st_coll_agreed;       /* the knobs were agreed over MPI_COMM_WORLD */
+/* the ranks' words about their STRATA_* variables (invalid, unknown) differ: each
+ * rank says its own, not only rank 0 (st_coll_agree_config) */
+static int st_coll_config_errors_differ;
 static pthread_once_t st_coll_once = PTHREAD_ONCE_INIT;
 static int st_coll_keyval = MPI_KEYVAL_INVALID;
 
@@ -451,7 +454,7 @@ static void st_coll_init_once(void)
     st_coll_proc.world_rank = st_coll_world_rank; /* once: plans of other threads read it */
     PMPI_Comm_size(MPI_COMM_WORLD, &st_coll_world_size);
     st_log_set_rank(st_coll_world_rank);
-    if (st_coll_world_rank == 0) {
+    if (st_coll_world_rank == 0 || st_coll_config_errors_differ) {
         st_config_report();
     }
     /* plans (and the layout API) work even when the allreduce is disabled */
@@ -1103,24 +1106,33 @@ ST_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatyp
  * ranks of its own host only): a rank whose values differ from rank 0's takes
  * rank 0's, and rank 0 names the knobs that differed. One allreduce of a hash
  * per knob (the maximum of it and of its complement tell whether all agree); a
- * broadcast of rank 0's values only when some differ.
+ * broadcast of rank 0's values only when some differ. The same allreduce hashes
+ * each rank's words about its variables (invalid values, unknown names): rank 0
+ * says them for all where they are alike; where not, each rank says its own (a
+ * typo in the environment of another host's ranks is not lost).
  */
 static void st_coll_agree_config(void)
 {
     int n, i, rank, differ = 0;
     const st_config_field_t *f = st_config_fields(&n);
+    const char *errors;
     st_config_t root;
-    uint64_t h[2 * n];
+    uint64_t h[2 * n + 2];
     char value[ST_CONFIG_STRLEN + 32];
     size_t size;
     void *mine;
 
     st_config_init();
     st_coll_config_hashes(h, n, f);
-    if (PMPI_Allreduce(MPI_IN_PLACE, h, 2 * n, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) !=
+    /* and the words about this rank's own variables (invalid, unknown) */
+    errors       = strata_config_report();
+    h[2 * n]     = st_coll_hash(errors, strlen(errors));
+    h[2 * n + 1] = ~h[2 * n];
+    if (PMPI_Allreduce(MPI_IN_PLACE, h, 2 * n + 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) !=
         MPI_SUCCESS) {
         return;
     }
+    st_coll_config_errors_differ = (h[2 * n] != ~h[2 * n + 1]);
     for (i = 0; i < n; i++) {
         differ |= (h[i] != ~h[n + i]);
     }

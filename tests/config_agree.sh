@@ -96,4 +96,21 @@ check "CPUs seen differently: the job ends well" test $? -eq 0
 check "CPUs seen differently: every result checked" \
     test "$(grep -c ' ok$' "$out")" -eq 4
 
+# 9. an invalid value and an unknown name on rank 1 only (another host's shell, say):
+# rank 1 says them itself (before: only rank 0's own were said, so these were lost);
+# the same mistake on every rank is said once, by rank 0
+run -np 1 $bench : -np 1 env STRATA_SHM_NT=perhaps STRATA_SPIN_CNT=5 $bench
+check "invalid on rank 1 only: the job ends well" test $? -eq 0
+check "invalid on rank 1 only: every size checked ok" test "$(grep -c ' ok$' "$out")" -eq 16
+check "invalid on rank 1 only: rank 1 says the value" \
+    test "$(grep -c '^\[strata 1\] WARN: invalid STRATA_SHM_NT' "$err")" -eq 1
+check "invalid on rank 1 only: rank 1 says the unknown name" \
+    test "$(grep -c '^\[strata 1\] WARN: unknown variable STRATA_SPIN_CNT' "$err")" -eq 1
+check "invalid on rank 1 only: nothing else" test "$(wc -l <"$err")" -eq 2
+run -np 2 env STRATA_SHM_NT=perhaps $bench
+check "invalid on every rank: the job ends well" test $? -eq 0
+check "invalid on every rank: said once, by rank 0" \
+    test "$(grep -c '^\[strata 0\] WARN: invalid STRATA_SHM_NT' "$err")" -eq 1
+check "invalid on every rank: nothing else" test "$(wc -l <"$err")" -eq 1
+
 exit $fail
