@@ -297,7 +297,9 @@ void strata_glm_problem_free(strata_glm_problem_t *prob);
  * Train on @a prob (collective over @a comm, the communicator the problem was
  * read on). Every rank gets the same model. With param->checkpoint_every or
  * param->resume, the rows are checksummed first (one pass over them) to tie the
- * checkpoint to the data.
+ * checkpoint to the data. STRATA_ERR_NO_MEMORY, before any work, where the host's
+ * available memory (STRATA_GLM_MEM_AVAILABLE replaces its figure) cannot hold the
+ * vectors of the model's size the method keeps on each of the host's ranks.
  *
  * @param [out] msg      on failure, why.
  * @param [out] model_p  set on success; strata_glm_model_info() tells how it went.

@@ -195,6 +195,8 @@ strata_status_t st_glm_train_primal(const st_glm_model_t *loss, const strata_glm
 
 /* ---- the primal methods of the smooth L2 models (lbfgs, newton) ---- */
 
+#define ST_GLM_LBFGS_PAIRS 10   /* L-BFGS's curvature pairs kept */
+
 /* L-BFGS on the primal of a smooth L2 model, rows partitioned over the ranks
  * (solver/st_glm_lbfgs.c). Fills model->w and model->info. */
 strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_problem_t *prob,

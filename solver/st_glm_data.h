@@ -70,6 +70,8 @@ typedef struct st_glm_data {
     int64_t   n_rows_global;  /**< rows over all ranks of the communicator */
     int64_t   row_offset;     /**< global index of this rank's row 0 */
     int64_t   n_cols;         /**< columns: max index over all ranks, or n_features if larger */
+    int64_t   n_cols_line;    /**< the text's first line holding the index n_cols (0: none
+                                   known: binary, built in memory, or n_features larger) */
     int64_t   nnz;            /**< stored entries on this rank (explicit zeros included) */
     int64_t   nnz_global;     /**< stored entries over all ranks */
     int64_t  *indptr;         /**< n_rows + 1 entries, indptr[0] = 0 */

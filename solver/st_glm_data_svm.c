@@ -47,7 +47,7 @@
 
 #define ST_GLM_SVM_WHAT_LEN   384
 #define ST_GLM_SVM_TOKEN_LEN  48
-#define ST_GLM_SVM_STATS      8     /* counters per rank in the MPI_Allgather */
+#define ST_GLM_SVM_STATS      9     /* counters per rank in the MPI_Allgather */
 
 /* bytes that end a token */
 #define ST_GLM_DELIM_BLANK 1
@@ -278,6 +278,7 @@ typedef struct {
     int64_t     nnz;
     int64_t     n_lines;        /* lines seen, comments and blank lines included */
     uint64_t    max_seen;       /* largest 1-based index */
+    int64_t     max_line;       /* the first local line holding it */
     int64_t     first_zero;     /* first local line labelled 0 (0: none) */
     int64_t     first_neg;      /* first local line labelled -1 (0: none) */
     /* the first error: the line it is on, local */
@@ -573,6 +574,7 @@ static void st_glm_svm_parse(st_glm_svm_chunk_t *ck, const char *p, const char *
         }
         if (prev > ck->max_seen) {
             ck->max_seen = prev;
+            ck->max_line = ck->n_lines;
         }
     }
     return;
@@ -666,7 +668,7 @@ st_status_t st_glm_data_read_svm(const char *path, const st_glm_data_opts_t *opt
 {
     int64_t mine[ST_GLM_SVM_STATS], *all = NULL;
     int64_t size = -1, size0, lo, hi, n_features = 0;
-    int64_t line_off = 0, row_off = 0, rows = 0, nnz = 0, max_seen = 0;
+    int64_t line_off = 0, row_off = 0, rows = 0, nnz = 0, max_seen = 0, max_line = 0;
     int64_t g_zero = INT64_MAX, g_neg = INT64_MAX, off, any_err = 0;
     st_glm_svm_chunk_t ck;
     st_glm_data_t *d = NULL;
@@ -770,6 +772,7 @@ st_status_t st_glm_data_read_svm(const char *path, const st_glm_data_opts_t *opt
     mine[5] = ck.err_line;
     mine[6] = ck.first_zero;
     mine[7] = ck.first_neg;
+    mine[8] = ck.max_line;
     all = malloc((size_t)c.size * ST_GLM_SVM_STATS * sizeof(*all));
     if (all == NULL) {
         /* every rank must reach the same collectives: give up on the whole job */
@@ -794,11 +797,14 @@ st_status_t st_glm_data_read_svm(const char *path, const st_glm_data_opts_t *opt
         if (s[7] > 0) {
             g_neg = ST_MIN(g_neg, off + s[7]);
         }
+        if (s[3] > max_seen) {   /* (the ranks in the file's order: its first line) */
+            max_seen = s[3];
+            max_line = off + s[8];
+        }
         any_err |= (s[4] != ST_OK);
         off     += s[0];
         rows    += s[1];
         nnz     += s[2];
-        max_seen = ST_MAX(max_seen, s[3]);
     }
     if (ck.err_status == ST_ERR_NO_MEMORY) {
         st_glm_err_set(&err, ck.err_status, ST_GLM_ERR_KEY_FIRST, "%s:%lld: %s", path,
@@ -839,6 +845,7 @@ st_status_t st_glm_data_read_svm(const char *path, const st_glm_data_opts_t *opt
     d->nnz_global    = nnz;
     d->zero_one      = (g_zero != INT64_MAX);   /* (a 0 label on some rank: 0/1 data) */
     d->n_cols        = ST_MAX(max_seen, n_features);
+    d->n_cols_line   = (max_seen >= n_features) ? max_line : 0;
     *data_p = d;
     d = NULL;
     goto out;

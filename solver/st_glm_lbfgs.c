@@ -42,7 +42,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ST_GLM_LBFGS_PAIRS     10     /* curvature pairs kept */
 #define ST_GLM_LBFGS_ARMIJO    1e-4   /* sufficient decrease: P(w + t p) <= P + c t g.p */
 #define ST_GLM_LBFGS_BACKTRACK 60     /* shorter steps tried before giving up */
 /* Where the decrease Armijo asks is below P's rounding (FLAT |P|), P cannot tell a

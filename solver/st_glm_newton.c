@@ -38,9 +38,9 @@
 
 #include "st_glm.h"
 #include "st_glm_gpu.h"
+#include "st_glm_mem.h"
 #include "st_glm_order.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -376,149 +376,6 @@ static int st_glm_newton_by_column(st_glm_newton_t *nt)
         nt->cparts[part].hi = j;
     }
     return 0;
-}
-
-/* What a memory cgroup (v2, else v1's memory controller) of directory @a dir lets its
- * processes still take: its limit less its usage net of the page cache it can drop
- * (inactive files); a larger @a avail stays (no limit, or no such files). */
-static double st_glm_newton_cgroup_avail(const char *dir, int v2, double avail)
-{
-    char path[4224], line[256];
-    double limit = -1, usage = -1, inactive = 0, v;
-    FILE *f;
-
-    snprintf(path, sizeof(path), "%s/%s", dir, v2 ? "memory.max" : "memory.limit_in_bytes");
-    if ((f = fopen(path, "r")) != NULL) {
-        if (fgets(line, sizeof(line), f) != NULL && sscanf(line, "%lf", &v) == 1) {
-            limit = v;   /* ("max": none) */
-        }
-        fclose(f);
-    }
-    snprintf(path, sizeof(path), "%s/%s", dir, v2 ? "memory.current" : "memory.usage_in_bytes");
-    if ((f = fopen(path, "r")) != NULL) {
-        if (fgets(line, sizeof(line), f) != NULL && sscanf(line, "%lf", &v) == 1) {
-            usage = v;
-        }
-        fclose(f);
-    }
-    snprintf(path, sizeof(path), "%s/memory.stat", dir);
-    if ((f = fopen(path, "r")) != NULL) {
-        while (fgets(line, sizeof(line), f) != NULL) {
-            if (sscanf(line, v2 ? "inactive_file %lf" : "total_inactive_file %lf", &v) == 1) {
-                inactive = v;
-            }
-        }
-        fclose(f);
-    }
-    if (limit < 0 || usage < 0) {
-        return avail;
-    }
-    return ST_MIN(avail, ST_MAX(0.0, limit - ST_MAX(0.0, usage - inactive)));
-}
-
-/* The host's memory available to new allocations, in bytes: /proc/meminfo's
- * MemAvailable (which counts the page cache the kernel can drop; else the free
- * pages), less where the process's memory cgroup or one above it (a batch system's
- * job, a container) has a lower limit. The cgroup's directory is looked for under its
- * controller's mount, each of its ancestors too; in a container whose mount is its own
- * cgroup the path /proc/self/cgroup gives is not there, and the mount's top serves. */
-static double st_glm_newton_mem_available(void)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    char line[4096], dir[4160], *p, *cut;
-    double kb = -1, avail;
-    int v2;
-
-    while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
-        if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1) {
-            break;
-        }
-    }
-    if (f != NULL) {
-        fclose(f);
-    }
-    avail = (kb >= 0) ? kb * 1024.0
-                      : (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    if ((f = fopen("/proc/self/cgroup", "r")) == NULL) {
-        return avail;
-    }
-    while (fgets(line, sizeof(line), f) != NULL) {   /* "0::/path" or "4:memory:/path" */
-        line[strcspn(line, "\n")] = '\0';
-        v2 = (strncmp(line, "0::", 3) == 0);
-        p  = strchr(line, ':');
-        if (p == NULL || (!v2 && strstr(p, ":memory:") == NULL && strstr(p, ",memory:") == NULL &&
-                          strstr(p, ":memory,") == NULL && strstr(p, ",memory,") == NULL)) {
-            continue;
-        }
-        p = strchr(p + 1, ':');
-        if (p == NULL || p[1] != '/') {
-            continue;
-        }
-        snprintf(dir, sizeof(dir), "%s%s", v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory",
-                 p + 1);
-        if (v2 && access("/sys/fs/cgroup/cgroup.controllers", F_OK) != 0) {
-            snprintf(dir, sizeof(dir), "/sys/fs/cgroup/unified%s", p + 1);   /* hybrid */
-        }
-        for (;;) {   /* the cgroup and each one above it, to the mount's top */
-            avail = st_glm_newton_cgroup_avail(dir, v2, avail);
-            cut   = strrchr(dir, '/');
-            if (cut == NULL ||
-                strcmp(dir, v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory") == 0 ||
-                strcmp(dir, "/sys/fs/cgroup/unified") == 0) {
-                break;
-            }
-            *cut = '\0';
-        }
-    }
-    fclose(f);
-    return avail;
-}
-
-/* Does a copy of @a need bytes on this rank, with those of the other ranks of its host
- * (collective over @a comm; 0: a rank that makes none), fit in half the memory the
- * host has available (@a avail; < 0: what it reports)? Each rank of a host alone would
- * see the whole of it free. The host's sum and its memory into @a host_p. */
-static int st_glm_newton_copy_fits(MPI_Comm comm, double need, double avail, double host_p[2])
-{
-    MPI_Comm host = MPI_COMM_NULL;
-
-    if (avail < 0) {   /* (a rank that makes no copy reads nothing: the others' answer) */
-        avail = (need > 0) ? st_glm_newton_mem_available() : HUGE_VAL;
-    }
-    if (comm != MPI_COMM_NULL &&
-        MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host) ==
-                MPI_SUCCESS &&
-        host != MPI_COMM_NULL) {
-        st_glm_allreduce(host, &need, 1, MPI_DOUBLE, MPI_SUM);
-        st_glm_allreduce(host, &avail, 1, MPI_DOUBLE, MPI_MIN);
-        MPI_Comm_free(&host);
-    }
-    host_p[0] = need;
-    host_p[1] = avail;
-    return need <= 0.5 * avail;
-}
-
-/* STRATA_GLM_MEM_AVAILABLE: bytes, with K, M, G or T (powers of 1024) after them;
- * @return them, -1 where unset or empty, -2 where it is not such a size. */
-static double st_glm_newton_mem_env(const char **str_p)
-{
-    const char *str = getenv("STRATA_GLM_MEM_AVAILABLE"), *units = "KMGT", *u;
-    char *end;
-    double v;
-
-    *str_p = str;
-    if (str == NULL || *str == '\0') {
-        return -1;
-    }
-    if (!isdigit((unsigned char)*str)) {
-        return -2;
-    }
-    v = strtod(str, &end);
-    if (*end != '\0' && (u = strchr(units, toupper((unsigned char)*end))) != NULL) {
-        v = ldexp(v, 10 * (int)(u - units + 1));
-        end++;
-    }
-    return (*end == '\0' && isfinite(v)) ? v : -2;
 }
 
 static void st_glm_newton_by_row(st_glm_newton_t *nt)
@@ -964,7 +821,7 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
         nt.ga = rows + 4 * m;
     }
     by_column = getenv("STRATA_GLM_NEWTON_BY_COLUMN");
-    mem_avail = st_glm_newton_mem_env(&mem_str);
+    mem_avail = st_glm_mem_env(&mem_str);
     rows_on   = getenv("STRATA_GLM_GPU_NEWTON_ROWS");
     ok = (by_column == NULL || *by_column == '\0' || strcmp(by_column, "0") == 0 ||
           strcmp(by_column, "1") == 0);
@@ -974,15 +831,12 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
                strcmp(rows_on, "host") != 0) {
         st_glm_msg(msg, msg_len, "STRATA_GLM_GPU_NEWTON_ROWS='%s' is not gpu or host", rows_on);
         ok = 0;
-    } else if (mem_avail == -2) {
-        st_glm_msg(msg, msg_len, "STRATA_GLM_MEM_AVAILABLE='%s' is not a size in bytes (K, M, "
-                   "G or T after the number: powers of 1024)", mem_str);
-        ok = 0;
     }
+    mem_avail = ST_MAX(mem_avail, -1.0);   /* (strata_glm_train refused a bad one) */
     if (!st_glm_agree(comm, ok)) {
         if (ok) {
-            st_glm_msg(msg, msg_len, "STRATA_GLM_NEWTON_BY_COLUMN, STRATA_GLM_GPU_NEWTON_ROWS or "
-                       "STRATA_GLM_MEM_AVAILABLE is not valid on another rank");
+            st_glm_msg(msg, msg_len, "STRATA_GLM_NEWTON_BY_COLUMN or STRATA_GLM_GPU_NEWTON_ROWS "
+                       "is not valid on another rank");
         }
         st_glm_gpu_close(nt.gpu);
         free(nt.parts);
@@ -999,10 +853,10 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     want   = (nt.gpu == NULL && nt.nparts >= ST_GLM_NEWTON_BY_COLUMN_THREADS &&
               (by_column == NULL || strcmp(by_column, "0") != 0));
     /* (the copy: each entry's row and value, a column's offset and fill count) */
-    fits   = st_glm_newton_copy_fits(
-            comm, want ? (double)(data->indptr[m] - data->indptr[0]) * (4.0 + data->prec / 8) +
-                                 16.0 * (double)d
-                       : 0.0, mem_avail, host_mem);
+    st_glm_mem_host(comm, want ? (double)(data->indptr[m] - data->indptr[0]) *
+                                         (4.0 + data->prec / 8) + 16.0 * (double)d
+                               : 0.0, mem_avail, host_mem);
+    fits   = (host_mem[0] <= 0.5 * host_mem[1]);
     if (want && (forced || fits)) {
         if (st_glm_newton_by_column(&nt) == 0) {
             nt.ga = rows + 4 * m;

@@ -43,6 +43,7 @@
 #include "config.h"
 
 #include "st_glm.h"
+#include "st_glm_mem.h"
 #include "st_glm_gpu.h"
 #include "st_glm_order.h"
 #include "st_glm_perm.h"
@@ -1807,6 +1808,84 @@ static double st_glm_dual_kappa(const st_glm_model_t *loss, const strata_glm_pro
     return loss->smoothness * sum / n / (param->lambda * n);
 }
 
+
+/* The vectors of the model's size (the features and the bias, doubles) a run of
+ * @a method keeps on each rank, at least: the model, and the method's own (as each
+ * method allocates them: L-BFGS w g wn gn p minv, the pairs, the sum and a gradient
+ * per thread; Newton w in all the columns, besides those it keeps for the columns
+ * rows hold; coordinate descent on the dual w v dv and a solver's vector per thread
+ * or a shared one; the primal's counts). */
+static int st_glm_method_vectors(int method, const st_glm_model_t *loss,
+                                 const strata_glm_problem_t *prob,
+                                 const strata_glm_param_t *param)
+{
+    int64_t m = prob->data->n_rows;
+    int parts = (int)ST_MAX(1, ST_MIN((int64_t)param->threads, ST_MAX(m, 1)));
+
+    switch (method) {
+    case STRATA_GLM_METHOD_LBFGS:
+        return 1 + 6 + 2 * ST_GLM_LBFGS_PAIRS + 1 + parts;
+    case STRATA_GLM_METHOD_NEWTON:
+        return 1 + 1;
+    default:
+        if (loss->form == ST_GLM_FORM_DUAL) {
+            return 1 + 3 + ((param->gpu || (param->thread_mode == STRATA_GLM_THREADS_SHARED &&
+                                             parts > 1)) ? 1 : parts);
+        }
+        return 1 + 1;
+    }
+}
+
+/*
+ * Collective over @a comm: does the host hold what @a method keeps (st_glm_method_vectors)
+ * for each of its ranks? Where it does not, the kernel would kill the run when
+ * the memory is touched, long after it began (allocations are overcommitted), so it
+ * is refused first, naming the data's largest index (a hashed or sparse numbering
+ * gives millions of features to a few rows). STRATA_GLM_MEM_AVAILABLE replaces the
+ * host's figure.
+ */
+static strata_status_t st_glm_memory_check(int method, const st_glm_model_t *loss,
+                                           const strata_glm_problem_t *prob,
+                                           const strata_glm_param_t *param, MPI_Comm comm,
+                                           char *msg, size_t msg_len)
+{
+    const st_glm_data_t *data = prob->data;
+    const char *str, *name;
+    double avail = st_glm_mem_env(&str), host[2];
+    int vectors = st_glm_method_vectors(method, loss, prob, param), ranks = 1;
+    char where[512] = "";
+
+    if (!st_glm_agree(comm, avail != -2)) {
+        st_glm_msg(msg, msg_len, "STRATA_GLM_MEM_AVAILABLE='%s' is not a size in bytes (K, M, G "
+                   "or T after the number: powers of 1024)%s", str ? str : "",
+                   avail == -2 ? "" : " on another rank");
+        return STRATA_ERR_INVALID_PARAM;
+    }
+    st_glm_mem_host(comm, (double)vectors * 8.0 * (double)(data->n_cols + 1), avail, host);
+    if (host[0] <= host[1]) {
+        return STRATA_OK;
+    }
+    if (comm != MPI_COMM_NULL) {
+        MPI_Comm_size(comm, &ranks);
+    }
+    if (data->source != NULL && data->n_cols_line > 0) {
+        snprintf(where, sizeof(where), " (the largest index, at %s:%lld)", data->source,
+                 (long long)data->n_cols_line);
+    } else if (data->source != NULL) {
+        snprintf(where, sizeof(where), " (%s)", data->source);
+    }
+    name = (method == STRATA_GLM_METHOD_LBFGS)    ? "lbfgs"
+           : (method == STRATA_GLM_METHOD_NEWTON) ? "newton"
+                                                   : "cd";
+    st_glm_msg(msg, msg_len, "not enough memory: %lld features%s need %.3g MB on this host "
+               "(method %s keeps %d vectors of that size on each rank; %d rank(s) in all), "
+               "and it has %.3g MB available (renumber the features without gaps, or hash "
+               "them into fewer; STRATA_GLM_MEM_AVAILABLE sets the host's figure)",
+               (long long)data->n_cols, where, host[0] / 1e6, name, vectors, ranks,
+               host[1] / 1e6);
+    return STRATA_ERR_NO_MEMORY;
+}
+
 /* STRATA_GLM_METHOD_AUTO, for the smooth L2 models: L-BFGS where the primal is well
    conditioned, i.e. the features are dense and outnumbered by the rows (no rare
    columns whose curvature is only lambda); else Newton where the dual is badly
@@ -1919,6 +1998,11 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
         return STRATA_ERR_INVALID_PARAM;
     }
     st_glm_comm_shape(comm, &rank, &nranks);
+    method = st_glm_method_choose(loss, prob, param, comm, rank);
+    if ((status = st_glm_memory_check(method, loss, prob, param, comm, msg, msg_len)) !=
+        STRATA_OK) {
+        return status;
+    }
     model = st_glm_model_new(loss, prob->data->n_cols, param->bias > 0 ? param->bias : -1);
     if (!st_glm_agree(comm, model != NULL)) {   /* (every rank, or the others hang) */
         strata_glm_model_free(model);
@@ -1930,7 +2014,6 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
     model->lambda   = param->lambda;
     model->eta      = st_glm_model_eta(loss, param->eta);
     model->zero_one = loss->classification && prob->data->zero_one;   /* its file says so */
-    method          = st_glm_method_choose(loss, prob, param, comm, rank);
     status = (method == STRATA_GLM_METHOD_LBFGS)
                      ? st_glm_train_lbfgs(loss, prob, param, comm, msg, msg_len, model)
              : (method == STRATA_GLM_METHOD_NEWTON)

@@ -8,7 +8,8 @@
 # 0; now a first step no longer than Polyak's, and where even that cannot be, an
 # error), a feature of 1e12 that L-BFGS could not converge with, a lasso run with
 # a huge -r (before: out of memory for a trace of -r rounds), a pipe or a directory
-# as the data (before: "Illegal seek"), a run that ends short of -e (a warning).
+# as the data (before: "Illegal seek"), a run that ends short of -e (a warning),
+# more features than the host's memory holds (before: killed by the kernel).
 #
 . "${top_srcdir}/tests/common.sh"
 fail=0
@@ -170,4 +171,36 @@ expect 1 "a directory as data" $T/strata-train -q "$dir/adir" "$dir/o.model"
 contains "a directory named" "a directory, not a data file"
 expect 1 "a directory as test data" $T/strata-predict "$dir/adir" "$dir/m.txt"
 contains "predict: a directory named" "a directory, not a data file"
+# 6. a numbering whose largest index gives more features than the host can hold the
+# vectors of: refused before training, naming the line of that index (before: a
+# model of 2e9 features trained, then the kernel killed the run, 137; 4294967295
+# got "out of memory" without the line). STRATA_GLM_MEM_AVAILABLE stands for a small
+# host: method cd keeps 5 vectors of 999999 doubles on one rank, 40 MB
+cp "$dir/train.svm" "$dir/wide.svm"
+echo "+1 3:1 999999:0.5" >>"$dir/wide.svm"
+line=$(wc -l <"$dir/wide.svm")
+cat "$dir/test.svm" >>"$dir/wide.svm"
+rm -f "$dir/o.model"
+expect 1 "999999 features, 30 MB" env STRATA_GLM_MEM_AVAILABLE=30M $T/strata-train -q \
+    --method cd "$dir/wide.svm" "$dir/o.model"
+contains "999999 features: the line named" \
+    "not enough memory: 999999 features (the largest index, at .*/wide.svm:$line) need 40 MB"
+contains "999999 features: what helps" "renumber the features without gaps"
+check "999999 features: no model" test ! -e "$dir/o.model"
+expect 0 "999999 features, 50 MB" env STRATA_GLM_MEM_AVAILABLE=50M $T/strata-train -q \
+    --method cd "$dir/wide.svm" "$dir/o.model"
+rm -f "$dir/o.model"
+# two ranks on the host need twice that (each rank would see the whole 50 MB free)
+expect 1 "999999 features, 2 ranks, 50 MB" env STRATA_GLM_MEM_AVAILABLE=50M $ST_MPIRUN -np 2 \
+    -x STRATA_GLM_MEM_AVAILABLE $T/strata-train -q --method cd "$dir/wide.svm" "$dir/o.model"
+contains "999999 features, 2 ranks: the host's sum" "need 80 MB on this host .*2 rank(s) in all"
+# L-BFGS keeps 29 such vectors (the pairs), Newton 2
+expect 1 "999999 features, lbfgs, 100 MB" env STRATA_GLM_MEM_AVAILABLE=100M $T/strata-train -q \
+    --method lbfgs "$dir/wide.svm" "$dir/o.model"
+contains "lbfgs: its vectors" "need 232 MB on this host (method lbfgs keeps 29 vectors"
+expect 0 "999999 features, newton, 20 MB" env STRATA_GLM_MEM_AVAILABLE=20M $T/strata-train -q \
+    --method newton "$dir/wide.svm" "$dir/o.model"
+expect 1 "STRATA_GLM_MEM_AVAILABLE not a size" env STRATA_GLM_MEM_AVAILABLE=lots \
+    $T/strata-train -q "$dir/train.svm" "$dir/o.model"
+contains "not a size: named" "STRATA_GLM_MEM_AVAILABLE='lots' is not a size in bytes"
 exit $fail

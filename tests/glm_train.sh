@@ -278,9 +278,10 @@ contains "newton, a bad STRATA_GLM_MEM_AVAILABLE, named" \
 # 1.5 times one rank's copy of all rows is available (each one's own copy would fit,
 # not the two), and by column with 2.5 times it (the columns' offsets count once a
 # rank: 32 KB)
-STRATA_GLM_MEM_AVAILABLE=1 expect 0 "newton, no memory: by row" \
+# (1 MB: room for the model's vectors, 2 x 32 KB, not for the copy)
+STRATA_GLM_MEM_AVAILABLE=1M expect 0 "newton, little memory: by row" \
     tools/strata-train --method newton -l 1e-4 -r 1 -t 2 "$dir/train.svm" "$dir/mrow"
-contains "newton, no memory: by row, said" "(sums by row: the host's copies by column, "
+contains "newton, little memory: by row, said" "(sums by row: the host's copies by column, "
 need=$(sed -n "s/.*the host's copies by column, \([0-9.]*\) MB,.*/\1/p" "$out")
 for x in 1.5:row 2.5:column; do
     avail=$(awk -v n="$need" -v x="${x%%:*}" 'BEGIN { printf "%.0f", n * x * 1048576 }')
