@@ -291,6 +291,15 @@ int64_t strata_glm_problem_cols(const strata_glm_problem_t *prob);
 /** The bits, 32 or 64, in which @a prob holds its feature values. */
 int strata_glm_problem_prec(const strata_glm_problem_t *prob);
 
+/**
+ * The examples of each class over all ranks (collective over @a comm): counts_p[0]
+ * of class 1, counts_p[1] of the other (-1, or 0 where the data named the classes 1
+ * and 0: *zero_one_p, which may be NULL). A classifier trained where one count is 0
+ * never sees the other class. STRATA_ERR_INVALID_PARAM for a regression problem.
+ */
+strata_status_t strata_glm_problem_classes(const strata_glm_problem_t *prob, MPI_Comm comm,
+                                           int64_t counts_p[2], int *zero_one_p);
+
 void strata_glm_problem_free(strata_glm_problem_t *prob);
 
 /**

@@ -472,6 +472,28 @@ ST_EXPORT int strata_glm_problem_prec(const strata_glm_problem_t *prob)
     return prob->data->prec;
 }
 
+ST_EXPORT strata_status_t strata_glm_problem_classes(const strata_glm_problem_t *prob,
+                                                     MPI_Comm comm, int64_t counts_p[2],
+                                                     int *zero_one_p)
+{
+    st_glm_label_stats_t stats;
+    st_status_t status;
+
+    if (prob == NULL || counts_p == NULL || prob->regression) {
+        return STRATA_ERR_INVALID_PARAM;
+    }
+    status = st_glm_data_label_stats(prob->data, comm, &stats);
+    if (status != ST_OK) {
+        return (strata_status_t)status;
+    }
+    counts_p[0] = stats.n_pos;
+    counts_p[1] = stats.n_neg;
+    if (zero_one_p != NULL) {
+        *zero_one_p = prob->data->zero_one;
+    }
+    return STRATA_OK;
+}
+
 ST_EXPORT void strata_glm_problem_free(strata_glm_problem_t *prob)
 {
     if (prob != NULL) {

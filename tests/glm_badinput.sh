@@ -9,7 +9,8 @@
 # error), a feature of 1e12 that L-BFGS could not converge with, a lasso run with
 # a huge -r (before: out of memory for a trace of -r rounds), a pipe or a directory
 # as the data (before: "Illegal seek"), a run that ends short of -e (a warning),
-# more features than the host's memory holds (before: killed by the kernel).
+# more features than the host's memory holds (before: killed by the kernel), data
+# of one class (a warning).
 #
 . "${top_srcdir}/tests/common.sh"
 fail=0
@@ -203,4 +204,24 @@ expect 0 "999999 features, newton, 20 MB" env STRATA_GLM_MEM_AVAILABLE=20M $T/st
 expect 1 "STRATA_GLM_MEM_AVAILABLE not a size" env STRATA_GLM_MEM_AVAILABLE=lots \
     $T/strata-train -q "$dir/train.svm" "$dir/o.model"
 contains "not a size: named" "STRATA_GLM_MEM_AVAILABLE='lots' is not a size in bytes"
+# 7. training data of one class: trained, with a warning naming the class on stderr
+# (before: nothing said; the model tells nothing apart); 0/1 data's 0, -1 on 2 ranks
+printf '+1 1:0.5 2:1\n+1 2:1\n+1 1:0.2\n' >"$dir/one.svm"
+$T/strata-train -q "$dir/one.svm" "$dir/o.model" >"$out" 2>"$err"
+check "one class: exit 0" test $? -eq 0
+check "one class: the warning" grep -q "^strata-train: warning: every training example is of class 1: the model never sees another class" "$err"
+check "one class: said once" test "$(wc -l <"$err")" -eq 1
+printf '0 1:0.5 2:1\n0 2:1\n' >"$dir/zero.svm"
+$T/strata-train -q "$dir/zero.svm" "$dir/o.model" >"$out" 2>"$err"
+check "one class of 0/1 data: named 0" grep -q "is of class 0:" "$err"
+printf -- '-1 1:0.5 2:1\n-1 2:1\n-1 1:1\n' >"$dir/neg.svm"
+$ST_MPIRUN -np 2 $T/strata-train -q "$dir/neg.svm" "$dir/o.model" >"$out" 2>"$err"
+check "one class, 2 ranks: exit 0" test $? -eq 0
+check "one class, 2 ranks: named -1, once" test "$(grep -c "is of class -1:" "$err")" -eq 1
+# two classes, one on each rank's share: nothing said
+printf -- '-1 1:0.5 2:1\n-1 2:1\n+1 1:1\n+1 2:3\n' >"$dir/two.svm"
+$ST_MPIRUN -np 2 $T/strata-train -q "$dir/two.svm" "$dir/o.model" >"$out" 2>"$err"
+check "a class on each rank: nothing said" test ! -s "$err"
+$T/strata-train -q -s ridge "$dir/one.svm" "$dir/o.model" >"$out" 2>"$err"
+check "regression targets all 1: nothing said" test ! -s "$err"
 exit $fail

@@ -447,6 +447,8 @@ int main(int argc, char **argv)
     int ll_type = -1;   /* -s given as LIBLINEAR's number: it */
     int opt, nranks, regression, l1, cost_set = 0, prec = 0, rc = 0, weights_set = 0, same;
     int lambda_set = 0, eta_set = 0, inner_set = 0, gpu_mem_set = 0, gpu_rows_set = 0;
+    int zero_one = 0;
+    int64_t classes[2];
     strata_status_t status;
 
     MPI_Init(&argc, &argv);
@@ -709,6 +711,13 @@ int main(int argc, char **argv)
                (long long)strata_glm_problem_rows_global(prob),
                (long long)strata_glm_problem_cols(prob), strata_glm_problem_prec(prob), nranks,
                l1 ? 1 : param.threads, allreduce_name());   /* the L1 models use one */
+    }
+    if (!regression && strata_glm_problem_classes(prob, MPI_COMM_WORLD, classes, &zero_one) ==
+                               STRATA_OK &&
+        (classes[0] == 0 || classes[1] == 0) && rank == 0) {
+        fprintf(stderr, "strata-train: warning: every training example is of class %s: the "
+                "model never sees another class, so it tells none apart (is this the data "
+                "you meant?)\n", classes[0] > 0 ? "1" : zero_one ? "0" : "-1");
     }
     status = strata_glm_train(prob, &param, MPI_COMM_WORLD, msg, sizeof(msg), &model);
     if (status != STRATA_OK) {
