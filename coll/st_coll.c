@@ -319,6 +319,29 @@ static int st_plan_alike(st_plan_t *plan)
 }
 
 /*
+ * The plan's private communicator: the user's ranks in their order (collective over
+ * the user's communicator), MPI_Comm_create of its whole group. Not a dup, which copies
+ * the user's attributes, running their copy (and later delete) callbacks on a
+ * communicator they never made (Open MPI 4.1's MPI_Comm_create_group copies them too).
+ * Not a split: the user may have a nonblocking creation pending on the communicator
+ * (MPI_Comm_idup, then MPI_Allreduce, then MPI_Wait is legal), and Open MPI 4.1 hangs
+ * in a split there (4 ranks: every run), not in MPI_Comm_create (tests/test_fallback,
+ * test_idup_pending).
+ */
+static int st_plan_private(st_plan_t *plan)
+{
+    MPI_Group group;
+    int rc = PMPI_Comm_group(plan->user_comm, &group);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    rc = PMPI_Comm_create(plan->user_comm, group, &plan->comm);
+    PMPI_Group_free(&group);
+    return rc;
+}
+
+/*
  * Collective over the plan's communicator: called by every rank on the same call.
  * Builds the layout (topo/), then, on one node, the shared-memory segment.
  */
@@ -328,9 +351,7 @@ static void st_plan_setup(st_plan_t *plan)
 
     plan->state           = ST_PLAN_FALLBACK;
     plan->fallback_reason = STRATA_FALLBACK_SHM;
-    /* a split, not a dup: a dup would copy the user's attributes, running their copy
-     * (and later delete) callbacks on a communicator they never made */
-    if (PMPI_Comm_split(plan->user_comm, 0, plan->rank, &plan->comm) != MPI_SUCCESS) {
+    if (st_plan_private(plan) != MPI_SUCCESS) {
         plan->comm = MPI_COMM_NULL;
     } else {
         PMPI_Comm_set_name(plan->comm, "strata-private");

@@ -798,6 +798,33 @@ static void test_nested_free(void)
     CHECK(strata_comm_stats(MPI_COMM_WORLD, &st) == STRATA_OK);
 }
 
+/* The first MPI_Allreduce on a communicator with an MPI_Comm_idup of it pending
+ * (legal MPI): Strata's plan is set up inside that call, and a split of the user's
+ * communicator there hung Open MPI 4.1 (4 ranks: 8 runs of 10; helper-24's review).
+ * The plan's communicator is now made over the group (MPI_Comm_create_group). */
+static void test_idup_pending(void)
+{
+    MPI_Comm c, d;
+    MPI_Request req;
+    long v, sum;
+    int k;
+
+    for (k = 0; k < 10; k++) {
+        ST_TEST_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+        ST_TEST_MPI(MPI_Comm_idup(c, &d, &req));
+        v = world_rank + k;
+        ST_TEST_MPI(MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, c));
+        CHECKF(sum == (long)world_size * (world_size - 1) / 2 + (long)k * world_size,
+               "allreduce with an idup pending, round %d: %ld", k, sum);
+        ST_TEST_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        ST_TEST_MPI(MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, d));
+        CHECKF(sum == (long)world_size * (world_size - 1) / 2 + (long)k * world_size,
+               "allreduce on the idup'ed communicator, round %d: %ld", k, sum);
+        ST_TEST_MPI(MPI_Comm_free(&d));
+        ST_TEST_MPI(MPI_Comm_free(&c));
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Comm dup;
@@ -822,6 +849,7 @@ int main(int argc, char **argv)
     test_lifecycle();
     test_delete_callback();
     test_nested_free();
+    test_idup_pending();
     check_valid("world at the end", MPI_COMM_WORLD, 100000, 140);
 
     return st_test_finish("test_fallback");
