@@ -197,6 +197,15 @@ expect 2 "strata-run --lib, library path with a blank" "$tmp/sp ace/tools/strata
 STRATA_LIBRARY="$tmp/co:lon/libstrata.so" expect 2 "strata-run, library path with ':'" \
     tools/strata-run $ST_MPIRUN -np 1 true
 contains "strata-run names the path with ':'" "cannot preload '$tmp/co:lon/libstrata.so'"
+# a library named like an option (before: dirname and basename took it so, and the
+# directory was preloaded: ld.so ignored it, and strata-run said nothing)
+mkdir -p "$tmp/dash" && cp .libs/libstrata.so "$tmp/dash/-lib.so"
+(cd "$tmp/dash" && STRATA_LIBRARY=-lib.so "$OLDPWD/tools/strata-run" --lib) >"$out" 2>&1
+check "strata-run --lib, a library named -lib.so" grep -qx "$tmp/dash/-lib.so" "$out"
+# a failed write is a failure (before: exit 0 after "I/O error")
+if [ -w /dev/full ]; then
+    expect 1 "strata-run --lib > /dev/full" sh -c 'tools/strata-run --lib >/dev/full'
+fi
 # libstrata_glm's own variable is not an unknown one to libstrata (a training
 # preloaded with strata-run; before: a warning on a healthy run)
 for var in STRATA_GLM_GPU_KERNEL=warp STRATA_GLM_GPU_HV_HOT=0 STRATA_GLM_NEWTON_BY_COLUMN=1 \
