@@ -48,6 +48,18 @@ expect 2 "a bad prefix" "$cluster" status --prefix "Bad/"
 expect 1 "status of no cluster" "$cluster" status --prefix "$p"
 contains "status says none is up" "no cluster"
 
+# links named as the cluster names them, but not of its making (prefix "et" makes
+# the machine's eth0 such a name): a veth pair in this namespace, a bridge with it as
+# a port; down leaves them (before: deleted whatever had a cluster's name)
+ip link add "${p}h7" type veth peer name "${p}x7" && ip link add "${p}br0" type bridge &&
+    ip link set "${p}x7" master "${p}br0"
+check "decoys made" ip link show "${p}br0"
+expect 0 "down, with decoys" "$cluster" down --prefix "$p"
+check "down left the veth named like a host's" ip link show "${p}h7"
+check "down left the bridge with a port of another's" ip link show "${p}br0"
+expect 1 "status, with decoys: none up" "$cluster" status --prefix "$p"
+ip link del "${p}h7"; ip link del "${p}br0"
+
 # an up that fails half-way (tc refuses the shaping of h1) takes down what it made
 printf '#!/bin/sh\necho "tc: refused by the test" >&2\nexit 2\n' >"$fake/tc"
 chmod +x "$fake/tc"
