@@ -232,11 +232,14 @@ int st_glm_out_open(st_glm_out_t *o, const char *path)
     memset(o, 0, sizeof(*o));
     o->fd  = -1;
     exists = (stat(path, &st) == 0);
-    /* not a regular file (a device such as /dev/null, a named pipe), or a path
-     * through /dev or /proc (/dev/stdout: the process's own descriptor): the file
-     * itself, in place */
-    if ((exists && !S_ISREG(st.st_mode)) || strncmp(path, "/dev/", 5) == 0 ||
-        strncmp(path, "/proc/", 6) == 0) {
+    /* not a regular file (a device such as /dev/null, a named pipe), or a name of
+     * one of the process's descriptors (/dev/stdout, /dev/fd/3, anything in /proc),
+     * whatever it holds: the file itself, in place. Not the rest of /dev: a file in
+     * /dev/shm is a file like any other (before, all of /dev was written in place,
+     * and a run that failed or was killed left the user's file half written). */
+    if ((exists && !S_ISREG(st.st_mode)) || strncmp(path, "/dev/fd/", 8) == 0 ||
+        strcmp(path, "/dev/stdout") == 0 || strcmp(path, "/dev/stderr") == 0 ||
+        strcmp(path, "/dev/stdin") == 0 || strncmp(path, "/proc/", 6) == 0) {
         return st_glm_out_direct(o, path, exists, 0);
     }
     o->dest = st_glm_out_dest(path);

@@ -3,8 +3,8 @@
 # The tools' output files are written whole or not at all: strata-gen's text and
 # binary sets and strata-predict's predictions are written next to the file and
 # renamed over it, so a write that fails half-way (the file size limit, as a full
-# disk) leaves the old file as it was and no temporary behind; standard output and
-# named pipes are written in place. A binary set whose
+# disk) leaves the old file as it was and no temporary behind (in /dev/shm too);
+# standard output and named pipes are written in place. A binary set whose
 # header was never written is named as such (not read as text). Outputs that would
 # overwrite an input are refused on every rank, with no hang, also when only one
 # rank sees it (ranks with files of their own) and through a dangling symbolic link.
@@ -133,6 +133,18 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 &&
     expect 0 "predict in place" setpriv --reuid=65534 --regid=65534 --clear-groups \
         tools/strata-predict -q "$dir/test.svm" "$dir/m.model" "$dir/ro/p.txt"
     cmp -s "$dir/ro/p.txt" "$dir/stdout.txt" || { echo "FAIL: predict in place: not the predictions"; fail=1; }
+fi
+
+# 8. a file in /dev/shm is a file like any other: written next to it and renamed
+# (before: every path in /dev was written in place, as /dev/stdout is, and a run
+# that failed half-way left the user's file half written)
+if [ -d /dev/shm ] && shm=$(mktemp -d /dev/shm/strata-outputs.XXXXXX 2>/dev/null); then
+    trap 'rm -rf "$dir" "$shm"' EXIT
+    cp "$dir/keep.svm" "$shm/old.svm"
+    expect 1 "gen in /dev/shm past the size limit" \
+        sh -c "trap '' XFSZ; ulimit -f 100; exec $gen dense -n 3000 -d 100 -q $shm/old.svm"
+    unchanged "gen in /dev/shm past the size limit" "$shm/old.svm" "$dir/keep.svm"
+    rm -rf "$shm"
 fi
 
 [ $fail -eq 0 ] && echo "glm_outputs: PASS"
