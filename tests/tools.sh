@@ -205,6 +205,18 @@ check "strata-run --lib, a library named -lib.so" grep -qx "$tmp/dash/-lib.so" "
 # a failed write is a failure (before: exit 0 after "I/O error")
 if [ -w /dev/full ]; then
     expect 1 "strata-run --lib > /dev/full" sh -c 'tools/strata-run --lib >/dev/full'
+    # every tool's standard output: what was asked for is not there, so exit 1, said
+    # once (before: exit 0, and the results or the metrics were lost)
+    tools/strata-gen dense -n 50 -d 4 -q "$tmp/full.svm" &&
+        tools/strata-train -q "$tmp/full.svm" "$tmp/full.model" >/dev/null ||
+        { echo "FAIL: a model for the /dev/full checks"; fail=1; }
+    for cmd in "strata-info" "strata-info -c" "strata-bench -b 8 -e 64 -r 1" \
+        "strata-predict $tmp/full.svm $tmp/full.model" \
+        "strata-train $tmp/full.svm $tmp/full2.model" "strata-gen dense -n 10 -d 3 $tmp/g.svm" \
+        "strata-gen dense -n 10 -d 3 -o -"; do
+        expect 1 "$cmd > /dev/full" sh -c "tools/$cmd >/dev/full"
+        check "$cmd > /dev/full: said once" test "$(grep -c "cannot write" "$out")" -eq 1
+    done
 fi
 # libstrata_glm's own variable is not an unknown one to libstrata (a training
 # preloaded with strata-run; before: a warning on a healthy run)
@@ -244,4 +256,19 @@ contains "strata-bench header: the largest size run" "bytes 8\.\.64 x2;"
 expect 1 "strata-bench --csv cannot be opened" $ST_MPIRUN -np 2 tools/strata-bench \
     -b 8 -e 8 -r 1 -i 3 -w 0 --csv /nonexistent/strata-bench.csv
 contains "strata-bench names the CSV it cannot open" "/nonexistent/strata-bench.csv"
+# a run that fails keeps the CSV file as it was (before: emptied at the start, then
+# the run found no memory for its buffers), a file size limit too; one that runs
+# replaces it whole, leaving no temporary
+printf 'precious\n' >"$tmp/r.csv"
+expect 1 "strata-bench --csv, no memory" sh -c "ulimit -v 1500000; exec tools/strata-bench \
+    -b 1G -e 1G --csv $tmp/r.csv"
+check "strata-bench --csv, no memory: the file kept" test "$(cat "$tmp/r.csv")" = precious
+expect 1 "strata-bench --csv past the size limit" sh -c "trap '' XFSZ; ulimit -f 1; exec \
+    tools/strata-bench -b 8 -e 1M -f 2 -t float,double,int -r 1 -i 3 -w 0 --csv $tmp/r.csv"
+check "strata-bench --csv past the size limit: the file kept" \
+    test "$(cat "$tmp/r.csv")" = precious
+expect 0 "strata-bench --csv" $ST_MPIRUN -np 2 tools/strata-bench -b 8 -e 64 -r 1 -i 3 -w 0 \
+    --csv "$tmp/r.csv"
+check "strata-bench --csv: header and 4 rows" test "$(wc -l <"$tmp/r.csv")" -eq 5
+check "strata-bench --csv: no temporary left" test -z "$(ls "$tmp" | grep 'r.csv.tmp')"
 exit $fail

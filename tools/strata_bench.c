@@ -20,6 +20,8 @@
 #include "config.h"
 
 #include "strata.h"
+#include "st_glm_file.h"   /* the CSV written whole or not at all */
+#include "st_stdout.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -473,8 +475,10 @@ typedef struct {
     char               *rbuf;
     unsigned            seed;     /* of the next validated call */
     FILE               *csv;
+    st_glm_out_t        csv_out;        /* rank 0: its temporary, renamed at the end */
     int                 csv_errno;      /* rank 0: the first write error on the CSV, or 0 */
     int                 csv_failed;     /* every rank: the CSV could not be written */
+    int                 nothing;        /* no size ran (no memory): the CSV is not kept */
     int                 failed;
     uint64_t           *hashes;   /* nranks x BENCH_IMPL_LAST, for bench_agree */
     bench_allreduce_fn_t fn[BENCH_IMPL_LAST];
@@ -1007,6 +1011,7 @@ static int bench_run(bench_t *b)
                     "the results) on some rank\n", o->top_bytes);
         }
         b->failed = 1;
+        b->nothing = 1;
         goto out_free;
     }
 
@@ -1058,6 +1063,8 @@ int main(int argc, char **argv)
     bench_t b;
     int rc, ok;
 
+    st_stdout_check("strata-bench");
+
     MPI_Init(&argc, &argv);
     memset(&b, 0, sizeof(b));
     b.opts                  = &opts;
@@ -1083,8 +1090,14 @@ int main(int argc, char **argv)
     }
 
     ok = 1;
+    /* the CSV goes to a temporary beside the file, renamed over it once whole: a run
+       that fails or is killed leaves the file as it was (before: emptied at the start) */
     if (opts.csv != NULL && b.rank == 0) {
-        b.csv = fopen(opts.csv, "w");
+        b.csv = NULL;
+        if (st_glm_out_open(&b.csv_out, opts.csv) == 0 &&
+            (b.csv = fdopen(b.csv_out.fd, "w")) == NULL) {
+            st_glm_out_close(&b.csv_out);
+        }
         if (b.csv == NULL) {
             fprintf(stderr, BENCH_NAME ": --csv %s: %s\n", opts.csv, strerror(errno));
             ok = 0;
@@ -1106,8 +1119,13 @@ int main(int argc, char **argv)
         ok = 1;
         if (b.csv != NULL) {
             errno = 0;
-            ok    = !ferror(b.csv);   /* an error of a write fflush left to fclose */
-            ok    = (fclose(b.csv) == 0) && ok;
+            ok    = (fflush(b.csv) == 0) && !ferror(b.csv) && !b.csv_failed;
+            if (ok && !b.nothing && (errno = st_glm_out_commit(&b.csv_out)) != 0) {
+                ok = 0;
+            }
+            b.csv_out.fd = -1;   /* (its FILE's) */
+            ok = (fclose(b.csv) == 0) && ok;
+            st_glm_out_close(&b.csv_out);   /* not committed: the temporary goes */
             if (!ok) {
                 if (!b.csv_failed) {   /* not said yet */
                     fprintf(stderr, BENCH_NAME ": --csv %s: cannot write: %s\n", opts.csv,

@@ -34,6 +34,7 @@
 
 #include "st_glm_data.h"
 #include "st_tool.h"
+#include "st_stdout.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -616,6 +617,7 @@ static void gen_die(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fprintf(stderr, lost != NULL ? " (%s)\n" : "\n", lost);
+    st_stdout_failed();
     exit(1);
 }
 
@@ -1295,6 +1297,8 @@ int main(int argc, char **argv)
     gen_summary_t train, test;
     gen_model_t m;
     gen_opts_t o;
+
+    st_stdout_check("strata-gen");
 
     gen_parse_opts(argc, argv, &o);
     if (o.kind == GEN_CONVERT) {

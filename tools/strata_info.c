@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "strata.h"
+#include "st_stdout.h"
 
 #include <hwloc.h>
 #include <mpi.h>
@@ -244,6 +245,8 @@ static int print_topo(int json)
 int main(int argc, char **argv)
 {
     int topo = 0, json = 0, i, rc;
+
+    st_stdout_check("strata-info");
 
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-t") || !strcmp(argv[i], "--topo")) {

@@ -21,6 +21,7 @@
 
 #include "strata_glm.h"
 #include "st_tool.h"
+#include "st_stdout.h"
 #include "st_glm.h"   /* the test set's labels, the model's kind: no public accessor */
 
 #include <errno.h>
@@ -475,6 +476,8 @@ int main(int argc, char **argv)
 {
     predict_opts_t opts;
     int rank, size, rc;
+
+    st_stdout_check("strata-predict");
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -12,6 +12,7 @@
 
 #include "strata_glm.h"
 #include "st_tool.h"
+#include "st_stdout.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -450,6 +451,8 @@ int main(int argc, char **argv)
     int zero_one = 0;
     int64_t classes[2];
     strata_status_t status;
+
+    st_stdout_check("strata-train");
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
