@@ -273,5 +273,21 @@ expect 1 "different models on the ranks" $ST_MPIRUN -np 2 sh -c \
     'cd "$0/r$OMPI_COMM_WORLD_RANK" && exec "$1" --force t.svm m.model' "$dir" "$PWD/$P"
 says "different models named" "$err" "the ranks read different models from m.model"
 
+# a row whose score is not a number (finite values whose terms overflow both ways:
+# inf - inf): an error naming its line, on 2 ranks too, or its example in a binary
+# file, and no predictions written (before: "-1 nan nan" printed, the row counted in
+# the accuracy, the log loss line silently dropped, exit 0)
+printf 'solver_type L2R_LR\nnr_class 2\nlabel 1 -1\nnr_feature 5\nbias -1\nw\n-0.25\n0.95\n-0.04\n-0.29\n-2.37\n' \
+    >"$dir/nan.model"
+printf '# a comment\n\n+1 1:1\n-1 1:2\n+1 2:1.7e308 4:-1e308 5:1e308\n-1 2:1\n' >"$dir/nan.svm"
+expect 1 "a score that is not a number" $ST_MPIRUN -np 2 $P -b 1 "$dir/nan.svm" "$dir/nan.model" \
+    "$dir/nan.out"
+says "a score that is not a number: its line" "$err" \
+    "nan.svm:5: its score is not a number (its terms overflow double precision both ways)"
+[ ! -e "$dir/nan.out" ] || { echo "FAIL: predictions written for a score that is not a number"; fail=1; }
+tools/strata-gen convert -q "$dir/nan.svm" "$dir/nan.bin"
+expect 1 "a score that is not a number, binary" $P "$dir/nan.bin" "$dir/nan.model"
+says "a score that is not a number, binary: its example" "$err" "nan.bin: example 3: its score"
+
 [ $fail -eq 0 ] && echo "glm_predict: PASS"
 exit $fail

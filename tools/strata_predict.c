@@ -204,6 +204,72 @@ static int predict_any_failed(int failed, const char *msg, int rank, int size)
     return 1;
 }
 
+/* The line of @a path's example @a row (0-based, in the file's order: lines that are
+ * neither blank nor comments, as the reader counts them), or 0 for a binary file or
+ * where it cannot be read again. */
+static long long predict_example_line(const char *path, int64_t row)
+{
+    char magic[ST_GLM_BIN_MAGIC_LEN], *line = NULL;
+    size_t cap = 0, k;
+    long long no = 0, found = 0;
+    int64_t seen = 0;
+    FILE *f = fopen(path, "r");
+
+    if (f == NULL) {
+        return 0;
+    }
+    if (fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
+        memcmp(magic, ST_GLM_BIN_MAGIC, sizeof(magic)) == 0) {
+        fclose(f);
+        return 0;
+    }
+    rewind(f);
+    while (!found && getline(&line, &cap, f) >= 0) {
+        no++;
+        k = strspn(line, " \t");
+        if (line[k] != '\0' && line[k] != '\n' && line[k] != '#' &&
+            strcmp(line + k, "\r\n") != 0 && strcmp(line + k, "\r") != 0 && seen++ == row) {
+            found = no;
+        }
+    }
+    free(line);
+    fclose(f);
+    return found;
+}
+
+/*
+ * Collective: a score that is not a number (a row whose terms overflow to +inf and
+ * -inf, features near double precision's limits) names no class and no probability;
+ * it ends the run, naming the first such example, rather than printing "nan" and
+ * dropping it from the metrics (before: exit 0).
+ */
+static int predict_nan_scores(const char *path, const double *scores, int64_t n, int rank)
+{
+    int64_t off = 0, bad = INT64_MAX, r;
+    long long line;
+
+    MPI_Exscan(&n, &off, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    off = (rank == 0) ? 0 : off;
+    for (r = 0; r < n && bad == INT64_MAX; r++) {
+        bad = isnan(scores[r]) ? off + r : INT64_MAX;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+    if (bad == INT64_MAX) {
+        return 0;
+    }
+    if (rank == 0) {
+        line = predict_example_line(path, bad);
+        if (line > 0) {
+            fprintf(stderr, PREDICT_NAME ": %s:%lld: ", path, line);
+        } else {
+            fprintf(stderr, PREDICT_NAME ": %s: example %lld: ", path, (long long)bad + 1);
+        }
+        fprintf(stderr, "its score is not a number (its terms overflow double precision "
+                "both ways); scale the features\n");
+    }
+    return 1;
+}
+
 static int predict_is_logistic(const strata_glm_model_t *model)
 {
     const char *name = strata_glm_model_solver(model);
@@ -433,7 +499,8 @@ static int predict_run(const predict_opts_t *opts, int rank, int size)
     n      = strata_glm_problem_rows(prob);
     scores = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
     failed = (scores == NULL || strata_glm_predict(model, prob, scores) != STRATA_OK);
-    if (predict_any_failed(failed, "out of memory for the scores", rank, size)) {
+    if (predict_any_failed(failed, "out of memory for the scores", rank, size) ||
+        predict_nan_scores(opts->test_file, scores, n, rank)) {
         goto out;
     }
     status = strata_glm_evaluate(model, prob, MPI_COMM_WORLD, &metrics);
