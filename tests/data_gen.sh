@@ -155,4 +155,12 @@ contains "no output" "output"
 [ -e "$dir/x" ] && { echo "FAIL: a rejected command wrote its output"; fail=1; }
 expect 1 "unwritable output" $gen dense --rows 10 -o "$dir/no/such/dir/x.svm"
 contains "unwritable output" "no/such/dir"
+# a --test-out in a missing directory: refused before the training set is written,
+# whose old file stays (before: the training set was replaced, then the test set
+# failed)
+echo keep >"$dir/keep.svm"
+expect 1 "--test-out in a missing directory" $gen dense --rows 10 --test-rows 5 \
+    --test-out "$dir/no/such/dir/t.svm" -q "$dir/keep.svm"
+contains "--test-out in a missing directory, named" "t.svm: cannot create: .*no/such/dir is not a directory"
+check "--test-out in a missing directory: the training file kept" test "$(cat "$dir/keep.svm")" = keep
 exit $fail

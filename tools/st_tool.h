@@ -32,6 +32,19 @@ static inline int st_tool_canonical(const char *path, char *out, size_t len)
     return snprintf(out, len, "%s/%s", real, basename(b)) < (int)len;
 }
 
+/* Is the directory @a path would be written in missing (not a directory)? Its name,
+ * as @a path gives it, into @a dir: checked before a long run, which would otherwise
+ * fail at its end (strata-train's model, strata-gen's --test-out). */
+static inline int st_tool_dir_missing(const char *path, char *dir, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    struct stat st;
+
+    snprintf(dir, len, "%.*s", (slash == NULL || slash == path) ? 1 : (int)(slash - path),
+             (slash == NULL) ? "." : path);
+    return stat(dir, &st) != 0 || !S_ISDIR(st.st_mode);
+}
+
 /* Do @a a and @a b name the same file: the same name, the same inode (hard and
  * symbolic links), or, where neither exists yet, the same place (a dangling symbolic
  * link names the place a write creates: its target)? */

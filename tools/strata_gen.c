@@ -1291,6 +1291,16 @@ static void gen_convert(gen_opts_t *o)
     st_glm_data_free(d);
 }
 
+/* The directory an output goes to exists (standard output aside), or the run ends. */
+static void gen_check_dir(const char *path)
+{
+    char dir[4096];
+
+    if (path != NULL && strcmp(path, "-") != 0 && st_tool_dir_missing(path, dir, sizeof(dir))) {
+        gen_die("%s: cannot create: %s is not a directory", path, dir);
+    }
+}
+
 int main(int argc, char **argv)
 {
     struct timespec t0, t1;
@@ -1305,6 +1315,8 @@ int main(int argc, char **argv)
         gen_convert(&o);
         return 0;
     }
+    gen_check_dir(o.out);   /* both, before the training set is written (before: a */
+    gen_check_dir(o.test_out);   /* missing directory of --test-out was found after it) */
     clock_gettime(CLOCK_MONOTONIC, &t0);
     gen_model_init(&m, &o);
     if (o.kind == GEN_CRITEO) {

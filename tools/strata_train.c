@@ -336,8 +336,6 @@ static const char *allreduce_name(void)
 static int early_checks(const char *test_file, const char *model_file)
 {
     char dir[4096];
-    const char *slash = strrchr(model_file, '/');
-    struct stat st;
     int bad = 0;
 
     if (test_file != NULL && access(test_file, R_OK) != 0) {
@@ -346,10 +344,7 @@ static int early_checks(const char *test_file, const char *model_file)
         bad = 1;
     }
     if (rank == 0) {
-        snprintf(dir, sizeof(dir), "%.*s", (slash == NULL) ? 1 : (slash == model_file) ? 1
-                                                                  : (int)(slash - model_file),
-                 (slash == NULL) ? "." : model_file);
-        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        if (st_tool_dir_missing(model_file, dir, sizeof(dir))) {
             fprintf(stderr, "strata-train: %s: cannot write the model: %s is not a "
                     "directory\n", model_file, dir);
             bad = 1;
