@@ -1830,7 +1830,6 @@ static double st_glm_dual_kappa(const st_glm_model_t *loss, const strata_glm_pro
     return loss->smoothness * sum / n / (param->lambda * n);
 }
 
-
 /* The vectors of the model's size (the features and the bias, doubles) a run of
  * @a method keeps on each rank, at least: the model, and the method's own (as each
  * method allocates them: L-BFGS w g wn gn p minv, the pairs, the sum and a gradient
