@@ -589,9 +589,10 @@ strata_status_t st_glm_ckpt_load(st_glm_ckpt_t *ck, strata_glm_info_t *info_p,
     st_glm_err_init(&err);
     memset(h, 0, sizeof(h));
     memset(entry, 0, sizeof(entry));
-    /* 1. rank 0 reads the header; every rank judges the same bytes */
+    /* 1. rank 0 reads the header; every rank judges the same bytes (opened without
+       blocking: a named pipe given as the checkpoint waited for a writer for ever) */
     if (ck->c.rank == 0) {
-        fd = open(ck->path, O_RDONLY | O_CLOEXEC);
+        fd = open(ck->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
         if (fd < 0 && errno == ENOENT) {
             st_glm_err_set(&err, ST_ERR_NOT_FOUND, ST_GLM_ERR_KEY_FIRST, "%s: no checkpoint "
                            "to resume from (one is written after every checkpoint_every "
@@ -600,6 +601,9 @@ strata_status_t st_glm_ckpt_load(st_glm_ckpt_t *ck, strata_glm_info_t *info_p,
         } else if (fd < 0 || fstat(fd, &st) != 0) {
             st_glm_err_set(&err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot read the "
                            "checkpoint: %s", ck->path, strerror(errno));
+        } else if (!S_ISREG(st.st_mode)) {
+            st_glm_err_set(&err, ST_ERR_INVALID_PARAM, ST_GLM_ERR_KEY_FIRST, "%s: not a "
+                           "checkpoint: not a regular file", ck->path);
         } else {
             fsize = (uint64_t)st.st_size;
             rc    = st_glm_pread_all(fd, h, (size_t)ST_MIN(fsize, sizeof(h)), 0);
@@ -625,7 +629,7 @@ strata_status_t st_glm_ckpt_load(st_glm_ckpt_t *ck, strata_glm_info_t *info_p,
     /* 2. every rank reads its slices and sums what it verifies */
     if (status == ST_OK) {
         if (fd < 0) {
-            fd = open(ck->path, O_RDONLY | O_CLOEXEC);
+            fd = open(ck->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
         }
         if (fd < 0) {
             st_glm_err_set(&err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: cannot read the "

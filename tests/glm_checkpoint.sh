@@ -8,7 +8,8 @@
 # solver) and on 2 (ProxCoCoA+ over features). Refused with exit status 1, a message
 # naming what differs and no hang: other data, another rank count, another lambda, a
 # flipped byte, a truncated file, --resume without a checkpoint, a checkpoint file
-# that is not one (left as it was). Usage errors exit 2. Neither the model file nor
+# that is not one (left as it was), a named pipe, a checkpoint in a missing directory
+# or one that takes no file (before the training). Usage errors exit 2. Neither the model file nor
 # the data is ever written by a refused run. A successful write removes the temporary
 # files that killed writers of the same file left behind, and nothing else.
 #
@@ -210,4 +211,30 @@ expect 2 "--checkpoint alone" tools/strata-train --checkpoint "$dir/x" "$dir/s1.
 contains "--checkpoint alone named" "needs --checkpoint-every"
 expect 2 "--checkpoint-every 0" tools/strata-train --checkpoint-every 0 "$dir/s1.svm"
 contains "--checkpoint-every 0 named" "checkpoint-every"
+# a checkpoint in a missing directory: refused before the training (before: found at
+# the first checkpoint, the rounds so far lost and no model written)
+rm -f "$dir/nd.model"
+expect 1 "checkpoint in a missing directory" tools/strata-train -q -e 0 -r 40 \
+    --checkpoint-every 20 --checkpoint "$dir/none/x.ckpt" "$dir/s1.svm" "$dir/nd.model"
+contains "checkpoint in a missing directory named" \
+    "x.ckpt: cannot write checkpoints: .*/none is not a directory"
+check "checkpoint in a missing directory: before the training" \
+    test -z "$(grep 'after .* rounds' "$out")" -a ! -e "$dir/nd.model"
+# ... or one that takes no new file, for a user of no privilege (setpriv)
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 &&
+    setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+    mkdir "$dir/ro" "$dir/rw" && chmod 755 "$dir" "$dir/ro" && chmod 777 "$dir/rw" &&
+        chmod 644 "$dir/s1.svm"
+    expect 1 "checkpoint in a directory that takes no file" setpriv --reuid=65534 \
+        --regid=65534 --clear-groups tools/strata-train -q -e 0 -r 40 --checkpoint-every 20 \
+        --checkpoint "$dir/ro/x.ckpt" "$dir/s1.svm" "$dir/rw/n.model"
+    contains "checkpoint in a directory that takes no file named" \
+        "cannot write checkpoints: .*/ro takes no new file"
+fi
+# a named pipe as the checkpoint to resume from: refused (before: waited for a writer
+# for ever)
+mkfifo "$dir/fifo.ckpt"
+expect 1 "resume from a named pipe" tools/strata-train -q --resume --checkpoint \
+    "$dir/fifo.ckpt" "$dir/s1.svm" "$dir/f.model"
+contains "resume from a named pipe named" "fifo.ckpt: not a checkpoint: not a regular file"
 exit $fail

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* @a path's directory resolved, then its last name: one string per file, for a
  * file that need not exist yet; 0 when the directory does not resolve. */
@@ -32,17 +33,25 @@ static inline int st_tool_canonical(const char *path, char *out, size_t len)
     return snprintf(out, len, "%s/%s", real, basename(b)) < (int)len;
 }
 
-/* Is the directory @a path would be written in missing (not a directory)? Its name,
- * as @a path gives it, into @a dir: checked before a long run, which would otherwise
- * fail at its end (strata-train's model, strata-gen's --test-out). */
-static inline int st_tool_dir_missing(const char *path, char *dir, size_t len)
+/* Why @a path cannot be written, or NULL where it can: its directory (its name, as
+ * @a path gives it, into @a dir) is not a directory, or neither it nor the file takes
+ * a write (the outputs are written beside the file and renamed, or in place where only
+ * the file is writable). Checked before a long run, which would otherwise fail at its
+ * end (strata-train's model and checkpoint, strata-gen's --test-out). */
+static inline const char *st_tool_cannot_write(const char *path, char *dir, size_t len)
 {
     const char *slash = strrchr(path, '/');
     struct stat st;
 
     snprintf(dir, len, "%.*s", (slash == NULL || slash == path) ? 1 : (int)(slash - path),
              (slash == NULL) ? "." : path);
-    return stat(dir, &st) != 0 || !S_ISDIR(st.st_mode);
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        return "is not a directory";
+    }
+    if (access(dir, W_OK | X_OK) != 0 && access(path, W_OK) != 0) {
+        return "takes no new file";
+    }
+    return NULL;
 }
 
 /* Do @a a and @a b name the same file: the same name, the same inode (hard and

@@ -1295,9 +1295,11 @@ static void gen_convert(gen_opts_t *o)
 static void gen_check_dir(const char *path)
 {
     char dir[4096];
+    const char *why;
 
-    if (path != NULL && strcmp(path, "-") != 0 && st_tool_dir_missing(path, dir, sizeof(dir))) {
-        gen_die("%s: cannot create: %s is not a directory", path, dir);
+    if (path != NULL && strcmp(path, "-") != 0 &&
+        (why = st_tool_cannot_write(path, dir, sizeof(dir))) != NULL) {
+        gen_die("%s: cannot create: %s %s", path, dir, why);
     }
 }
 

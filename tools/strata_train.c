@@ -330,23 +330,27 @@ static const char *allreduce_name(void)
     return (active != NULL && active()) ? "Strata (preloaded)" : "Open MPI's";
 }
 
-/* What would otherwise fail only after the training (collective): a --test file this
- * rank cannot read, a model file whose directory rank 0 (its writer) does not have.
+/* What would otherwise fail only after the training, or at its first checkpoint
+ * (collective): a --test file this rank cannot read, a model or checkpoint file rank 0
+ * (the writer of both) cannot write: no such directory, or one that takes no new file
+ * (before: the checkpoint's was found at the first checkpoint, the rounds so far lost).
  * Each rank names its own; @return 0, or -1 on every rank. */
-static int early_checks(const char *test_file, const char *model_file)
+static int early_checks(const char *test_file, const char *model_file, const char *ckpt_file)
 {
+    const char *files[2] = {model_file, ckpt_file}, *what[2] = {"the model", "checkpoints"};
+    const char *why;
     char dir[4096];
-    int bad = 0;
+    int bad = 0, k;
 
     if (test_file != NULL && access(test_file, R_OK) != 0) {
         fprintf(stderr, "strata-train: %s: cannot read the test file: %s\n", test_file,
                 strerror(errno));
         bad = 1;
     }
-    if (rank == 0) {
-        if (st_tool_dir_missing(model_file, dir, sizeof(dir))) {
-            fprintf(stderr, "strata-train: %s: cannot write the model: %s is not a "
-                    "directory\n", model_file, dir);
+    for (k = 0; k < 2 && rank == 0; k++) {
+        if (files[k] != NULL && (why = st_tool_cannot_write(files[k], dir, sizeof(dir))) != NULL) {
+            fprintf(stderr, "strata-train: %s: cannot write %s: %s %s\n", files[k], what[k],
+                    dir, why);
             bad = 1;
         }
     }
@@ -670,7 +674,8 @@ int main(int argc, char **argv)
         die_usage("--weight-pos and --weight-neg apply to the classification models, not "
                   "to %s", param.solver);
     }
-    if (early_checks(test_file, model_file) != 0) {
+    if (early_checks(test_file, model_file,
+                     param.checkpoint_every > 0 ? ckpt_file : NULL) != 0) {
         rc = 1;   /* (a run-time error, found before the training rather than after it) */
         goto out;
     }
