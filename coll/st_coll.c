@@ -941,7 +941,7 @@ ST_EXPORT strata_status_t strata_comm_stats(MPI_Comm comm, strata_comm_stats_t *
     if (stats_p == NULL || comm == MPI_COMM_NULL) {
         return STRATA_ERR_INVALID_PARAM;
     }
-    if (!st_coll_ensure_init()) {
+    if (!st_coll_ensure_plans()) {   /* (MPI up; Strata enabled or not: zeros then) */
         return STRATA_ERR_NOT_INITIALIZED;
     }
     PMPI_Finalized(&finalized);

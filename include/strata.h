@@ -143,7 +143,8 @@ typedef struct {
  * collective call on @a comm (the counters are plain; a communicator per thread, or
  * calls that take turns, are fine).
  *
- * @param [out] stats_p  filled on success (all zero when Strata never saw @a comm).
+ * @param [out] stats_p  filled on success (all zero when Strata never saw @a comm, as
+ *                       when it is disabled: STRATA_ENABLE=n).
  * @return STRATA_OK, STRATA_ERR_INVALID_PARAM for a NULL pointer or MPI_COMM_NULL,
  *         STRATA_ERR_NOT_INITIALIZED outside MPI_Init ... MPI_Finalize.
  */

@@ -825,6 +825,25 @@ static void test_idup_pending(void)
     }
 }
 
+/* Run with STRATA_ENABLE=n (tests/fallback_disabled-2.np2): every call is Open MPI's,
+ * and strata_comm_stats says so, zeros and STRATA_OK, between MPI_Init and
+ * MPI_Finalize (before: STRATA_ERR_NOT_INITIALIZED, which the header promises only
+ * outside them; helper-28). */
+static void test_disabled(void)
+{
+    strata_comm_stats_t st;
+    long v = world_rank + 1, sum = 0;
+
+    CHECK(!strata_active());
+    ST_TEST_MPI(MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+    CHECKF(sum == (long)world_size * (world_size + 1) / 2, "disabled: sum %ld", sum);
+    memset(&st, 0xff, sizeof(st));
+    CHECKF(strata_comm_stats(MPI_COMM_WORLD, &st) == STRATA_OK, "disabled: strata_comm_stats "
+           "is not STRATA_OK");
+    CHECKF(st.fast_calls == 0 && st.fast_bytes == 0, "disabled: %llu fast calls counted",
+           (unsigned long long)st.fast_calls);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Comm dup;
@@ -832,6 +851,10 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    if (argc == 2 && strcmp(argv[1], "--disabled") == 0) {   /* (STRATA_ENABLE=n) */
+        test_disabled();
+        return st_test_finish("test_fallback --disabled");
+    }
     CHECK(strata_active());
 
     test_user_ops(MPI_COMM_WORLD, "world");
