@@ -421,7 +421,8 @@ st_status_t st_glm_data_load(const char *path, const st_glm_data_opts_t *opts, M
         st_glm_err_set(&err, ST_ERR_INVALID_PARAM, ST_GLM_ERR_KEY_FIRST,
                        "st_glm_data_load: no file or no result pointer");
     } else {
-        fd = open(path, O_RDONLY | O_CLOEXEC);
+        /* (without blocking: a named pipe, refused below, waited for a writer for ever) */
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
         if (fd < 0) {
             st_glm_err_set(&err, errno == ENOENT ? ST_ERR_NOT_FOUND : ST_ERR_IO,
                            ST_GLM_ERR_KEY_FIRST, "%s: cannot open: %s", path, strerror(errno));

@@ -383,8 +383,9 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
 
     /* the collective part first: a rank that returns early must not leave the others
      * in it (the caller agrees on the outcome) */
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host) !=
-        MPI_SUCCESS) {
+    if (comm == MPI_COMM_NULL ||   /* (no MPI: the host's only rank) */
+        MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host) !=
+                MPI_SUCCESS) {
         host = MPI_COMM_NULL;
     }
     if (host != MPI_COMM_NULL) {

@@ -358,8 +358,9 @@ ST_EXPORT strata_status_t strata_glm_evaluate(const strata_glm_model_t *model,
         return ST_ERR_INVALID_PARAM;
     }
     if (comm != MPI_COMM_NULL) {
-        if (MPI_Initialized(&flag) != MPI_SUCCESS || !flag) {
-            return ST_ERR_NOT_INITIALIZED;
+        if (MPI_Initialized(&flag) != MPI_SUCCESS || !flag ||
+            MPI_Finalized(&flag) != MPI_SUCCESS || flag) {
+            return ST_ERR_NOT_INITIALIZED;   /* (before MPI_Init, or after MPI_Finalize) */
         }
         if (ST_MPI_CALL(MPI_Comm_size(comm, &size)) != ST_OK ||
             ST_MPI_CALL(MPI_Comm_rank(comm, &rank)) != ST_OK) {

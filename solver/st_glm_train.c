@@ -361,7 +361,7 @@ ST_EXPORT strata_status_t strata_glm_problem_read_prec(const char *path, int reg
         return STRATA_ERR_NO_MEMORY;
     }
     prob->data       = data;
-    prob->regression = regression;
+    prob->regression = (regression != 0);   /* (2 is true too: compared with models') */
     *prob_p          = prob;
     return STRATA_OK;
 }
@@ -377,8 +377,14 @@ ST_EXPORT strata_status_t strata_glm_problem_create(int64_t n_rows, int64_t n_co
     int64_t all[3], offset = 0, nnz, r, k;
     strata_glm_problem_t *prob = NULL;
     st_glm_data_t *data = NULL;
+    st_glm_comm_t c;
     int ok = 1;
 
+    if (st_glm_comm_init(comm, &c) != ST_OK) {   /* (before MPI_Init, after MPI_Finalize) */
+        st_glm_msg(msg, msg_len, "MPI is not initialized (or already finalized) for the "
+                   "communicator given; MPI_COMM_NULL works without MPI");
+        return STRATA_ERR_NOT_INITIALIZED;
+    }
     nnz = (n_rows >= 0 && indptr != NULL) ? indptr[n_rows] : -1;
     if (n_rows < 0 || n_cols < 0 || nnz < 0 || prob_p == NULL || (n_rows > 0 && y == NULL) ||
         (nnz > 0 && (indices == NULL || values == NULL))) {
@@ -447,29 +453,58 @@ ST_EXPORT strata_status_t strata_glm_problem_create(int64_t n_rows, int64_t n_co
     data->n_cols        = all[2];
     data->row_offset    = offset;
     prob->data          = data;
-    prob->regression    = regression;
+    prob->regression    = (regression != 0);
     *prob_p             = prob;
     return STRATA_OK;
 }
 
 ST_EXPORT int64_t strata_glm_problem_rows(const strata_glm_problem_t *prob)
 {
-    return prob->data->n_rows;
+    return (prob != NULL && prob->data != NULL) ? prob->data->n_rows : 0;
 }
 
 ST_EXPORT int64_t strata_glm_problem_rows_global(const strata_glm_problem_t *prob)
 {
-    return prob->data->n_rows_global;
+    return (prob != NULL && prob->data != NULL) ? prob->data->n_rows_global : 0;
 }
 
 ST_EXPORT int64_t strata_glm_problem_cols(const strata_glm_problem_t *prob)
 {
-    return prob->data->n_cols;
+    return (prob != NULL && prob->data != NULL) ? prob->data->n_cols : 0;
 }
 
 ST_EXPORT int strata_glm_problem_prec(const strata_glm_problem_t *prob)
 {
-    return prob->data->prec;
+    return (prob != NULL && prob->data != NULL) ? prob->data->prec : 0;
+}
+
+/*
+ * Collective over @a comm: may @a prob be worked on over @a comm? MPI is up (where
+ * @a comm is not MPI_COMM_NULL) and these ranks hold all of the problem's rows: it was
+ * read or made on @a comm, or on a communicator of the same ranks. Else a rank would
+ * train on its own rows while counting everyone's (before: STRATA_OK, and a different
+ * wrong model on every rank, for MPI_COMM_SELF or MPI_COMM_NULL).
+ */
+static strata_status_t st_glm_problem_on(const strata_glm_problem_t *prob, MPI_Comm comm,
+                                         char *msg, size_t msg_len)
+{
+    st_glm_comm_t c;
+    int64_t rows;
+
+    if (st_glm_comm_init(comm, &c) != ST_OK) {
+        st_glm_msg(msg, msg_len, "MPI is not initialized (or already finalized) for the "
+                   "communicator given; MPI_COMM_NULL works without MPI");
+        return STRATA_ERR_NOT_INITIALIZED;
+    }
+    rows = prob->data->n_rows;
+    st_glm_allreduce(c.comm, &rows, 1, MPI_INT64_T, MPI_SUM);
+    if (!st_glm_agree(c.comm, rows == prob->data->n_rows_global)) {
+        st_glm_msg(msg, msg_len, "the problem was read or made on another communicator: "
+                   "its ranks hold %lld rows, these ranks %lld of them",
+                   (long long)prob->data->n_rows_global, (long long)rows);
+        return STRATA_ERR_INVALID_PARAM;
+    }
+    return STRATA_OK;
 }
 
 ST_EXPORT strata_status_t strata_glm_problem_classes(const strata_glm_problem_t *prob,
@@ -479,8 +514,11 @@ ST_EXPORT strata_status_t strata_glm_problem_classes(const strata_glm_problem_t 
     st_glm_label_stats_t stats;
     st_status_t status;
 
-    if (prob == NULL || counts_p == NULL || prob->regression) {
+    if (prob == NULL || prob->data == NULL || counts_p == NULL || prob->regression) {
         return STRATA_ERR_INVALID_PARAM;
+    }
+    if ((status = st_glm_problem_on(prob, comm, NULL, 0)) != STRATA_OK) {
+        return status;
     }
     status = st_glm_data_label_stats(prob->data, comm, &stats);
     if (status != ST_OK) {
@@ -1988,9 +2026,12 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
     int64_t bad;
     int rank, nranks, method;
 
-    if (prob == NULL || model_p == NULL) {
+    if (prob == NULL || prob->data == NULL || model_p == NULL) {
         st_glm_msg(msg, msg_len, "no problem or no model pointer");
         return STRATA_ERR_INVALID_PARAM;
+    }
+    if ((status = st_glm_problem_on(prob, comm, msg, msg_len)) != STRATA_OK) {
+        return status;
     }
     if ((why = strata_glm_check_param(param)) != NULL) {
         st_glm_msg(msg, msg_len, "%s", why);

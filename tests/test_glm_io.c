@@ -1394,6 +1394,84 @@ static void t_serial_train(void)
     strata_glm_problem_free(prob);
 }
 
+/*
+ * The C API's misuse, each an error and no crash, hang or wrong model (helper-28's
+ * review): the accessors of a NULL problem; a regression flag of 2 (true: before,
+ * it slipped past the model/data check, and a classifier trained on real targets);
+ * a communicator of MPI before MPI_Init (before: an abort in MPI); a GPU run without
+ * MPI (MPI_COMM_NULL; before: an abort in MPI_Comm_split_type); with MPI, training
+ * on a communicator other than the problem's (before: STRATA_OK and a different wrong
+ * model on every rank).
+ */
+static void t_api_misuse(void)
+{
+    strata_glm_problem_t *prob, *real;
+    strata_glm_model_t *model = NULL;
+    strata_glm_param_t p;
+    strata_status_t st;
+    int64_t counts[2], lo, hi;
+    char msg[T_MSG_LEN] = "";
+    t_set_t s;
+
+    t_make_set(&s, 5);
+    if (!t_mpi) {
+        CHECK(strata_glm_problem_rows(NULL) == 0 && strata_glm_problem_rows_global(NULL) == 0 &&
+              strata_glm_problem_cols(NULL) == 0 && strata_glm_problem_prec(NULL) == 0,
+              "the accessors of a NULL problem");
+        real = t_problem(&s, 0, s.n, 2, MPI_COMM_NULL);   /* regression = 2: true */
+        strata_glm_param_default(&p);
+        p.solver = "logistic";
+        st = (real != NULL) ? strata_glm_train(real, &p, MPI_COMM_NULL, msg, sizeof(msg), &model)
+                            : STRATA_ERR_INVALID_PARAM;
+        CHECK(st == STRATA_ERR_INVALID_PARAM && strstr(msg, "classification model") != NULL,
+              "logistic on regression = 2 data: status %d, '%s'", (int)st, msg);
+        strata_glm_model_free(model);
+        model = NULL;
+        /* MPI_COMM_WORLD without MPI_Init */
+        st = strata_glm_problem_create(s.n, T_COLS, s.indptr, s.indices, s.values, s.y, 0,
+                                       MPI_COMM_WORLD, msg, sizeof(msg), &prob);
+        CHECK(st == STRATA_ERR_NOT_INITIALIZED, "problem_create on MPI_COMM_WORLD before "
+              "MPI_Init: status %d, '%s'", (int)st, msg);
+        prob = t_problem(&s, 0, s.n, 0, MPI_COMM_NULL);
+        st   = (prob != NULL) ? strata_glm_train(prob, &p, MPI_COMM_WORLD, msg, sizeof(msg),
+                                                 &model) : STRATA_ERR_NOT_INITIALIZED;
+        CHECK(st == STRATA_ERR_NOT_INITIALIZED, "train on MPI_COMM_WORLD before MPI_Init: "
+              "status %d, '%s'", (int)st, msg);
+        strata_glm_model_free(model);
+        model = NULL;
+        /* a GPU run without MPI: a model, or "no GPU"; not an abort */
+        p.gpu = 1;
+        st    = (prob != NULL) ? strata_glm_train(prob, &p, MPI_COMM_NULL, msg, sizeof(msg),
+                                                  &model) : STRATA_OK;
+        CHECK(st == STRATA_OK || st == STRATA_ERR_UNSUPPORTED, "--gpu without MPI: status "
+              "%d, '%s'", (int)st, msg);
+        strata_glm_model_free(model);
+        strata_glm_problem_free(prob);
+        strata_glm_problem_free(real);
+        return;
+    }
+    if (t_size < 2) {
+        return;
+    }
+    t_block(s.n, 0, &lo, &hi);
+    prob = t_problem(&s, lo, hi, 0, t_comm);
+    strata_glm_param_default(&p);
+    st = (prob != NULL) ? strata_glm_train(prob, &p, MPI_COMM_SELF, msg, sizeof(msg), &model)
+                        : STRATA_ERR_INVALID_PARAM;
+    CHECK(st == STRATA_ERR_INVALID_PARAM && strstr(msg, "another communicator") != NULL,
+          "a problem of MPI_COMM_WORLD trained on MPI_COMM_SELF: status %d, '%s'", (int)st, msg);
+    strata_glm_model_free(model);
+    model = NULL;
+    st = (prob != NULL) ? strata_glm_train(prob, &p, MPI_COMM_NULL, msg, sizeof(msg), &model)
+                        : STRATA_ERR_INVALID_PARAM;
+    CHECK(st == STRATA_ERR_INVALID_PARAM, "... on MPI_COMM_NULL: status %d, '%s'", (int)st, msg);
+    strata_glm_model_free(model);
+    st = (prob != NULL) ? strata_glm_problem_classes(prob, MPI_COMM_NULL, counts, NULL)
+                        : STRATA_ERR_INVALID_PARAM;
+    CHECK(st == STRATA_ERR_INVALID_PARAM, "classes of it on MPI_COMM_NULL: status %d", (int)st);
+    strata_glm_problem_free(prob);
+}
+
 int main(int argc, char **argv)
 {
     const char *tmp;
@@ -1441,6 +1519,7 @@ int main(int argc, char **argv)
         t_atomic();
         t_read_prec();
     }
+    t_api_misuse();
     t_predict_edges();
     t_metrics();
     {
