@@ -64,6 +64,10 @@ void st_glm_allreduce(MPI_Comm comm, void *buf, int64_t count, MPI_Datatype type
  * @a ok itself). */
 int st_glm_agree(MPI_Comm comm, int ok);
 
+/* Does @a param weigh the classes (weight_pos or weight_neg other than 1)? Messages
+ * about overflows then name the weights too. */
+int st_glm_weighted(const strata_glm_param_t *param);
+
 /* c_i, the weight of an example with label @a y: 1 for regression, else the class's. */
 static inline double st_glm_example_weight(const st_glm_model_t *loss,
                                            const strata_glm_param_t *param, double y)

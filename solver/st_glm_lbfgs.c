@@ -579,8 +579,10 @@ strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_
                          loss->smoothness * lb.sum[j] / (double)data->n_rows_global);
         if (!(minv[j] > 0) && status == STRATA_OK) {   /* the same j on every rank */
             st_glm_msg(msg, msg_len, "feature %lld: its values are too large for double "
-                       "precision (the sum of their squares overflows); scale them",
-                       (long long)j + 1);   /* the file's index (bias -B: d + 1) */
+                       "precision (the sum of their squares%s overflows); scale them%s",
+                       (long long)j + 1,   /* the file's index (bias -B: d + 1) */
+                       st_glm_weighted(param) ? ", times the class weights," : "",
+                       st_glm_weighted(param) ? ", or lower the class weights" : "");
             status = STRATA_ERR_UNSUPPORTED;
         }
     }

@@ -139,6 +139,11 @@ void st_glm_allreduce(MPI_Comm comm, void *buf, int64_t count, MPI_Datatype type
     }
 }
 
+int st_glm_weighted(const strata_glm_param_t *param)
+{
+    return param->weight_pos != 1 || param->weight_neg != 1;
+}
+
 int st_glm_agree(MPI_Comm comm, int ok)
 {
     st_glm_allreduce(comm, &ok, 1, MPI_INT, MPI_MIN);
@@ -2086,7 +2091,8 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
                              : st_glm_train_primal(loss, prob, param, comm, msg, msg_len, model);
     if (status == STRATA_OK && !isfinite(model->info.primal)) {
         st_glm_msg(msg, msg_len, "the objective overflows (primal %g): labels or features too "
-                   "large for double precision; scale them", model->info.primal);
+                   "large for double precision; scale them%s", model->info.primal,
+                   st_glm_weighted(param) ? ", or lower the class weights" : "");
         status = STRATA_ERR_INVALID_PARAM;
     }
     if (status != STRATA_OK) {

@@ -204,6 +204,12 @@ expect 0 "999999 features, newton, 20 MB" env STRATA_GLM_MEM_AVAILABLE=20M $T/st
 expect 1 "STRATA_GLM_MEM_AVAILABLE not a size" env STRATA_GLM_MEM_AVAILABLE=lots \
     $T/strata-train -q "$dir/train.svm" "$dir/o.model"
 contains "not a size: named" "STRATA_GLM_MEM_AVAILABLE='lots' is not a size in bytes"
+# class weights so large that the objective overflows: the message names them (before:
+# it blamed the features alone)
+expect 1 "--weight-pos 1e308" $T/strata-train -q --method lbfgs --weight-pos 1e308 \
+    "$dir/train.svm" "$dir/o.model"
+contains "--weight-pos 1e308: the weights named" "or lower the class weights"
+
 # 7. training data of one class: trained, with a warning naming the class on stderr
 # (before: nothing said; the model tells nothing apart); 0/1 data's 0, -1 on 2 ranks
 printf '+1 1:0.5 2:1\n+1 2:1\n+1 1:0.2\n' >"$dir/one.svm"
