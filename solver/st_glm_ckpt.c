@@ -103,7 +103,7 @@ static const struct {
     {"data checksum", ST_GLM_T_HEX},
     {"ranks", ST_GLM_T_INT},
     {"threads per rank", ST_GLM_T_INT},
-    {"thread mode", ST_GLM_T_MODE},
+    {"local solver (thread mode, or --gpu)", ST_GLM_T_MODE},
     {"lambda", ST_GLM_T_REAL},
     {"eta", ST_GLM_T_REAL},
     {"bias", ST_GLM_T_REAL},
@@ -117,6 +117,7 @@ static const struct {
 };
 
 #define ST_GLM_ID_RANKS 8   /* the identity word of the rank count */
+#define ST_GLM_ID_GPU   0x100   /* in the local solver's word: the GPU's (rows above 16) */
 
 static const char *const st_glm_ckpt_trainers[] = {
     "?", "CoCoA+ over rows", "ProxCoCoA+ over features", "the serial L1 solver"
@@ -235,7 +236,10 @@ strata_status_t st_glm_ckpt_init(st_glm_ckpt_t *ck, int trainer, const st_glm_mo
     id[7]  = sum;
     id[ST_GLM_ID_RANKS] = (uint64_t)ck->c.size;
     id[9]  = dual ? (uint64_t)param->threads : 0;
-    id[10] = (dual && param->threads > 1) ? (uint64_t)param->thread_mode : 0;
+    /* the local solver: the threads' mode, or the GPU's with its rows in flight (a
+       CPU run's words as before the GPU's were kept: its checkpoints still match) */
+    id[10] = ((dual && param->threads > 1) ? (uint64_t)param->thread_mode : 0) |
+             (param->gpu ? ST_GLM_ID_GPU | ((uint64_t)param->gpu_rows << 16) : 0);
     id[11] = st_glm_bits(param->lambda);
     id[12] = st_glm_bits(dual ? 0.0 : st_glm_model_eta(loss, param->eta));
     id[13] = st_glm_bits(param->bias > 0 ? param->bias : -1.0);
@@ -454,7 +458,14 @@ static void st_glm_ckpt_show(int type, const uint64_t *w, char *out, size_t len)
         name[16] = '\0';
         st_glm_token_quote(name, strlen(name), out, len);
         break;
-    case ST_GLM_T_MODE: snprintf(out, len, "%s", w[0] == 0 ? "replicas" : "shared"); break;
+    case ST_GLM_T_MODE:
+        if (w[0] & ST_GLM_ID_GPU) {
+            snprintf(out, len, "the GPU's, %" PRIu64 " rows in flight%s", w[0] >> 16,
+                     (w[0] >> 16) == 0 ? " (the default)" : "");
+        } else {
+            snprintf(out, len, "%s", w[0] == 0 ? "replicas" : "shared");
+        }
+        break;
     case ST_GLM_T_SCHED: snprintf(out, len, "%s", w[0] == 0 ? "flat" : "hierarchical"); break;
     case ST_GLM_T_AUTO:
         if (w[0] == 0) {

@@ -10,7 +10,8 @@
 # ranks, a bias, two local epochs, the columns relabelled by frequency), which
 # checks the data on the device, the orders, the steps (the CPU solver's own,
 # solver/st_glm_steps.h), the updates and the copies back. With the default
-# rows in flight, a resumed checkpoint gives the uninterrupted run's model; with
+# rows in flight, a resumed checkpoint gives the uninterrupted run's model (a CPU run,
+# or another --gpu-rows, refuses it); with
 # one row at a time, 64-bit data rounded to float on the GPU, and rows streaming
 # through a small GPU memory in chunks (two in flight), reach the CPU run's
 # optimum; and with 8 rows in flight so does data with dense features: each
@@ -84,6 +85,15 @@ expect 0 "GPU run resumed to 20 rounds" gpu_mpirun -np 2 \
     "$dir/c32.bin" "$dir/resumed.model"
 cmp -s "$dir/full.model" "$dir/resumed.model" ||
     { echo "FAIL: a resumed GPU run's model differs from the uninterrupted one"; fail=1; }
+# ... and not by a CPU run, nor by one of other rows in flight: another local solver,
+# another model (before: accepted without a word)
+expect 1 "GPU checkpoint resumed on the CPU" $ST_MPIRUN -np 2 \
+    $train -q -l 1e-3 -r 20 -e 0 --checkpoint "$dir/ck" --resume "$dir/c32.bin" "$dir/x.model"
+contains "GPU checkpoint resumed on the CPU: named" \
+    "local solver (thread mode, or --gpu) the GPU's, 0 rows in flight (the default) (this run: replicas)"
+expect 1 "GPU checkpoint resumed with --gpu-rows 1" gpu_mpirun -np 2 \
+    $train -q --gpu --gpu-rows 1 -l 1e-3 -r 20 -e 0 --checkpoint "$dir/ck" --resume \
+    "$dir/c32.bin" "$dir/x.model"
 
 # 64-bit data: float on the GPU; it converges where the CPU run does, to the same
 # objective (7 digits)
