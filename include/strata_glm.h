@@ -156,7 +156,9 @@ typedef struct {
                                   lambda, eta, bias, class weights, local_epochs, seed)
                                   must be those of the checkpoint, else
                                   STRATA_ERR_INVALID_PARAM naming what differs; tol,
-                                  max_rounds, gap_every may change. No checkpoint:
+                                  max_rounds, gap_every may change (max_rounds below
+                                  the checkpoint's round: STRATA_ERR_INVALID_PARAM;
+                                  equal: that round's model). No checkpoint:
                                   STRATA_ERR_NOT_FOUND; a damaged one: STRATA_ERR_IO
                                   naming the file (the same on every rank) */
     int      hierarchical;   /**< dual models, 1: hierarchical CoCoA+ (default 0: flat).

@@ -127,6 +127,7 @@ typedef struct {
     const char       *path;
     st_glm_comm_t     c;
     int               every, verbose;
+    int               max_rounds;                /* the run's: a later checkpoint is refused */
     uint64_t          id[ST_GLM_CKPT_ID];        /* the run's identity */
     uint64_t          entry[ST_GLM_CKPT_ENTRY];  /* my line of the rank table */
     st_glm_ckpt_sec_t all[ST_GLM_CKPT_MAX_SECS];  /* every array added, */

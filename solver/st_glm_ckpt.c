@@ -224,10 +224,11 @@ strata_status_t st_glm_ckpt_init(st_glm_ckpt_t *ck, int trainer, const st_glm_mo
         st_glm_msg(msg, msg_len, "checkpoints need a little-endian host");
         return STRATA_ERR_UNSUPPORTED;
     }
-    ck->path    = param->checkpoint;
-    ck->every   = param->checkpoint_every;
-    ck->verbose = param->verbose && ck->c.rank == 0;
-    id[0]       = (uint64_t)trainer;
+    ck->path       = param->checkpoint;
+    ck->every      = param->checkpoint_every;
+    ck->max_rounds = param->max_rounds;
+    ck->verbose    = param->verbose && ck->c.rank == 0;
+    id[0]          = (uint64_t)trainer;
     memcpy(&id[1], loss->name, ST_MIN(strlen(loss->name), (size_t)16));   /* 2 words */
     id[3]  = (uint64_t)data->n_rows_global;
     id[4]  = (uint64_t)data->n_cols;
@@ -560,6 +561,14 @@ static void st_glm_ckpt_check_header(const st_glm_ckpt_t *ck, const uint64_t *h,
                            "(the %s section is not this run's)", ck->path, ck->sec[s].name);
             return;
         }
+    }
+    /* the run ends at max_rounds: it cannot go back to an earlier round */
+    if (h[ST_GLM_W_ROUNDS] > (uint64_t)ck->max_rounds) {
+        st_glm_err_set(err, ST_ERR_INVALID_PARAM, ST_GLM_ERR_KEY_FIRST, "%s: the checkpoint "
+                       "is after round %" PRIu64 ", past this run's last (%d rounds): resume with "
+                       "at least %" PRIu64 " rounds (that round's model), or train from the "
+                       "first round without resume", ck->path, h[ST_GLM_W_ROUNDS],
+                       ck->max_rounds, h[ST_GLM_W_ROUNDS]);
     }
 }
 

@@ -641,6 +641,8 @@ struct st_glm_trainer {
     st_glm_worker_t      *workers;
     pthread_barrier_t     barrier;
     int                   stop;    /* set by worker 0 between barriers */
+    int                   uncertified;  /* resumed at the last round from a checkpoint
+                                           written without its gap */
     pthread_mutex_t       gate_lock;
     pthread_cond_t        gate_cond;
     int                   gate;    /* 0 wait, 1 run, -1 quit (a rank lacks threads) */
@@ -1194,6 +1196,68 @@ static int st_glm_gap_next(st_glm_gap_sched_t *g, int round, double rel, double 
 }
 
 /*
+ * Every worker: the duality gap of the model in hand (worker 0 between barriers, the
+ * others waiting), then worker 0 ends the round with it: the stopping test, the next
+ * gap of gap_every auto's schedule, the checkpoint when @a due. @a round 0: no round
+ * ran; the run resumed at its last round from a checkpoint written without a gap, and
+ * this is that round's.
+ */
+static void st_glm_worker_certify(st_glm_worker_t *wk, int round, int due)
+{
+    st_glm_trainer_t *tr = wk->tr;
+    st_glm_round_ctx_t *ctx;
+    st_glm_objectives_t obj;
+    double tc, sums[2], wsq;
+    int64_t j;
+    int k, autogap = (st_glm_ctx->param->gap_every == STRATA_GLM_GAP_AUTO);
+
+    if (tr->z != NULL) {   /* the margins on the GPU, then the gap's sums */
+        if (wk->id == 0 && st_glm_gpu_margins(tr->gpu, tr->w, tr->z) != 0) {
+            fprintf(stderr, "strata_glm: rank %d: the GPU solver failed (above); ending "
+                    "the job\n", st_glm_ctx->rank);
+            MPI_Abort(st_glm_ctx->comm, 1);
+        }
+        pthread_barrier_wait(&tr->barrier);
+    }
+    st_glm_gap_pass(wk);
+    pthread_barrier_wait(&tr->barrier);
+    if (wk->id == 0) {
+        ctx     = st_glm_ctx;
+        sums[0] = sums[1] = 0;
+        for (k = 0; k < tr->nworkers; k++) {
+            sums[0] += tr->workers[k].sums[0];
+            sums[1] += tr->workers[k].sums[1];
+        }
+        tc = st_glm_now();
+        st_glm_allreduce(ctx->comm, sums, 2, MPI_DOUBLE, MPI_SUM);
+        ctx->info.comm_seconds += st_glm_now() - tc;
+        wsq = 0;
+        for (j = 0; j < tr->d_all; j++) {
+            wsq += tr->w[j] * tr->w[j];
+        }
+        st_glm_dual_objectives(sums[0], sums[1], wsq, tr->data->n_rows_global,
+                               tr->lambda, &obj);
+        if (round == 0) {
+            ctx->info.rounds--;   /* the checkpoint's round again, not one more */
+        }
+        st_glm_round_end(ctx, &obj);
+        tr->stop = ctx->info.converged || ctx->info.rounds >= ctx->param->max_rounds;
+        /* the schedule moves on at its own gaps, the last round's too when it
+           was one (a run resumed from that round's checkpoint then computes its
+           gaps where the uninterrupted run did), not at the last round's forced
+           gap */
+        if (round > 0 && autogap && round >= tr->gap.next && round < INT_MAX) {
+            tr->gap.next = st_glm_gap_next(&tr->gap, round, ctx->info.gap /
+                                           fmax(fabs(obj.primal), 1e-300),
+                                           ctx->param->tol);
+        }
+        if (due) {
+            st_glm_checkpoint(tr, ctx, 1);
+        }
+    }
+}
+
+/*
  * The rounds. Worker 0 (the calling thread) does the MPI calls between barriers;
  * the others wait. Every phase ends at a barrier, so the workers' shared state is
  * only read after it was written.
@@ -1202,16 +1266,17 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
 {
     st_glm_trainer_t *tr = wk->tr;
     st_glm_round_ctx_t *ctx;
-    st_glm_objectives_t obj;
     st_glm_hier_t *h = &tr->hier;
-    double tc, t0 = 0, sums[2], wsq;
-    int64_t j;
-    int k, round = st_glm_ctx->info.rounds, every = ST_MAX(st_glm_ctx->param->gap_every, 1);
+    double tc, t0 = 0;
+    int round = st_glm_ctx->info.rounds, every = ST_MAX(st_glm_ctx->param->gap_every, 1);
     int autogap = (st_glm_ctx->param->gap_every == STRATA_GLM_GAP_AUTO);
     int certify, due, inner, s;
 
-    if (tr->stop) {
-        return;   /* resumed from the round the run ended with */
+    if (tr->stop) {   /* resumed from the round the run ended with */
+        if (tr->uncertified) {
+            st_glm_worker_certify(wk, 0, 0);
+        }
+        return;
     }
     for (;;) {
         /* the certificate every gap_every rounds (auto: at gap.next, set by worker 0
@@ -1287,47 +1352,7 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
             }
             continue;
         }
-        if (tr->z != NULL) {   /* the margins on the GPU, then the gap's sums */
-            if (wk->id == 0 && st_glm_gpu_margins(tr->gpu, tr->w, tr->z) != 0) {
-                fprintf(stderr, "strata_glm: rank %d: the GPU solver failed (above); ending "
-                        "the job\n", st_glm_ctx->rank);
-                MPI_Abort(st_glm_ctx->comm, 1);
-            }
-            pthread_barrier_wait(&tr->barrier);
-        }
-        st_glm_gap_pass(wk);
-        pthread_barrier_wait(&tr->barrier);
-        if (wk->id == 0) {
-            ctx     = st_glm_ctx;
-            sums[0] = sums[1] = 0;
-            for (k = 0; k < tr->nworkers; k++) {
-                sums[0] += tr->workers[k].sums[0];
-                sums[1] += tr->workers[k].sums[1];
-            }
-            tc = st_glm_now();
-            st_glm_allreduce(ctx->comm, sums, 2, MPI_DOUBLE, MPI_SUM);
-            ctx->info.comm_seconds += st_glm_now() - tc;
-            wsq = 0;
-            for (j = 0; j < tr->d_all; j++) {
-                wsq += tr->w[j] * tr->w[j];
-            }
-            st_glm_dual_objectives(sums[0], sums[1], wsq, tr->data->n_rows_global,
-                                   tr->lambda, &obj);
-            st_glm_round_end(ctx, &obj);
-            tr->stop = ctx->info.converged || ctx->info.rounds >= ctx->param->max_rounds;
-            /* the schedule moves on at its own gaps, the last round's too when it
-               was one (a run resumed from that round's checkpoint then computes its
-               gaps where the uninterrupted run did), not at the last round's forced
-               gap */
-            if (autogap && round >= tr->gap.next && round < INT_MAX) {
-                tr->gap.next = st_glm_gap_next(&tr->gap, round, ctx->info.gap /
-                                               fmax(fabs(obj.primal), 1e-300),
-                                               ctx->param->tol);
-            }
-            if (due) {
-                st_glm_checkpoint(tr, ctx, 1);
-            }
-        }
+        st_glm_worker_certify(wk, round, due);
         pthread_barrier_wait(&tr->barrier);
         if (tr->stop) {
             break;
@@ -1593,8 +1618,9 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
         for (k = 0; k < tr.nworkers; k++) {
             tr.workers[k].rng = tr.rngs[k];
         }
-        ctx.t_start = st_glm_now() - ctx.info.seconds;
-        tr.stop     = st_glm_ckpt_stopped(param, &ctx.info, certified);
+        ctx.t_start    = st_glm_now() - ctx.info.seconds;
+        tr.stop        = st_glm_ckpt_stopped(param, &ctx.info, certified);
+        tr.uncertified = tr.stop && !certified;
         /* a hierarchical run goes on with the inner rounds it chose (auto) */
         ctx.info.nodes = tr.hier.nodes;
         if (tr.hier.on && param->inner_rounds == 0 && ctx.info.inner_rounds > 0) {

@@ -5,13 +5,15 @@
 # the run that was never interrupted, byte for byte: logistic on 1 rank, on 2 ranks of
 # 2 threads, on 3 ranks with the gap every 4th round, on 1 rank with the gap's rounds
 # chosen (auto) and the run stopped by -r before; lasso on 1 rank (the serial
-# solver) and on 2 (ProxCoCoA+ over features). Refused with exit status 1, a message
-# naming what differs and no hang: other data, another rank count, another lambda, a
-# flipped byte, a truncated file, --resume without a checkpoint, a checkpoint file
-# that is not one (left as it was), a named pipe, a checkpoint in a missing directory
-# or one that takes no file (before the training). Usage errors exit 2. Neither the model file nor
-# the data is ever written by a refused run. A successful write removes the temporary
-# files that killed writers of the same file left behind, and nothing else.
+# solver) and on 2 (ProxCoCoA+ over features). A run resumed at its last round from a
+# checkpoint written without the gap reports that round's gap. Refused with exit
+# status 1, a message naming what differs and no hang: other data, another rank
+# count, another lambda, a flipped byte, a truncated file, -r below the checkpoint's
+# round, --resume without a checkpoint, a checkpoint file that is not one (left as it
+# was), a named pipe, a checkpoint in a missing directory or one that takes no file
+# (before the training). Usage errors exit 2. Neither the model file nor the data is
+# ever written by a refused run. A successful write removes the temporary files that
+# killed writers of the same file left behind, and nothing else.
 #
 . "${top_srcdir}/tests/common.sh"
 fail=0
@@ -102,6 +104,25 @@ for r in 7 10 40; do
         { echo "FAIL: gap auto: the run resumed after round $r has another model"; fail=1; }
 done
 
+# resumed at its last round from a checkpoint written without the gap (round 18 of
+# gaps every 5th): that round's gap is computed, and the run ends as the run of 18
+# rounds (before: round 15's objective and gap, "stopped" where that one converged)
+last_line() { # the final objective line of a run's $out, without the times
+    sed -n 's/^\(converged\|stopped\) after \(.*\), [0-9.]* s (allreduce.*/\1 \2/p' "$out"
+}
+expect 0 "gap every 5, checkpoint every 6" tools/strata-train -q --method cd -e 0 -r 20 --gap-every 5 \
+    --checkpoint-every 6 "$dir/s1.svm" "$dir/g.model"
+expect 0 "18 rounds" tools/strata-train --method cd -e 0.3 -r 18 --gap-every 5 \
+    "$dir/s1.svm" "$dir/g18.model"
+line18=$(last_line)   # (not $want: expect sets it)
+expect 0 "resumed at round 18" tools/strata-train --method cd -e 0.3 -r 18 --gap-every 5 \
+    --resume --checkpoint "$dir/g.model.ckpt" "$dir/s1.svm" "$dir/g.model"
+resumed=$(last_line)
+[ -n "$line18" ] && [ "$resumed" = "$line18" ] ||
+    { echo "FAIL: resumed at round 18: '$resumed', the run of 18 rounds: '$line18'"; fail=1; }
+cmp -s "$dir/g.model" "$dir/g18.model" ||
+    { echo "FAIL: resumed at round 18: another model than the run of 18 rounds"; fail=1; }
+
 # refusals, most by one process alone (mpirun takes seconds to end a failed job): a
 # checkpoint of one rank after round 6, and a model file to keep
 ck="$dir/r.ckpt"
@@ -164,6 +185,10 @@ for at in 100 5000 $((size - 20000)); do   # the header, v, alpha
     refused "byte $at flipped" "r.ckpt: corrupted checkpoint" $train "$dir/s1.svm"
 done
 cp "$dir/good.ckpt" "$ck"
+# -r below the checkpoint's round: that round's model cannot be gone back to (before:
+# the checkpoint's model was written as if of -r rounds)
+refused "rounds below" "r.ckpt: the checkpoint is after round 6, past this run's last (4 \
+rounds): resume with at least 6 rounds" tools/strata-train -q -e 0 -r 4 "$dir/s1.svm"
 truncate -s $((size - 8)) "$ck"
 refused "truncated" "r.ckpt: truncated checkpoint" $train "$dir/s1.svm"
 rm -f "$ck"
