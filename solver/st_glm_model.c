@@ -303,14 +303,14 @@ double st_glm_neg_conj_sum(const st_glm_model_t *model, int64_t n, const double 
 }
 
 double st_glm_grad_conj_sum(const st_glm_model_t *model, int64_t n, const double *z,
-                            const double *y, const double *c)
+                            const double *y, const double *c, double scale)
 {
     double sum = 0.0, ci;
     int64_t i;
 
     for (i = 0; i < n; i++) {
         ci   = st_glm_weight(c, i);
-        sum += model->neg_conj(-ci * model->dloss(z[i], y[i]), y[i], ci);
+        sum += model->neg_conj(-scale * ci * model->dloss(z[i], y[i]), y[i], ci);
     }
     return sum;
 }
@@ -367,9 +367,14 @@ void st_glm_reg_sums_merge(st_glm_reg_sums_t *into, const st_glm_reg_sums_t *fro
     into->vmax  = fmax(into->vmax, from->vmax);
 }
 
-void st_glm_primal_objectives(double loss_sum, double conj_sum, const st_glm_reg_sums_t *reg,
-                              int64_t n, double lambda, double eta, double radius,
-                              st_glm_objectives_t *obj_p)
+double st_glm_dual_scale(const st_glm_reg_sums_t *reg, double lambda, double eta)
+{
+    return (eta > 0.0 && reg->vmax > lambda * eta) ? lambda * eta / reg->vmax : 1.0;
+}
+
+void st_glm_primal_objectives(double loss_sum, double conj_sum, double scaled_sum,
+                              const st_glm_reg_sums_t *reg, int64_t n, double lambda,
+                              double eta, double radius, st_glm_objectives_t *obj_p)
 {
     double primal, bound, ball;
 
@@ -386,6 +391,12 @@ void st_glm_primal_objectives(double loss_sum, double conj_sum, const st_glm_reg
     }
     obj_p->primal = primal;
     obj_p->dual   = conj_sum / (double)n - bound;
+    /* the scaled point: its regularizer's conjugate is 0; the ball's bound grows with
+       B = P / lambda, which far from w = 0 (small lambda) leaves a gap many times the
+       distance to the optimum */
+    if (st_glm_dual_scale(reg, lambda, eta) < 1.0) {
+        obj_p->dual = fmax(obj_p->dual, scaled_sum / (double)n);
+    }
     obj_p->gap    = primal - obj_p->dual;
     obj_p->radius = radius;
 }

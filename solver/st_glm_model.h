@@ -222,10 +222,11 @@ double st_glm_neg_conj_sum(const st_glm_model_t *model, int64_t n, const double 
 
 /**
  * @return sum_i -phi_i*(-alpha_i) at the primal-dual point alpha_i = -c_i phi'(z_i, y_i)
- *         of the margins z: the dual loss term of the L1 models' certificate.
+ *         of the margins z scaled by @a scale (in (0, 1]; st_glm_dual_scale): the dual
+ *         loss term of the L1 models' certificate.
  */
 double st_glm_grad_conj_sum(const st_glm_model_t *model, int64_t n, const double *z,
-                            const double *y, const double *c);
+                            const double *y, const double *c, double scale);
 
 /**
  * @return sum_i [c_i phi(z_i) + phi_i*(-alpha_i) + alpha_i z_i] >= 0: the duality gap of
@@ -268,17 +269,26 @@ void st_glm_reg_sums(int64_t d, const double *w, const double *grad, double lamb
 void st_glm_reg_sums_merge(st_glm_reg_sums_t *into, const st_glm_reg_sums_t *from);
 
 /**
- * L1 (primal) models: P(w), the Lipschitzed dual D and the gap (Duenner et al. 2016):
- *     P = loss_sum / n + lambda reg,
- *     D = conj_sum / n - min(conj, B max(0, vmax - lambda eta)),
- * with loss_sum = st_glm_loss_sum(z), conj_sum = st_glm_grad_conj_sum(z) over all
- * examples, @a reg the merged st_glm_reg_sums. @a radius is B (> 0, at least ||w||_1
- * and ||w*||_1 for a valid certificate), or <= 0 for the default B = P(w)/(lambda eta),
- * always valid (MODELS.md 4.4). eta = 0 uses no ball.
+ * @return s = min(1, lambda eta / vmax) (1 for eta = 0): the dual candidate scaled by s
+ *         is feasible, ||s v||_inf <= lambda eta, so the regularizer's conjugate at it
+ *         is 0 (MODELS.md 4.4).
  */
-void st_glm_primal_objectives(double loss_sum, double conj_sum, const st_glm_reg_sums_t *reg,
-                              int64_t n, double lambda, double eta, double radius,
-                              st_glm_objectives_t *obj_p);
+double st_glm_dual_scale(const st_glm_reg_sums_t *reg, double lambda, double eta);
+
+/**
+ * L1 (primal) models: P(w), the dual D and the gap: the better of two dual points,
+ * the Lipschitzed one (Duenner et al. 2016) and the scaled one,
+ *     P = loss_sum / n + lambda reg,
+ *     D = max(conj_sum / n - min(conj, B max(0, vmax - lambda eta)), scaled_sum / n),
+ * with loss_sum = st_glm_loss_sum(z), conj_sum = st_glm_grad_conj_sum(z, 1) and
+ * scaled_sum = st_glm_grad_conj_sum(z, st_glm_dual_scale(reg)) over all examples,
+ * @a reg the merged st_glm_reg_sums. @a radius is B (> 0, at least ||w||_1 and
+ * ||w*||_1 for a valid certificate), or <= 0 for the default B = P(w)/(lambda eta),
+ * always valid (MODELS.md 4.4). eta = 0 uses neither the ball nor the scaling.
+ */
+void st_glm_primal_objectives(double loss_sum, double conj_sum, double scaled_sum,
+                              const st_glm_reg_sums_t *reg, int64_t n, double lambda,
+                              double eta, double radius, st_glm_objectives_t *obj_p);
 
 /* ------------------------------------------------------------------------------------ */
 /* Serial reference solver                                                             */

@@ -317,7 +317,7 @@ static void st_glm_serial_primal_eval(const st_glm_model_t *model,
                                       st_glm_objectives_t *obj)
 {
     st_glm_reg_sums_t sums;
-    double u;
+    double u, scale;
     int64_t i, k;
 
     st_glm_serial_margins(data, w, z);
@@ -329,8 +329,11 @@ static void st_glm_serial_primal_eval(const st_glm_model_t *model,
         }
     }
     st_glm_reg_sums(data->d, w, grad, lambda, eta, &sums);
+    scale = st_glm_dual_scale(&sums, lambda, eta);
     st_glm_primal_objectives(st_glm_loss_sum(model, data->n, z, data->y, data->c),
-                             st_glm_grad_conj_sum(model, data->n, z, data->y, data->c),
+                             st_glm_grad_conj_sum(model, data->n, z, data->y, data->c, 1.0),
+                             (scale < 1.0) ? st_glm_grad_conj_sum(model, data->n, z, data->y,
+                                                                  data->c, scale) : 0.0,
                              &sums, data->n, lambda, eta, 0.0, obj);
 }
 

@@ -361,18 +361,23 @@ static void st_glm_primal_certificate(st_glm_primal_t *pt, MPI_Comm comm, double
 {
     int64_t lo = pt->n * pt->rank / pt->nranks, hi = pt->n * (pt->rank + 1) / pt->nranks;
     st_glm_reg_sums_t reg;
-    double sums[4];
+    double sums[5], scale;
 
+    /* the largest |v_j| first: it scales the second dual point */
     st_glm_reg_sums(pt->nloc, pt->w, pt->grad, lambda, eta, &reg);
+    st_glm_allreduce(comm, &reg.vmax, 1, MPI_DOUBLE, MPI_MAX);
+    scale   = st_glm_dual_scale(&reg, lambda, eta);
     sums[0] = reg.reg;
     sums[1] = reg.conj;
     sums[2] = st_glm_loss_sum(pt->loss, hi - lo, pt->z + lo, pt->y + lo, pt->c + lo);
-    sums[3] = st_glm_grad_conj_sum(pt->loss, hi - lo, pt->z + lo, pt->y + lo, pt->c + lo);
-    st_glm_allreduce(comm, sums, 4, MPI_DOUBLE, MPI_SUM);
-    st_glm_allreduce(comm, &reg.vmax, 1, MPI_DOUBLE, MPI_MAX);
+    sums[3] = st_glm_grad_conj_sum(pt->loss, hi - lo, pt->z + lo, pt->y + lo, pt->c + lo,
+                                   1.0);
+    sums[4] = (scale < 1.0) ? st_glm_grad_conj_sum(pt->loss, hi - lo, pt->z + lo, pt->y + lo,
+                                                   pt->c + lo, scale) : 0.0;
+    st_glm_allreduce(comm, sums, 5, MPI_DOUBLE, MPI_SUM);
     reg.reg  = sums[0];
     reg.conj = sums[1];
-    st_glm_primal_objectives(sums[2], sums[3], &reg, pt->n, lambda, eta, 0.0, obj);
+    st_glm_primal_objectives(sums[2], sums[3], sums[4], &reg, pt->n, lambda, eta, 0.0, obj);
 }
 
 strata_status_t st_glm_train_primal(const st_glm_model_t *loss, const strata_glm_problem_t *prob,

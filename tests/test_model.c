@@ -902,7 +902,7 @@ static void t_check_objective_helpers(void)
         }
         /* with loss sums making P: the bound U = conj/n - D must dominate
            v.w' - lambda R(w') for every w' in the ball ||w'||_1 <= B (v = -grad) */
-        st_glm_primal_objectives(2.0, 1.0, &all, 4, lambda, eta, 0.0, &obj);
+        st_glm_primal_objectives(2.0, 1.0, -INFINITY, &all, 4, lambda, eta, 0.0, &obj);
         B = obj.radius;
         if (!t_close(obj.primal, 0.5 + lambda * all.reg, 0.0, 1e-14) ||
             (eta > 0.0 && !t_close(B, obj.primal / (lambda * eta), 0.0, 1e-14)) ||
@@ -947,7 +947,7 @@ static void t_check_objective_helpers(void)
                    best);
         }
         /* an explicit radius is used as given */
-        st_glm_primal_objectives(2.0, 1.0, &all, 4, lambda, eta, 1e3, &obj);
+        st_glm_primal_objectives(2.0, 1.0, -INFINITY, &all, 4, lambda, eta, 1e3, &obj);
         if (eta > 0.0 && obj.radius != 1e3) {
             t_fail("primal objectives ignore the given radius");
         }
@@ -959,7 +959,8 @@ static void t_check_objective_helpers(void)
     grad[1] = -0.5 * lambda;
     st_glm_reg_sums(2, w, grad, lambda, 1.0, &all);
     /* loss and conj sums chosen so that they cancel v.w (Fenchel-Young equality) */
-    st_glm_primal_objectives(1.0, 1.0 + 2.0 * lambda, &all, 2, lambda, 1.0, 0.0, &obj);
+    st_glm_primal_objectives(1.0, 1.0 + 2.0 * lambda, -INFINITY, &all, 2, lambda, 1.0, 0.0,
+                             &obj);
     if (!t_close(obj.gap, 0.0, 1e-15, 0.0)) {
         t_fail("L1 certificate at a KKT point: gap %g", obj.gap);
     }
@@ -1555,6 +1556,85 @@ static void t_check_l1_null(void)
     }
 }
 
+/*
+ * The L1 models' second dual point, alpha scaled by s = min(1, lambda eta / ||v||_inf):
+ * the certificate stays valid (D <= P(w') for every w' tried) and, at points far
+ * from w = 0 where the ball's B = P / (lambda eta) is large, is the tighter one.
+ */
+static void t_check_l1_scaled_dual(void)
+{
+    static const st_glm_model_kind_t kinds[] = {ST_GLM_LASSO, ST_GLM_L1_LOGISTIC,
+                                                ST_GLM_ELASTIC_NET};
+    const st_glm_model_t *m;
+    st_glm_objectives_t obj, ball;
+    st_glm_reg_sums_t reg;
+    double w[6], wp[6], g[6], z[40], lambda, eta, scale, loss_sum, conj, scaled, pw, low;
+    int trial, k2, tighter = 0, loss;
+    int64_t j;
+    size_t k;
+    t_prob_t p;
+
+    for (k = 0; k < ST_ARRAY_SIZE(kinds); k++) {
+        m    = t_model(kinds[k]);
+        loss = t_loss_of(m->kind);
+        if (t_prob_make(&p, 40, 6, 1.0, m->classification, 1) != 0) {
+            t_fail("out of memory");
+            t_prob_free(&p);
+            return;
+        }
+        eta    = st_glm_model_eta(m, 0.7);
+        lambda = 0.01 * t_lambda_max(&p, loss, eta);
+        for (trial = 0; trial < 40; trial++) {
+            for (j = 0; j < p.d; j++) {
+                w[j] = (trial % 4 == 0 && j % 2) ? 0.0 : 0.3 * t_gauss();
+            }
+            /* the certificate's sums, as the solvers compute them: the smooth part's
+               gradient from t_primal (at eta 1: the loss part only) */
+            t_primal(&p, loss, lambda, 1.0, w, g, NULL);
+            t_margins(&p, w, z);
+            st_glm_reg_sums(p.d, w, g, lambda, eta, &reg);
+            scale    = st_glm_dual_scale(&reg, lambda, eta);
+            loss_sum = st_glm_loss_sum(m, p.n, z, p.y, p.c);
+            conj     = st_glm_grad_conj_sum(m, p.n, z, p.y, p.c, 1.0);
+            scaled   = st_glm_grad_conj_sum(m, p.n, z, p.y, p.c, scale);
+            if (!(scale > 0.0 && scale <= 1.0) ||
+                (reg.vmax > lambda * eta) != (scale < 1.0)) {
+                t_fail("%s: scale %g for vmax %g, lambda eta %g", m->name, scale, reg.vmax,
+                       lambda * eta);
+            }
+            st_glm_primal_objectives(loss_sum, conj, scaled, &reg, p.n, lambda, eta, 0.0,
+                                     &obj);
+            st_glm_primal_objectives(loss_sum, conj, -INFINITY, &reg, p.n, lambda, eta, 0.0,
+                                     &ball);
+            pw = t_primal(&p, loss, lambda, eta, w, g, NULL);
+            if (!t_close(obj.primal, pw, 1e-13, 1e-12) || obj.dual < ball.dual ||
+                (scale < 1.0 && obj.dual < scaled / (double)p.n)) {
+                t_fail("%s: P %.17g (expected %.17g), D %.17g, ball D %.17g, scaled %.17g",
+                       m->name, obj.primal, pw, obj.dual, ball.dual, scaled / (double)p.n);
+            }
+            tighter += (obj.dual > ball.dual + 1e-9 * fabs(ball.dual));
+            /* weak duality: no w' below D (random points, and steps from w) */
+            for (k2 = 0; k2 < 300; k2++) {
+                for (j = 0; j < p.d; j++) {
+                    wp[j] = (k2 < 150) ? w[j] + 0.1 * t_gauss() * (k2 % 7)
+                                       : t_gauss() * (t_unif() < 0.5 ? 0.0 : 1.0);
+                }
+                low = t_primal(&p, loss, lambda, eta, wp, g, NULL);
+                if (low < obj.dual - 1e-12 * (1.0 + fabs(obj.dual))) {
+                    t_fail("%s: P(w') %.17g below the certificate's D %.17g (scale %g)",
+                           m->name, low, obj.dual, scale);
+                    break;
+                }
+            }
+        }
+        t_prob_free(&p);
+    }
+    if (tighter == 0) {
+        t_fail("the scaled dual point was never the tighter one");
+    }
+    t_note("scaled dual point tighter in %d of 120 certificates", tighter);
+}
+
 static void t_check_serial_args(void)
 {
     const st_glm_model_t *lr = t_model(ST_GLM_LOGISTIC), *en = t_model(ST_GLM_ELASTIC_NET);
@@ -1626,6 +1706,7 @@ int main(int argc, char **argv)
     t_check_objective_helpers();
     t_check_serial_args();
     t_check_l1_null();
+    t_check_l1_scaled_dual();
     for (k = 0; k < ST_ARRAY_SIZE(t_cases); k++) {
         t_run_case(&t_cases[k], (int)k);
     }
