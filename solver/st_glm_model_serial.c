@@ -6,10 +6,11 @@
  *   max_alpha D(alpha) = (1/n) sum_i -phi_i*(-alpha_i) - (lambda/2) ||w(alpha)||^2,
  *   w(alpha) = (1/(lambda n)) sum_i alpha_i x_i; per example i the exact maximizer of D
  *   along alpha_i (the model's dual_step with z = x_i.w, q = ||x_i||^2 / (lambda n)).
- * L1 models, cyclic coordinate descent (Friedman, Hastie & Tibshirani, "Regularization
- *   Paths for Generalized Linear Models via Coordinate Descent", JSS 2010; for logistic
- *   the Newton step with Armijo line search of CDN, Yuan, Chang, Hsieh & Lin, JMLR 2010):
- *   min_w (1/n) sum_i c_i phi(x_i.w, y_i) + lambda (eta ||w||_1 + (1 - eta)/2 ||w||^2).
+ * L1 models, min_w (1/n) sum_i c_i phi(x_i.w, y_i) + lambda (eta ||w||_1 + (1 - eta)/2
+ *   ||w||^2): the squared loss by cyclic coordinate descent (Friedman, Hastie &
+ *   Tibshirani, "Regularization Paths for Generalized Linear Models via Coordinate
+ *   Descent", JSS 2010); the logistic loss by newGLMNET (Yuan, Ho & Lin, JMLR 2012),
+ *   an epoch being one of its iterations.
  * After every epoch the objectives and the duality gap (MODELS.md 2.3 and 4.4) are
  * evaluated from w(alpha) or X w recomputed from scratch, so rounding drift in the
  * incrementally maintained vectors never enters the certificate.
@@ -23,6 +24,10 @@
 #include <string.h>
 
 #define ST_GLM_MAX_HALVINGS 40
+/* newGLMNET: coordinate passes over its quadratic model at most, and their end: the
+ * model's minimum-norm subgradient at most this fraction of the objective's */
+#define ST_GLM_GLMNET_PASSES 100
+#define ST_GLM_GLMNET_INNER  0.1
 
 /* a CSR view of the problem (the dense input copied into CSR) and its CSC transpose */
 typedef struct {
@@ -337,13 +342,13 @@ static void st_glm_serial_primal_eval(const st_glm_model_t *model,
                              &sums, data->n, lambda, eta, 0.0, obj);
 }
 
-/* one coordinate: Newton/exact step, with the Armijo line search when the model asks */
+/* one coordinate of the squared-loss models: the exact step (newGLMNET below for the
+ * models that need a line search) */
 static void st_glm_serial_coord(const st_glm_model_t *model, const st_glm_serial_data_t *data,
                                 double lambda, double eta, int64_t j, double *w, double *z)
 {
-    double inv_n = 1.0 / (double)data->n, g = 0.0, h = 0.0, cw, x, wn, delta, pred, t, diff;
+    double inv_n = 1.0 / (double)data->n, g = 0.0, h = 0.0, cw, x, wn, delta;
     int64_t k, i;
-    int s;
 
     for (k = data->cp[j]; k < data->cp[j + 1]; k++) {
         i  = data->ri[k];
@@ -359,32 +364,131 @@ static void st_glm_serial_coord(const st_glm_model_t *model, const st_glm_serial
     if (delta == 0.0) {
         return;
     }
-    t = 1.0;
-    if (model->line_search) {
-        pred = st_glm_prox_decrease(g, lambda, eta, w[j], delta);
-        for (s = 0; s < ST_GLM_MAX_HALVINGS; s++, t *= ST_GLM_ARMIJO_SHRINK) {
-            for (diff = 0.0, k = data->cp[j]; k < data->cp[j + 1]; k++) {
-                i     = data->ri[k];
-                diff += st_glm_serial_weight(data, i) *
-                        model->loss_diff(z[i], t * delta * data->cv[k], data->y[i]);
-            }
-            diff = diff * inv_n + lambda * (st_glm_reg_coord(w[j] + t * delta, eta) -
-                                            st_glm_reg_coord(w[j], eta));
-            if (diff <= ST_GLM_ARMIJO_SIGMA * t * pred) {
-                break;
-            }
-        }
-        if (s == ST_GLM_MAX_HALVINGS) {
-            return;   /* no decrease found: leave the coordinate */
-        }
-        if (t < 1.0) {
-            wn    = w[j] + t * delta;
-            delta = wn - w[j];
-        }
-    }
     w[j] = wn;
     for (k = data->cp[j]; k < data->cp[j + 1]; k++) {
         z[data->ri[k]] += delta * data->cv[k];
+    }
+}
+
+/* |the minimum-norm subgradient| of g w + lambda r_eta(w) along one coordinate, g the
+ * smooth part's derivative there: 0 exactly where that coordinate is optimal */
+static double st_glm_prox_violation(double g, double w, double lambda, double eta)
+{
+    double s = g + lambda * (1.0 - eta) * w, l1 = lambda * eta;
+
+    if (w > 0.0) {
+        return fabs(s + l1);
+    }
+    if (w < 0.0) {
+        return fabs(s - l1);
+    }
+    return fmax(0.0, fabs(s) - l1);
+}
+
+/* newGLMNET's work arrays (the line-search models) */
+typedef struct {
+    double  *dd;     /* n: c_i phi''(z_i) / n */
+    double  *xd;     /* n: X d */
+    double  *dir;    /* d: the direction d */
+    double  *hdiag;  /* d: the quadratic model's diagonal */
+    int64_t *act;    /* d: the features that may move this iteration */
+} st_glm_glmnet_t;
+
+/*
+ * L1 models with a line search (l1-logistic): one iteration of newGLMNET (Yuan, Ho &
+ * Lin, "An Improved GLMNET for L1-regularized Logistic Regression", JMLR 2012). The
+ * loss's quadratic model at w, g.d + d^T X^T D X d / 2 (D_ii = c_i phi''(z_i) / n),
+ * plus lambda R(w + d), is minimized over d by cyclic coordinate descent on the
+ * features that may move (w_j != 0, or |g_j| > lambda eta; the others stay at 0 this
+ * iteration, and the next iteration's gradient frees them), until the model's
+ * minimum-norm subgradient is a tenth of the objective's at w; then an Armijo search
+ * along d. Cyclic coordinate descent on the objective itself (one Newton step per
+ * coordinate) zig-zags where features are correlated: on a 20000 x 65535 criteo-like
+ * set at lambda 5e-5 it had not certified a relative gap of 1e-3 after 200 epochs.
+ * Nothing is carried from one iteration to the next but w, so a resumed run takes the
+ * same steps. @a z and @a grad are the margins and the loss's gradient at w.
+ */
+static void st_glm_serial_glmnet(const st_glm_model_t *model, const st_glm_serial_data_t *data,
+                                 double lambda, double eta, st_glm_glmnet_t *ws, double *w,
+                                 double *z, const double *grad)
+{
+    double l1 = lambda * eta, viol = 0.0, inner, G, cur, wn, delta, pred, diff, t, x;
+    int64_t i, j, k, a, nact = 0;
+    int pass, s;
+
+    for (i = 0; i < data->n; i++) {
+        ws->dd[i] = st_glm_serial_weight(data, i) * model->d2loss(z[i], data->y[i]) /
+                    (double)data->n;
+        ws->xd[i] = 0.0;
+    }
+    for (j = 0; j < data->d; j++) {
+        ws->dir[j] = 0.0;
+        viol      += st_glm_prox_violation(grad[j], w[j], lambda, eta);
+        if (w[j] == 0.0 && fabs(grad[j]) <= l1) {
+            continue;
+        }
+        for (x = 1e-12, k = data->cp[j]; k < data->cp[j + 1]; k++) {
+            x += ws->dd[data->ri[k]] * data->cv[k] * data->cv[k];
+        }
+        ws->hdiag[j]    = x;
+        ws->act[nact++] = j;
+    }
+    for (pass = 0; pass < ST_GLM_GLMNET_PASSES && nact > 0; pass++) {
+        inner = 0.0;
+        for (a = 0; a < nact; a++) {
+            j = ws->act[a];
+            for (G = grad[j], k = data->cp[j]; k < data->cp[j + 1]; k++) {
+                i  = data->ri[k];
+                G += ws->dd[i] * data->cv[k] * ws->xd[i];
+            }
+            cur    = w[j] + ws->dir[j];
+            inner += st_glm_prox_violation(G, cur, lambda, eta);
+            wn     = cur;
+            delta  = st_glm_prox_step(G, ws->hdiag[j], lambda, eta, &wn);
+            if (delta == 0.0) {
+                continue;
+            }
+            ws->dir[j] = wn - w[j];
+            for (k = data->cp[j]; k < data->cp[j + 1]; k++) {
+                ws->xd[data->ri[k]] += delta * data->cv[k];
+            }
+        }
+        if (inner <= ST_GLM_GLMNET_INNER * viol) {
+            break;
+        }
+    }
+    /* the line search along d */
+    for (pred = 0.0, a = 0; a < nact; a++) {
+        j     = ws->act[a];
+        pred += st_glm_prox_decrease(grad[j], lambda, eta, w[j], ws->dir[j]);
+    }
+    if (!(pred < 0.0)) {
+        return;   /* no descent left in the model */
+    }
+    for (t = 1.0, s = 0; s < ST_GLM_MAX_HALVINGS; s++, t *= ST_GLM_ARMIJO_SHRINK) {
+        for (diff = 0.0, i = 0; i < data->n; i++) {
+            diff += st_glm_serial_weight(data, i) *
+                    model->loss_diff(z[i], t * ws->xd[i], data->y[i]);
+        }
+        diff /= (double)data->n;
+        for (a = 0; a < nact; a++) {
+            j     = ws->act[a];
+            diff += lambda * (st_glm_reg_coord(w[j] + t * ws->dir[j], eta) -
+                              st_glm_reg_coord(w[j], eta));
+        }
+        if (diff <= ST_GLM_ARMIJO_SIGMA * t * pred) {
+            break;
+        }
+    }
+    if (s == ST_GLM_MAX_HALVINGS) {
+        return;   /* no decrease found: w stays */
+    }
+    for (a = 0; a < nact; a++) {
+        j     = ws->act[a];
+        w[j] += t * ws->dir[j];
+    }
+    for (i = 0; i < data->n; i++) {
+        z[i] += t * ws->xd[i];
     }
 }
 
@@ -396,16 +500,26 @@ static st_status_t st_glm_serial_primal(const st_glm_model_t *model,
 {
     double eta = st_glm_model_eta(model, params->eta), *z, *grad, ci;
     st_glm_objectives_t obj;
+    st_glm_glmnet_t ws;
     st_status_t status = ST_OK;
     int64_t i, j;
-    int epoch;
+    int epoch, glmnet = model->line_search;
 
+    memset(&ws, 0, sizeof(ws));
     z    = malloc((size_t)data->n * sizeof(double));
     grad = malloc((size_t)data->d * sizeof(double));
-    if (z == NULL || grad == NULL) {
-        free(z);
-        free(grad);
-        return ST_ERR_NO_MEMORY;
+    if (glmnet) {
+        ws.dd    = malloc((size_t)data->n * sizeof(double));
+        ws.xd    = malloc((size_t)data->n * sizeof(double));
+        ws.dir   = malloc((size_t)data->d * sizeof(double));
+        ws.hdiag = malloc((size_t)data->d * sizeof(double));
+        ws.act   = malloc((size_t)data->d * sizeof(int64_t));
+    }
+    if (z == NULL || grad == NULL || (glmnet && (ws.dd == NULL || ws.xd == NULL ||
+                                                 ws.dir == NULL || ws.hdiag == NULL ||
+                                                 ws.act == NULL))) {
+        status = ST_ERR_NO_MEMORY;
+        goto out;
     }
     if (hooks != NULL && hooks->w0 != NULL) {
         memcpy(w, hooks->w0, (size_t)data->d * sizeof(double));
@@ -423,8 +537,12 @@ static st_status_t st_glm_serial_primal(const st_glm_model_t *model,
         if (obj.gap <= params->tol * fabs(obj.primal)) {
             break;
         }
-        for (j = 0; j < data->d; j++) {
-            st_glm_serial_coord(model, data, params->lambda, eta, j, w, z);
+        if (glmnet) {
+            st_glm_serial_glmnet(model, data, params->lambda, eta, &ws, w, z, grad);
+        } else {
+            for (j = 0; j < data->d; j++) {
+                st_glm_serial_coord(model, data, params->lambda, eta, j, w, z);
+            }
         }
         st_glm_serial_primal_eval(model, data, params->lambda, eta, w, z, grad, &obj);
         if (trace != NULL) {
@@ -440,8 +558,14 @@ static st_status_t st_glm_serial_primal(const st_glm_model_t *model,
         ci       = st_glm_serial_weight(data, i);
         alpha[i] = -ci * model->dloss(z[i], data->y[i]);
     }
+out:
     free(z);
     free(grad);
+    free(ws.dd);
+    free(ws.xd);
+    free(ws.dir);
+    free(ws.hdiag);
+    free(ws.act);
     return status;
 }
 

@@ -4,16 +4,16 @@
 # ranks) once its first checkpoint is on disk, then resumed, writes the model file of
 # the run that was never interrupted, byte for byte: logistic on 1 rank, on 2 ranks of
 # 2 threads, on 3 ranks with the gap every 4th round, on 1 rank with the gap's rounds
-# chosen (auto) and the run stopped by -r before; lasso on 1 rank (the serial
-# solver) and on 2 (ProxCoCoA+ over features). A run resumed at its last round from a
-# checkpoint written without the gap reports that round's gap. Refused with exit
-# status 1, a message naming what differs and no hang: other data, another rank
-# count, another lambda, a flipped byte, a truncated file, -r below the checkpoint's
-# round, --resume without a checkpoint, a checkpoint file that is not one (left as it
-# was), a named pipe, a checkpoint in a missing directory or one that takes no file
-# (before the training). Usage errors exit 2. Neither the model file nor the data is
-# ever written by a refused run. A successful write removes the temporary files that
-# killed writers of the same file left behind, and nothing else.
+# chosen (auto) and the run stopped by -r before; lasso and l1-logistic on 1 rank
+# (the serial solvers) and lasso on 2 (ProxCoCoA+ over features). A run resumed at its
+# last round from a checkpoint written without the gap reports that round's gap.
+# Refused with exit status 1, a message naming what differs and no hang: other data,
+# another rank count, another lambda, a flipped byte, a truncated file, -r below the
+# checkpoint's round, --resume without a checkpoint, a checkpoint file that is not one
+# (left as it was), a named pipe, a checkpoint in a missing directory or one that
+# takes no file (before the training). Usage errors exit 2. Neither the model file nor
+# the data is ever written by a refused run. A successful write removes the temporary
+# files that killed writers of the same file left behind, and nothing else.
 #
 . "${top_srcdir}/tests/common.sh"
 fail=0
@@ -74,6 +74,7 @@ kill_resume "logistic, 1 rank" 1 -e 0 -r 150
 kill_resume "logistic, 2 ranks x 2 threads" 2 -t 2 -e 0 -r 120
 kill_resume "logistic, 3 ranks, gap every 4" 3 --gap-every 4 -e 0 -r 120
 kill_resume "lasso, 1 rank" 1 -s lasso -l 1e-4 -e 0 -r 100
+kill_resume "l1-logistic, 1 rank (newGLMNET)" 1 -s l1-logistic -e 0 -r 25
 kill_resume "lasso, 2 ranks" 2 -s lasso -l 1e-4 -e 0 -r 80
 # hierarchical CoCoA+ on 2 virtual nodes (Strata's node level, so under strata-run)
 pre="env STRATA_VIRTUAL_NODES=2 tools/strata-run"
