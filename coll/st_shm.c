@@ -42,6 +42,7 @@
 
 #include "st_coll.h"
 #include "st_config.h"
+#include "st_sysmem.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -128,6 +129,7 @@ struct st_shm {
 #define ST_SHM_SPIN_DEFAULT  1000
 #define ST_SHM_SMALL_FIT     (13 * 1024)   /* st_shm_small_auto: 1K at 16 ranks */
 #define ST_SHM_PROGRESS_MASK 15
+#define ST_SHM_MEM_MARGIN    (32.0 * 1024 * 1024)   /* left free by a new segment */
 
 static inline char *st_shm_slot(st_shm_t *shm, unsigned buf, int rank)
 {
@@ -880,12 +882,18 @@ static int st_shm_same_file(int fd, const st_shm_info_t *info)
  * Size rank 0's new file and reserve its pages. tmpfs (/dev/shm, and memfd's) gives
  * a page on first touch, and one it cannot give (/dev/shm full, a memory limit) is
  * a SIGBUS in the middle of an allreduce; reserved here, it is an error now, and
- * the communicator falls back. Returns 0 or an errno.
+ * the communicator falls back. Inside a memory cgroup the reservation does not fail
+ * but calls the cgroup's OOM killer (a rank killed with 137, the job ended): a
+ * segment that would leave less than ST_SHM_MEM_MARGIN of what the host or the
+ * cgroup has free is not made (ENOMEM). Returns 0 or an errno.
  */
 static int st_shm_reserve(int fd, size_t size)
 {
     int rc;
 
+    if ((double)size + ST_SHM_MEM_MARGIN > st_sys_mem_available()) {
+        return ENOMEM;
+    }
     if (ftruncate(fd, (off_t)size) != 0) {
         return errno;
     }

@@ -8,10 +8,6 @@
 
 #include "st_glm.h"
 
-/* The host's memory available to new allocations, in bytes: /proc/meminfo's
- * MemAvailable, less where the process's memory cgroup or one above it has less room. */
-double st_glm_mem_available(void);
-
 /* STRATA_GLM_MEM_AVAILABLE (the host's available bytes, instead of what it reports):
  * @return them; -1 where unset or empty; -2 where not a size (its text in *str_p). */
 double st_glm_mem_env(const char **str_p);
