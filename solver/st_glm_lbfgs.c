@@ -628,6 +628,14 @@ strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_
                                                         : 0.1 * t;
             t = fmin(fmax(q, 0.1 * t), 0.5 * t);
         }
+        if (tries > ST_GLM_LBFGS_BACKTRACK && count > 0) {
+            /* stale curvature pairs (the squared hinge is quadratic only piecewise: a
+               pair from another piece can make the direction useless): drop them and
+               search along -M^-1 g before giving up (before: sqsvm runs stopped at
+               relative gaps of 1e-4 to 1e-1) */
+            count = 0;
+            continue;
+        }
         if (tries > ST_GLM_LBFGS_BACKTRACK) {
             if (ctx.info.rounds == 0 && isfinite(f)) {   /* infinite: reported by the caller */
                 st_glm_msg(msg, msg_len, "L-BFGS found no step that lowers the objective "
