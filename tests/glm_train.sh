@@ -207,6 +207,13 @@ printf -- '-1 1:0.5 3:2\n-1 2:1\n-1\n-1 1:3\n' >"$dir/sqsvm4.svm"
 expect 0 "lbfgs, sqsvm, stale pairs" tools/strata-train -s sqsvm -l 1e-2 -B 1 --method lbfgs \
     -e 1e-10 "$dir/sqsvm4.svm" "$dir/msq"
 contains "lbfgs, sqsvm, stale pairs: converged" "^converged after"
+# a run stopped by -r with a gap of 11 times the objective (8 nearly separable rows,
+# 10 Newton steps) is told to raise -r, not to scale its features (before: "the
+# certificate is far off ... scale the features")
+expect 0 "stopped by -r, gap above the objective" tools/strata-train -q -s sqsvm \
+    --method newton -r 10 -l 0.0011832876488634429 \
+    "${top_srcdir}/tests/data/sqsvm/separable8.svm" "$dir/msep"
+contains "stopped by -r: raise -r" "did not reach -e 0.001 in 10 rounds: raise -r"
 expect 2 "lbfgs on the hinge" tools/strata-train --method lbfgs -s svm "$dir/train.svm"
 contains "lbfgs on the hinge named" "lbfgs needs a smooth L2 model"
 expect 2 "bad method" tools/strata-train --method bfgs "$dir/train.svm"

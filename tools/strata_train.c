@@ -358,6 +358,9 @@ static int early_checks(const char *test_file, const char *model_file, const cha
     return bad ? -1 : 0;
 }
 
+/* a relative gap from which no number of rounds is expected to come back */
+#define ST_TRAIN_FAR_OFF 1e6
+
 /* Rank 0, a run that ended before the gap reached -e (LIBLINEAR warns as well):
  * say so on stderr, with what would help. Not for -e 0 (a fixed number of rounds). */
 static void warn_unconverged(const strata_glm_info_t *info, const strata_glm_param_t *param)
@@ -366,9 +369,11 @@ static void warn_unconverged(const strata_glm_info_t *info, const strata_glm_par
     double rel    = info->gap / fmax(fabs(info->primal), 1e-300);
     const char *hint;
 
-    if (!(rel <= 1)) {
-        /* a gap beyond the objective (infinite, 1e265): far from any optimum, where
-           neither more rounds nor a larger -e help */
+    if (!(rel < ST_TRAIN_FAR_OFF) || (!(rel <= 1) && info->rounds < param->max_rounds)) {
+        /* a gap far beyond the objective (infinite, 1e265), or beyond it where the
+           method stopped by itself: far from any optimum, where neither more rounds nor
+           a larger -e help (a run that was still going at -r, 11 times the objective
+           after 10 Newton steps, is told to raise -r) */
         hint = "the certificate is far off: features of very different scales, or values "
                "near the limits of double precision (scale the features)";
     } else if (info->rounds < param->max_rounds) {
