@@ -1844,6 +1844,21 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
     sparam.tol        = param->tol;
     sparam.shuffle    = 1;
     sparam.seed       = param->seed;
+    if (sp.d == 0) {
+        /* no feature (and no bias): w is empty and optimal, P = D = the mean loss at
+         * margin 0, as ProxCoCoA+ finds on several ranks (the serial solver takes d > 0) */
+        double sum = 0;
+
+        for (i = 0; i < n; i++) {
+            sum += c[i] * loss->loss(0.0, data->y[i]);
+        }
+        model->info.rounds    = sc.done;
+        model->info.primal    = sum / (double)n;
+        model->info.dual      = model->info.primal;
+        model->info.converged = 1;
+        model->info.seconds   = st_glm_now() - t0;
+        goto out;
+    }
     if ((why = st_glm_serial_check(loss, &sp, &sparam)) != NULL) {
         st_glm_msg(msg, msg_len, "%s", why);
         status = STRATA_ERR_INVALID_PARAM;

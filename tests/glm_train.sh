@@ -449,4 +449,12 @@ p_rep=$(converged_primal)
 expect 0 "one-row rank, shared threads" timeout -k 5 60 $ST_MPIRUN -np 2 tools/strata-train \
     --method cd -l 1e-2 -e 1e-6 -r 500 -t 2 --thread-mode shared "$dir/five.svm" "$dir/m5s"
 near "one-row rank, shared threads: the replicas' primal" "$(converged_primal)" "$p_rep" 1e-5
+
+# a set without features (labels only): every model trains on one rank, w empty (before:
+# the L1 models refused it there, "the problem needs ... 0 < d", and trained it on two)
+printf '1\n-1\n1\n' >"$dir/nofeat.svm"
+for s in l1-logistic lasso logistic; do
+    expect 0 "$s, no features" tools/strata-train -s $s "$dir/nofeat.svm" "$dir/mnf"
+    contains "$s, no features: converged" "^converged after 0 rounds"
+done
 exit $fail
