@@ -104,11 +104,13 @@ const char *st_ucx_why(void)
 #include <ucp/api/ucp.h>
 #include <ucs/debug/log_def.h>
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -122,6 +124,7 @@ const char *st_ucx_why(void)
 #define ST_UCX_SEG           (256 * 1024)  /* ring reduce-scatter segment (bytes) */
 #define ST_UCX_WINDOW        4             /* segments received ahead */
 #define ST_UCX_CONNECT_S     30.0        /* handshake of a new lane */
+#define ST_UCX_FD_MARGIN     64          /* descriptors a new lane leaves free */
 #define ST_UCX_ABORT_S       10.0        /* cancelled requests to complete */
 #define ST_UCX_NOTIFY_S      1.0         /* abort notices to leave */
 #define ST_UCX_CLOSE_S       10.0        /* st_ucx_finalize: lanes still closing */
@@ -1449,6 +1452,44 @@ static void st_ucx_mark_used(st_ucx_lane_t *lane)
     }
 }
 
+/*
+ * Room among the process's file descriptors for the endpoints of @a lane: over TCP
+ * each is a socket to the peer, and the peer's endpoint to this process another
+ * (accepted here). UCX that runs out of descriptors fails inside its progress, not
+ * at ucp_ep_create: accept() errors printed, an assertion in its TCP transport (a
+ * job of 4 ranks on 2 virtual nodes under ulimit -n 64, 50 communicators alive,
+ * each with a lane of its own, aborted). A lane that would leave fewer than
+ * ST_UCX_FD_MARGIN free is not made (its communicator's inter-node level falls back
+ * to MPI). @return 1 where there is room.
+ */
+static int st_ucx_fd_room(st_ucx_lane_t *lane)
+{
+    struct rlimit rl;
+    struct dirent *e;
+    long need = ST_UCX_FD_MARGIN, open = 0;
+    DIR *d;
+    int i;
+
+    for (i = 0; i < lane->size; i++) {
+        need += lane->peers[i].used ? 2 : 0;
+    }
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+        rl.rlim_cur >= (rlim_t)1 << 24 || (d = opendir("/proc/self/fd")) == NULL) {
+        return 1;   /* no limit to speak of, or none to count against */
+    }
+    while ((e = readdir(d)) != NULL) {
+        open += (e->d_name[0] != '.');
+    }
+    closedir(d);
+    if (open - 1 + need <= (long)rl.rlim_cur) {   /* (the directory's own descriptor) */
+        return 1;
+    }
+    st_ucx_set_why("%ld of the process's %llu file descriptors are open, and the lane's "
+                   "endpoints would leave fewer than %d free (ulimit -n)", open - 1,
+                   (unsigned long long)rl.rlim_cur, ST_UCX_FD_MARGIN);
+    return 0;
+}
+
 /* Where the members of @a lane (over @a comm) are in st_ucx_mworld: lane->world,
  * or NULL (no notices through MPI) without it or without memory. */
 static void st_ucx_world_ranks(st_ucx_lane_t *lane, MPI_Comm comm)
@@ -1685,6 +1726,20 @@ st_status_t st_ucx_lane_create(MPI_Comm comm, st_ucx_lane_t **lane_p)
 
     /* 3. endpoints to the peers the algorithms use, checked both ways */
     st_ucx_mark_used(lane);
+    i = st_ucx_fd_room(lane);   /* agreed before any rank connects (or waits for one) */
+    if (ST_MPI_CALL(st_mpi_allreduce(&i, 1, MPI_INT, MPI_MIN, comm)) != ST_OK) {
+        st_ucx_set_why("MPI failed while agreeing on the lane's descriptors");
+        status = ST_ERR_MPI;
+        goto out_free;
+    }
+    if (!i) {
+        if (st_ucx_why_buf[0] == '\0') {
+            st_ucx_set_why("another rank of the lane has no room for its endpoints' "
+                           "descriptors (ulimit -n)");
+        }
+        status = ST_ERR_NO_RESOURCE;
+        goto out_free;
+    }
     pthread_mutex_lock(&st_ucx_lock);
     for (i = 0; i < size && status == ST_OK; i++) {
         if (lane->peers[i].used) {
