@@ -27,6 +27,32 @@ if [ -n "${ST_SANITIZERS:-}" ]; then
     ST_MPIRUN="$ST_MPIRUN -x UCX_MEM_EVENTS"
 fi
 cd "$top_builddir" || exit 99
+# st_program VAR PATH: VAR = the program itself where libtool made PATH a wrapper
+# script (its .libs/ twin, the build's libraries on LD_LIBRARY_PATH, passed to the
+# ranks), else PATH: the ranks' LD_PRELOAD reaches every process they start, and a
+# wrapper's sed under a sanitizer's runtime reports sed's own leaks
+st_program() {
+    if [ -x "$(dirname "$2")/.libs/$(basename "$2")" ]; then
+        eval "$1=\"\$(dirname \"\$2\")/.libs/\$(basename \"\$2\")\""
+        case ":${LD_LIBRARY_PATH:-}:" in
+        *":$top_builddir/.libs:"*) ;;
+        *)
+            LD_LIBRARY_PATH="$top_builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+            export LD_LIBRARY_PATH
+            ST_MPIRUN="$ST_MPIRUN -x LD_LIBRARY_PATH"
+            ;;
+        esac
+    else
+        eval "$1=\"\$2\""
+    fi
+}
+# skip_without_ucx: exit 77 where Strata was built without UCX
+skip_without_ucx() {
+    if ! tools/strata-info | grep -q 'UCX yes'; then
+        echo "SKIP: built without UCX"
+        exit 77
+    fi
+}
 
 # Checks for the script tests: run a command into $out, and look into $out. A
 # failure prints why and sets fail=1 (the caller sets out and fail).

@@ -35,13 +35,7 @@ fi
 fake="$top_builddir/tests/fake/libcuda.so.1"
 # the program itself, not libtool's wrapper script, gets the stand-in driver (after
 # a sanitizer's runtime, which must come first); mpirun does not
-train=tools/strata-train
-if [ -x tools/.libs/strata-train ]; then
-    train=tools/.libs/strata-train
-    LD_LIBRARY_PATH="$top_builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    export LD_LIBRARY_PATH
-    ST_MPIRUN="$ST_MPIRUN -x LD_LIBRARY_PATH"
-fi
+st_program train tools/strata-train
 gpu_mpirun() {
     $ST_MPIRUN -x LD_PRELOAD="${ST_SAN_RUNTIME:+$ST_SAN_RUNTIME }$fake" "$@"
 }

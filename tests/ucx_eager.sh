@@ -12,20 +12,8 @@
 fail=0
 out=$(mktemp) err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
-if ! tools/strata-info | grep -q 'UCX yes'; then
-    echo "SKIP: built without UCX"
-    exit 77
-fi
-# the program itself, not libtool's wrapper script: the ranks' LD_PRELOAD reaches
-# every process they start, and the wrapper's sed under a sanitizer's runtime
-# reports sed's own leaks
-bench="tools/strata-bench"
-if [ -x tools/.libs/strata-bench ]; then
-    bench=tools/.libs/strata-bench
-    LD_LIBRARY_PATH="$top_builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    export LD_LIBRARY_PATH
-    ST_MPIRUN="$ST_MPIRUN -x LD_LIBRARY_PATH"
-fi
+skip_without_ucx
+st_program bench tools/strata-bench
 bench="$bench -b 8 -e 4M -r 1 -i 2 -w 1"
 run() { # VAR=VALUE...: local ranks inherit the environment (strata-run also -x its STRATA_*)
     env "$@" STRATA_VIRTUAL_NODES=2 STRATA_LOG_LEVEL=debug STRATA_STATS=1 \

@@ -12,23 +12,12 @@
 fail=0
 out=$(mktemp) err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
-if ! tools/strata-info | grep -q 'UCX yes'; then
-    echo "SKIP: built without UCX"
-    exit 77
-fi
+skip_without_ucx
 if [ -n "$ST_SANITIZERS" ]; then
     echo "SKIP: a sanitizer's runtime holds descriptors of its own"
     exit 77
 fi
-# the program itself, not libtool's wrapper script (the ranks' LD_PRELOAD reaches
-# every process they start)
-churn=tests/test_churn
-if [ -x tests/.libs/test_churn ]; then
-    churn=tests/.libs/test_churn
-    LD_LIBRARY_PATH="$top_builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    export LD_LIBRARY_PATH
-    ST_MPIRUN="$ST_MPIRUN -x LD_LIBRARY_PATH"
-fi
+st_program churn tests/test_churn
 # churn LIMIT: test_churn on 2 virtual nodes under ulimit -n LIMIT; $out, $err, $rc
 churn_under() {
     (
