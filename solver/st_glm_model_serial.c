@@ -414,7 +414,7 @@ static void st_glm_serial_glmnet(const st_glm_model_t *model, const st_glm_seria
 {
     double l1 = lambda * eta, viol = 0.0, inner, G, cur, wn, delta, pred, diff, t, x;
     int64_t i, j, k, a, nact = 0;
-    int pass, s;
+    int pass, s, moved;
 
     for (i = 0; i < data->n; i++) {
         ws->dd[i] = st_glm_serial_weight(data, i) * model->d2loss(z[i], data->y[i]) /
@@ -433,8 +433,9 @@ static void st_glm_serial_glmnet(const st_glm_model_t *model, const st_glm_seria
         ws->hdiag[j]    = x;
         ws->act[nact++] = j;
     }
-    for (pass = 0; pass < ST_GLM_GLMNET_PASSES && nact > 0; pass++) {
+    for (pass = 0, moved = 1; pass < ST_GLM_GLMNET_PASSES && nact > 0 && moved; pass++) {
         inner = 0.0;
+        moved = 0;   /* a pass that moves nothing is the last: the next would repeat it */
         for (a = 0; a < nact; a++) {
             j = ws->act[a];
             for (G = grad[j], k = data->cp[j]; k < data->cp[j + 1]; k++) {
@@ -448,6 +449,7 @@ static void st_glm_serial_glmnet(const st_glm_model_t *model, const st_glm_seria
             if (delta == 0.0) {
                 continue;
             }
+            moved      = 1;
             ws->dir[j] = wn - w[j];
             for (k = data->cp[j]; k < data->cp[j + 1]; k++) {
                 ws->xd[data->ri[k]] += delta * data->cv[k];
