@@ -287,6 +287,19 @@ static void t_check_derivatives(void)
         t_fail("logistic loss at the extremes: %g %g %g %g", m->loss(-1e4, 1.0),
                m->loss(1e4, 1.0), m->loss(40.0, 1.0), m->dloss(-1e4, 1.0));
     }
+    /* a long step that makes a badly misclassified row right: the fall of its loss,
+       finite (before: log1p(-1) = -inf, which a line search took for a decrease and
+       accepted a step that raised the objective to 1e14: block proximal Newton, 3 ranks) */
+    for (k = 0; k < 3; k++) {
+        double zs[3] = {-40.0, -800.0, -3.0}, dzs[3] = {1e9, 3e8, 50.0};
+        double d = m->loss_diff(zs[k], dzs[k], 1.0);
+
+        if (!isfinite(d) ||
+            !t_close(d, m->loss(zs[k] + dzs[k], 1.0) - m->loss(zs[k], 1.0), 1e-12, 1e-12)) {
+            t_fail("logistic loss_diff(%g, %g, 1) = %.17g, expected %.17g", zs[k], dzs[k], d,
+                   m->loss(zs[k] + dzs[k], 1.0) - m->loss(zs[k], 1.0));
+        }
+    }
     /* the link */
     for (k = 0; k < ST_ARRAY_SIZE(t_zs); k++) {
         z  = t_zs[k];
