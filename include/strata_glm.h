@@ -71,7 +71,8 @@ enum {
 /** The optimization method (strata_glm_param_t.method). */
 enum {
     /** Coordinate descent: SDCA with CoCoA+ across ranks for the L2 models, primal
-        coordinate descent (ProxCoCoA+ across ranks) for the L1 models. */
+        coordinate descent (ProxCoCoA+ across ranks) for the L1 models (on one rank
+        their serial solver, whatever the method). */
     STRATA_GLM_METHOD_CD = 0,
     /** L-BFGS on the primal, for the smooth L2 models (logistic, sqsvm, ridge): a pass
         over the rows and an allreduce of a d-vector per evaluation. Much faster than
@@ -86,7 +87,8 @@ enum {
         counted as a column), where it was far faster than SDCA; else _NEWTON where
         the dual's condition number L mean(c_i ||x_i||^2) / (lambda n) is at least 10
         (L: the loss's curvature bound), where SDCA needs many epochs (bench/RESULTS.md).
-        _CD otherwise. strata_glm_info_t.method says which ran. */
+        _CD otherwise. The L1 models: _NEWTON. strata_glm_info_t.method says which
+        ran. */
     STRATA_GLM_METHOD_AUTO = 2,
     /** A truncated Newton method on the primal, for the smooth L2 models (logistic,
         sqsvm, ridge): each step solves the Newton system by conjugate gradients
@@ -96,7 +98,11 @@ enum {
         No checkpoints or hierarchical schedule; with gpu, its conjugate gradients
         (Hessian-vector passes, vector sweeps) run on the GPU (strata_glm_param_t.gpu;
         gpu_rows refused). gap_every,
-        local_epochs and thread_mode do not apply. */
+        local_epochs and thread_mode do not apply. For the L1 models across ranks
+        (lasso, l1-logistic, elastic net): block proximal Newton, each rank's features
+        a block of the loss's quadratic model, one allreduce of the n margins' update
+        per round and an Armijo search along the summed direction (solver/MODELS.md
+        4.5); checkpoints apply, local_epochs does not. */
     STRATA_GLM_METHOD_NEWTON = 3
 };
 

@@ -99,7 +99,7 @@ int st_glm_hier_choose(double ratio);
 /* Which trainer wrote a checkpoint. */
 enum {
     ST_GLM_CKPT_DUAL   = 1,   /* CoCoA+ over rows (st_glm_train.c) */
-    ST_GLM_CKPT_PRIMAL = 2,   /* ProxCoCoA+ over features (st_glm_train_primal.c) */
+    ST_GLM_CKPT_PRIMAL = 2,   /* L1 models over features (st_glm_train_primal.c) */
     ST_GLM_CKPT_SERIAL = 3    /* the serial L1 solver on one rank */
 };
 
@@ -192,8 +192,9 @@ int st_glm_ckpt_stopped(const strata_glm_param_t *param, strata_glm_info_t *info
 int st_glm_ckpt_order_ok(const int64_t *order, int64_t n, int64_t lo);
 
 
-/* The L1 (primal) models across ranks: ProxCoCoA+ over a feature partition
- * (solver/st_glm_train_primal.c). Fills model->w and model->info. */
+/* The L1 (primal) models across ranks over a feature partition: block proximal Newton
+ * (param->method other than CD) or ProxCoCoA+ (CD) (solver/st_glm_train_primal.c).
+ * Fills model->w and model->info. */
 strata_status_t st_glm_train_primal(const st_glm_model_t *loss, const strata_glm_problem_t *prob,
                                     const strata_glm_param_t *param, MPI_Comm comm, char *msg,
                                     size_t msg_len, strata_glm_model_t *model);

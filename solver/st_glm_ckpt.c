@@ -103,7 +103,7 @@ static const struct {
     {"data checksum", ST_GLM_T_HEX},
     {"ranks", ST_GLM_T_INT},
     {"threads per rank", ST_GLM_T_INT},
-    {"local solver (thread mode, or --gpu)", ST_GLM_T_MODE},
+    {"local solver (thread mode, --gpu, or the L1 models' --method)", ST_GLM_T_MODE},
     {"lambda", ST_GLM_T_REAL},
     {"eta", ST_GLM_T_REAL},
     {"bias", ST_GLM_T_REAL},
@@ -118,6 +118,7 @@ static const struct {
 
 #define ST_GLM_ID_RANKS 8   /* the identity word of the rank count */
 #define ST_GLM_ID_GPU   0x100   /* in the local solver's word: the GPU's (rows above 16) */
+#define ST_GLM_ID_PN    0x200   /* ... the L1 models' block proximal Newton (else ProxCoCoA+) */
 
 static const char *const st_glm_ckpt_trainers[] = {
     "?", "CoCoA+ over rows", "ProxCoCoA+ over features", "the serial L1 solver"
@@ -240,7 +241,9 @@ strata_status_t st_glm_ckpt_init(st_glm_ckpt_t *ck, int trainer, const st_glm_mo
     /* the local solver: the threads' mode, or the GPU's with its rows in flight (a
        CPU run's words as before the GPU's were kept: its checkpoints still match) */
     id[10] = ((dual && param->threads > 1) ? (uint64_t)param->thread_mode : 0) |
-             (param->gpu ? ST_GLM_ID_GPU | ((uint64_t)param->gpu_rows << 16) : 0);
+             (param->gpu ? ST_GLM_ID_GPU | ((uint64_t)param->gpu_rows << 16) : 0) |
+             ((trainer == ST_GLM_CKPT_PRIMAL && param->method != STRATA_GLM_METHOD_CD)
+                  ? ST_GLM_ID_PN : 0);
     id[11] = st_glm_bits(param->lambda);
     id[12] = st_glm_bits(dual ? 0.0 : st_glm_model_eta(loss, param->eta));
     id[13] = st_glm_bits(param->bias > 0 ? param->bias : -1.0);
@@ -441,7 +444,8 @@ strata_status_t st_glm_ckpt_save(st_glm_ckpt_t *ck, const strata_glm_info_t *inf
 
 /* ---- reading ---- */
 
-static void st_glm_ckpt_show(int type, const uint64_t *w, char *out, size_t len)
+static void st_glm_ckpt_show(int type, const uint64_t *w, uint64_t trainer, char *out,
+                             size_t len)
 {
     char name[17];
 
@@ -460,7 +464,10 @@ static void st_glm_ckpt_show(int type, const uint64_t *w, char *out, size_t len)
         st_glm_token_quote(name, strlen(name), out, len);
         break;
     case ST_GLM_T_MODE:
-        if (w[0] & ST_GLM_ID_GPU) {
+        if (trainer == ST_GLM_CKPT_PRIMAL) {
+            snprintf(out, len, "%s", (w[0] & ST_GLM_ID_PN) ? "block proximal Newton "
+                     "(--method newton)" : "ProxCoCoA+'s coordinate descent (--method cd)");
+        } else if (w[0] & ST_GLM_ID_GPU) {
             snprintf(out, len, "the GPU's, %" PRIu64 " rows in flight%s", w[0] >> 16,
                      (w[0] >> 16) == 0 ? " (the default)" : "");
         } else {
@@ -535,8 +542,9 @@ static void st_glm_ckpt_check_header(const st_glm_ckpt_t *ck, const uint64_t *h,
             memcmp(&h[st_glm_ckpt_id_word(i)], &ck->id[i], 8 * (size_t)words) == 0) {
             continue;
         }
-        st_glm_ckpt_show(st_glm_ckpt_fields[i].type, &h[st_glm_ckpt_id_word(i)], a, sizeof(a));
-        st_glm_ckpt_show(st_glm_ckpt_fields[i].type, &ck->id[i], b, sizeof(b));
+        st_glm_ckpt_show(st_glm_ckpt_fields[i].type, &h[st_glm_ckpt_id_word(i)],
+                         h[st_glm_ckpt_id_word(0)], a, sizeof(a));
+        st_glm_ckpt_show(st_glm_ckpt_fields[i].type, &ck->id[i], ck->id[0], b, sizeof(b));
         if (used < sizeof(diff)) {
             used += (size_t)snprintf(diff + used, sizeof(diff) - used, "%s%s %s (this run: %s)",
                                      ndiff ? "; " : "", st_glm_ckpt_fields[i].what, a, b);

@@ -266,6 +266,19 @@ double st_glm_prox_step(double g, double h, double lambda, double eta, double *w
     return wn - w;
 }
 
+double st_glm_prox_violation(double g, double w, double lambda, double eta)
+{
+    double s = g + lambda * (1.0 - eta) * w, l1 = lambda * eta;
+
+    if (w > 0.0) {
+        return fabs(s + l1);
+    }
+    if (w < 0.0) {
+        return fabs(s - l1);
+    }
+    return fmax(0.0, fabs(s) - l1);
+}
+
 double st_glm_prox_decrease(double g, double lambda, double eta, double w, double delta)
 {
     return g * delta + lambda * (st_glm_reg_coord(w + delta, eta) - st_glm_reg_coord(w, eta));

@@ -189,6 +189,10 @@ double st_glm_reg_coord(double w, double eta);
  */
 double st_glm_prox_step(double g, double h, double lambda, double eta, double *w_p);
 
+/** |the minimum-norm subgradient| along one coordinate of g w + lambda r_eta(w), g the
+ *  smooth part's derivative there: 0 exactly where that coordinate is optimal. */
+double st_glm_prox_violation(double g, double w, double lambda, double eta);
+
 /**
  * The predicted decrease of the Armijo rule (MODELS.md 4.3, Tseng & Yun 2009):
  *     Delta = g delta + lambda (r_eta(w + delta) - r_eta(w))  (< 0 for a non-zero step).

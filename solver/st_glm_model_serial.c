@@ -370,21 +370,6 @@ static void st_glm_serial_coord(const st_glm_model_t *model, const st_glm_serial
     }
 }
 
-/* |the minimum-norm subgradient| of g w + lambda r_eta(w) along one coordinate, g the
- * smooth part's derivative there: 0 exactly where that coordinate is optimal */
-static double st_glm_prox_violation(double g, double w, double lambda, double eta)
-{
-    double s = g + lambda * (1.0 - eta) * w, l1 = lambda * eta;
-
-    if (w > 0.0) {
-        return fabs(s + l1);
-    }
-    if (w < 0.0) {
-        return fabs(s - l1);
-    }
-    return fmax(0.0, fabs(s) - l1);
-}
-
 /* newGLMNET's work arrays (the line-search models) */
 typedef struct {
     double  *dd;     /* n: c_i phi''(z_i) / n */

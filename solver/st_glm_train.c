@@ -316,7 +316,9 @@ ST_EXPORT const char *strata_glm_check_param(const strata_glm_param_t *param)
         param->method != STRATA_GLM_METHOD_AUTO && param->method != STRATA_GLM_METHOD_NEWTON) {
         return "method must be STRATA_GLM_METHOD_CD, _LBFGS, _NEWTON or _AUTO";
     }
-    if (param->method == STRATA_GLM_METHOD_LBFGS || param->method == STRATA_GLM_METHOD_NEWTON) {
+    /* the L1 models' newton is their block proximal Newton (st_glm_train_primal.c) */
+    if (param->method == STRATA_GLM_METHOD_LBFGS ||
+        (param->method == STRATA_GLM_METHOD_NEWTON && model->form == ST_GLM_FORM_DUAL)) {
         return st_glm_primal_refusal(model, param,
                                      param->method == STRATA_GLM_METHOD_LBFGS ? "lbfgs"
                                                                               : "newton");
@@ -2004,14 +2006,21 @@ static int st_glm_method_choose(const st_glm_model_t *loss, const strata_glm_pro
     double cols = (double)data->n_cols + (param->bias > 0);
     double nnz  = (double)data->nnz_global + (param->bias > 0 ? rows : 0.0);
     double kappa = 0;
-    int method = STRATA_GLM_METHOD_CD, smooth;
+    int method = STRATA_GLM_METHOD_CD, smooth, size = 1;
     char kappa_s[64] = "";
 
     if (param->method != STRATA_GLM_METHOD_AUTO) {
         return param->method;
     }
     smooth = st_glm_primal_refusal(loss, param, "auto") == NULL;
-    if (smooth && rows >= cols && nnz >= 0.05 * rows * cols) {
+    if (loss->form == ST_GLM_FORM_PRIMAL) {
+        /* the L1 models: block proximal Newton across ranks (one rank: the serial
+           solver, coordinate descent for the squared loss, newGLMNET for logistic) */
+        method = STRATA_GLM_METHOD_NEWTON;
+        MPI_Comm_size(comm, &size);
+        snprintf(kappa_s, sizeof(kappa_s), size > 1 ? ", block proximal Newton over the "
+                 "ranks' features" : ", one rank: the serial L1 solver");
+    } else if (smooth && rows >= cols && nnz >= 0.05 * rows * cols) {
         method = STRATA_GLM_METHOD_LBFGS;
     } else if (smooth) {
         kappa  = st_glm_dual_kappa(loss, prob, param, comm);
@@ -2122,14 +2131,15 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
     model->lambda   = param->lambda;
     model->eta      = st_glm_model_eta(loss, param->eta);
     model->zero_one = loss->classification && prob->data->zero_one;   /* its file says so */
-    status = (method == STRATA_GLM_METHOD_LBFGS)
+    status = (loss->form == ST_GLM_FORM_PRIMAL)
+                     ? ((nranks == 1)
+                            ? st_glm_train_serial(loss, prob, param, comm, msg, msg_len, model)
+                            : st_glm_train_primal(loss, prob, param, comm, msg, msg_len, model))
+             : (method == STRATA_GLM_METHOD_LBFGS)
                      ? st_glm_train_lbfgs(loss, prob, param, comm, msg, msg_len, model)
              : (method == STRATA_GLM_METHOD_NEWTON)
                      ? st_glm_train_newton(loss, prob, param, comm, msg, msg_len, model)
-             : (loss->form == ST_GLM_FORM_DUAL)
-                     ? st_glm_train_dual(loss, prob, param, comm, msg, msg_len, model)
-             : (nranks == 1) ? st_glm_train_serial(loss, prob, param, comm, msg, msg_len, model)
-                             : st_glm_train_primal(loss, prob, param, comm, msg, msg_len, model);
+                     : st_glm_train_dual(loss, prob, param, comm, msg, msg_len, model);
     if (status == STRATA_OK && !isfinite(model->info.primal)) {
         st_glm_msg(msg, msg_len, "the objective overflows (primal %g): labels or features too "
                    "large for double precision; scale them%s", model->info.primal,

@@ -1,6 +1,6 @@
 /*
- * Training of the L1 models (lasso, l1-logistic, elastic net) across ranks:
- * ProxCoCoA+ over a partition of the features (Smith, Forte, Ma, Takac, Jordan, Jaggi,
+ * Training of the L1 models (lasso, l1-logistic, elastic net) across ranks, over a
+ * partition of the features: ProxCoCoA+ (Smith, Forte, Ma, Takac, Jordan, Jaggi,
  * "CoCoA: A General Framework for Communication-Efficient Distributed Optimization",
  * JMLR 2018, the primal setting, adding with sigma' = K ranks):
  *
@@ -23,12 +23,22 @@
  * The n-vector dz_k = X_k dw is summed over ranks with one MPI_Allreduce and every rank
  * adds it to z.
  *
- * After every round the certificate of MODELS.md 4.4 (the Lipschitzed dual of Duenner
- * et al. 2016): the loss gradient on my features at the new z, st_glm_reg_sums over my
+ * That is method cd. The default (method newton, MODELS.md 4.5) is block proximal
+ * Newton: rank k minimizes the loss's quadratic model at z over its block, with the
+ * Hessian X_k^T D X_k (D_ii = c_i phi''(z_i) / n, the curvature where the margins are,
+ * not its bound) and the other blocks' cross terms left out, by coordinate passes over
+ * its features that may move; the blocks' X_k d_k are summed (the same allreduce of n
+ * doubles), and an Armijo search along the whole direction: every rank computes the
+ * loss terms alike from the replicated margins, and the regularizer's change at each
+ * trial step comes with one allreduce of ST_GLM_PN_TRIALS + 1 doubles. On the dense
+ * rows of tests/glm_train.sh, l1-logistic on 2 ranks took 88 ProxCoCoA+ rounds and
+ * takes 13 (bench/RESULTS.md).
+ *
+ * After every round the certificate of MODELS.md 4.4 (the Lipschitzed and the scaled
+ * dual points): the loss gradient on my features at the new z, st_glm_reg_sums over my
  * block, loss and conjugate sums over my share of the rows, all summed over ranks (max
- * for vmax). With one rank the serial solver (Newton steps with a line search for
- * l1-logistic) is used instead: sup phi'' = 1/4 makes these quadratic steps
- * conservative for logistic where phi'' is small.
+ * for vmax). With one rank the serial solver (newGLMNET for l1-logistic) is used
+ * instead.
  */
 #include "config.h"
 
@@ -355,6 +365,135 @@ static void st_glm_primal_local(st_glm_primal_t *pt, const strata_glm_param_t *p
     }
 }
 
+/* The block proximal Newton round's arrays (method newton, the default) */
+typedef struct {
+    double  *dd;    /* n: c_i phi''(z_i) / n */
+    double  *dir;   /* nloc: my block of the direction */
+    double  *hd;    /* nloc: the model's diagonal on my features */
+    int64_t *act;   /* nloc: my features that may move */
+    double  *reg;   /* ST_GLM_PN_TRIALS + 1: the regularizer's change at each trial
+                       step, and the predicted decrease, summed over ranks */
+} st_glm_pn_t;
+
+static void st_glm_pn_free(st_glm_pn_t *pn)
+{
+    free(pn->dd);
+    free(pn->dir);
+    free(pn->hd);
+    free(pn->act);
+    free(pn->reg);
+}
+
+#define ST_GLM_PN_TRIALS 30    /* trial steps of the line search: 1, 1/2, ... */
+#define ST_GLM_PN_PASSES 100   /* coordinate passes over the block's model at most */
+#define ST_GLM_PN_INNER  0.1   /* ... until its violation is this share of the start's */
+
+/*
+ * A round of block proximal Newton: each rank minimizes the quadratic model of the
+ * loss at z (gradient grad, Hessian X^T D X restricted to its block: the other
+ * blocks' cross terms left out) plus the regularizer over its features that may move,
+ * by coordinate passes; the blocks' X_k d_k are summed over ranks (the round's
+ * allreduce of n doubles), and an Armijo search along the whole direction, whose
+ * loss terms every rank computes alike from the replicated margins and whose
+ * regularizer terms come with one more allreduce of ST_GLM_PN_TRIALS + 1 doubles.
+ */
+static void st_glm_primal_pn(st_glm_primal_t *pt, st_glm_pn_t *pn, double lambda, double eta,
+                             MPI_Comm comm, double *comm_s)
+{
+    double inv_n = 1.0 / (double)pt->n, l1 = lambda * eta, viol = 0, inner, G, cur, wn;
+    double delta, t, diff, x, tc;
+    int64_t i, j, k, a, nact = 0;
+    int pass, s, moved;
+
+    for (i = 0; i < pt->n; i++) {
+        pn->dd[i] = pt->c[i] * pt->loss->d2loss(pt->z[i], pt->y[i]) * inv_n;
+        pt->dz[i] = 0.0;
+    }
+    for (j = 0; j < pt->nloc; j++) {
+        pn->dir[j] = 0.0;
+        viol      += st_glm_prox_violation(pt->grad[j], pt->w[j], lambda, eta);
+        if (pt->w[j] == 0.0 && fabs(pt->grad[j]) <= l1) {
+            continue;
+        }
+        for (x = 1e-12, k = pt->cp[j]; k < pt->cp[j + 1]; k++) {
+            x += pn->dd[pt->ri[k]] * pt->cv[k] * pt->cv[k];
+        }
+        pn->hd[j]       = x;
+        pn->act[nact++] = j;
+    }
+    for (pass = 0, moved = 1; pass < ST_GLM_PN_PASSES && nact > 0 && moved; pass++) {
+        inner = 0.0;
+        moved = 0;
+        for (a = 0; a < nact; a++) {
+            j = pn->act[a];
+            for (G = pt->grad[j], k = pt->cp[j]; k < pt->cp[j + 1]; k++) {
+                G += pn->dd[pt->ri[k]] * pt->cv[k] * pt->dz[pt->ri[k]];
+            }
+            cur    = pt->w[j] + pn->dir[j];
+            inner += st_glm_prox_violation(G, cur, lambda, eta);
+            wn     = cur;
+            delta  = st_glm_prox_step(G, pn->hd[j], lambda, eta, &wn);
+            if (delta == 0.0) {
+                continue;
+            }
+            moved      = 1;
+            pn->dir[j] = wn - pt->w[j];
+            for (k = pt->cp[j]; k < pt->cp[j + 1]; k++) {
+                pt->dz[pt->ri[k]] += delta * pt->cv[k];
+            }
+        }
+        if (inner <= ST_GLM_PN_INNER * viol) {
+            break;
+        }
+    }
+    /* the direction's X d over all blocks; the predicted decrease and the
+       regularizer's change at each trial step, summed */
+    memset(pn->reg, 0, (ST_GLM_PN_TRIALS + 1) * sizeof(double));
+    for (a = 0; a < nact; a++) {
+        j = pn->act[a];
+        pn->reg[ST_GLM_PN_TRIALS] += st_glm_prox_decrease(pt->grad[j], lambda, eta, pt->w[j],
+                                                          pn->dir[j]);
+        for (s = 0, t = 1.0; s < ST_GLM_PN_TRIALS; s++, t *= ST_GLM_ARMIJO_SHRINK) {
+            pn->reg[s] += lambda * (st_glm_reg_coord(pt->w[j] + t * pn->dir[j], eta) -
+                                    st_glm_reg_coord(pt->w[j], eta));
+        }
+    }
+    tc = st_glm_now();
+    st_glm_allreduce(comm, pt->dz, pt->n, MPI_DOUBLE, MPI_SUM);
+    st_glm_allreduce(comm, pn->reg, ST_GLM_PN_TRIALS + 1, MPI_DOUBLE, MPI_SUM);
+    *comm_s += st_glm_now() - tc;
+    if (!(pn->reg[ST_GLM_PN_TRIALS] < 0.0)) {
+        return;   /* no descent left in the model, on any rank */
+    }
+    for (s = 0, t = 1.0; s < ST_GLM_PN_TRIALS; s++, t *= ST_GLM_ARMIJO_SHRINK) {
+        for (diff = 0.0, i = 0; i < pt->n; i++) {
+            diff += pt->c[i] * pt->loss->loss_diff(pt->z[i], t * pt->dz[i], pt->y[i]);
+        }
+        if (diff * inv_n + pn->reg[s] <= ST_GLM_ARMIJO_SIGMA * t * pn->reg[ST_GLM_PN_TRIALS]) {
+            break;
+        }
+    }
+    /* the shortest step any rank accepted, for all: an MPI library's allreduce may
+     * round the sums in another order on each rank (Open MPI's on 3 ranks), so the
+     * replicated margins, and a test at its threshold, can differ in the last bits;
+     * ranks that stepped apart made w and z disagree (an objective of 1e14 after 8
+     * rounds, l1-logistic on 3 ranks) */
+    tc = st_glm_now();
+    st_glm_allreduce(comm, &s, 1, MPI_INT, MPI_MAX);
+    *comm_s += st_glm_now() - tc;
+    if (s == ST_GLM_PN_TRIALS) {
+        return;   /* no decrease found: w stays */
+    }
+    t = ldexp(1.0, -s);   /* ST_GLM_ARMIJO_SHRINK^s */
+    for (a = 0; a < nact; a++) {
+        j         = pn->act[a];
+        pt->w[j] += t * pn->dir[j];
+    }
+    for (i = 0; i < pt->n; i++) {
+        pt->z[i] += t * pt->dz[i];
+    }
+}
+
 /* The certificate at the current z and w (all ranks take part). */
 static void st_glm_primal_certificate(st_glm_primal_t *pt, MPI_Comm comm, double lambda,
                                       double eta, st_glm_objectives_t *obj)
@@ -388,11 +527,12 @@ strata_status_t st_glm_train_primal(const st_glm_model_t *loss, const strata_glm
     st_glm_round_ctx_t ctx;
     st_glm_objectives_t obj;
     st_glm_primal_t pt;
+    st_glm_pn_t pn;
     st_glm_ckpt_t ck;
     strata_status_t status = STRATA_OK;
     uint64_t rng;
     int64_t i, lo, hi, f0, f1;
-    int stop = 0, certified = 0;
+    int stop = 0, certified = 0, newton = (param->method != STRATA_GLM_METHOD_CD);
 
     memset(&pt, 0, sizeof(pt));
     memset(&ctx, 0, sizeof(ctx));
@@ -410,6 +550,20 @@ strata_status_t st_glm_train_primal(const st_glm_model_t *loss, const strata_glm
     if (st_glm_primal_setup(&pt, prob->data, param, comm, msg, msg_len) != 0) {
         st_glm_primal_free(&pt);
         return STRATA_ERR_NO_MEMORY;
+    }
+    memset(&pn, 0, sizeof(pn));
+    if (newton) {
+        pn.dd  = malloc((size_t)ST_MAX(pt.n, 1) * sizeof(double));
+        pn.dir = malloc((size_t)ST_MAX(pt.nloc, 1) * sizeof(double));
+        pn.hd  = malloc((size_t)ST_MAX(pt.nloc, 1) * sizeof(double));
+        pn.act = malloc((size_t)ST_MAX(pt.nloc, 1) * sizeof(int64_t));
+        pn.reg = malloc((ST_GLM_PN_TRIALS + 1) * sizeof(double));
+        if (!st_glm_agree(comm, pn.dd && pn.dir && pn.hd && pn.act && pn.reg)) {
+            st_glm_msg(msg, msg_len, "out of memory (%lld rows)", (long long)pt.n);
+            st_glm_pn_free(&pn);
+            st_glm_primal_free(&pt);
+            return STRATA_ERR_NO_MEMORY;
+        }
     }
     rng = param->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)pt.rank * 1000003ULL;
 
@@ -438,18 +592,23 @@ strata_status_t st_glm_train_primal(const st_glm_model_t *loss, const strata_glm
         stop = st_glm_ckpt_stopped(param, &ctx.info, certified);
     }
     if (status != STRATA_OK) {
+        st_glm_pn_free(&pn);
         st_glm_primal_free(&pt);
         return status;
     }
     ctx.t_start = st_glm_now() - ctx.info.seconds;   /* rounds only, as the dual trainer */
     st_glm_primal_gradient(&pt);
     while (!stop) {
-        st_glm_primal_local(&pt, param, eta, &rng);
-        tc = st_glm_now();
-        st_glm_allreduce(comm, pt.dz, pt.n, MPI_DOUBLE, MPI_SUM);
-        ctx.info.comm_seconds += st_glm_now() - tc;
-        for (i = 0; i < pt.n; i++) {
-            pt.z[i] += pt.dz[i];
+        if (newton) {
+            st_glm_primal_pn(&pt, &pn, param->lambda, eta, comm, &ctx.info.comm_seconds);
+        } else {
+            st_glm_primal_local(&pt, param, eta, &rng);
+            tc = st_glm_now();
+            st_glm_allreduce(comm, pt.dz, pt.n, MPI_DOUBLE, MPI_SUM);
+            ctx.info.comm_seconds += st_glm_now() - tc;
+            for (i = 0; i < pt.n; i++) {
+                pt.z[i] += pt.dz[i];
+            }
         }
         st_glm_primal_gradient(&pt);
         st_glm_primal_certificate(&pt, comm, param->lambda, eta, &obj);
@@ -464,6 +623,7 @@ strata_status_t st_glm_train_primal(const st_glm_model_t *loss, const strata_glm
     MPI_Allgatherv(pt.w, (int)pt.nloc, MPI_DOUBLE, model->w, pt.counts, pt.displs, MPI_DOUBLE,
                    comm);
     model->info = ctx.info;
+    st_glm_pn_free(&pn);
     st_glm_primal_free(&pt);
     return status;
 }

@@ -5,7 +5,8 @@
 # the run that was never interrupted, byte for byte: logistic on 1 rank, on 2 ranks of
 # 2 threads, on 3 ranks with the gap every 4th round, on 1 rank with the gap's rounds
 # chosen (auto) and the run stopped by -r before; lasso and l1-logistic on 1 rank
-# (the serial solvers) and lasso on 2 (ProxCoCoA+ over features). A run resumed at its
+# (the serial solvers) and lasso on 2 (ProxCoCoA+, and block proximal Newton, over
+# features; the one's checkpoint refused by the other). A run resumed at its
 # last round from a checkpoint written without the gap reports that round's gap.
 # Refused with exit status 1, a message naming what differs and no hang: other data,
 # another rank count, another lambda, a flipped byte, a truncated file, -r below the
@@ -30,18 +31,19 @@ done
 
 # kill_resume NAME NP OPTION...: the model of an uninterrupted run; a run killed at its
 # first checkpoint (every 5 rounds), then resumed; the two model files must be equal.
-# $pre: a command the launcher runs under (default none)
+# $pre: a command the launcher runs under (default none); $meth: the method of all
+# three (default cd: what auto picks for the L2 models with checkpoints)
 pre=
+meth=cd
 kill_resume() {
     name=$1 np=$2
     shift 2
     full="$dir/full.model" part="$dir/part.model" ck="$dir/part.model.ckpt"
     rm -f "$full" "$part" "$ck"
-    # (--method cd: what auto picks with checkpoints, Newton perhaps without)
-    expect 0 "$name: uninterrupted" $pre $run -np "$np" tools/strata-train -q --method cd "$@" \
-        "$dir/c1.svm" "$full"
-    setsid $pre $ST_MPIRUN -np "$np" tools/strata-train -q --checkpoint-every 5 "$@" \
-        "$dir/c1.svm" "$part" >"$out" 2>&1 &
+    expect 0 "$name: uninterrupted" $pre $run -np "$np" tools/strata-train -q --method $meth \
+        "$@" "$dir/c1.svm" "$full"
+    setsid $pre $ST_MPIRUN -np "$np" tools/strata-train -q --method $meth --checkpoint-every 5 \
+        "$@" "$dir/c1.svm" "$part" >"$out" 2>&1 &
     job=$!   # mpirun, leader of a session of its own (setsid forks not from a job)
     i=0
     while [ ! -e "$ck" ] && [ $i -lt 1500 ]; do
@@ -62,8 +64,8 @@ kill_resume() {
              "$([ -e "$part" ] && echo yes || echo no))"; cat "$out"; fail=1
         return
     fi
-    expect 0 "$name: resumed" $pre $run -np "$np" tools/strata-train --checkpoint-every 5 \
-        --resume "$@" "$dir/c1.svm" "$part"
+    expect 0 "$name: resumed" $pre $run -np "$np" tools/strata-train --method $meth \
+        --checkpoint-every 5 --resume "$@" "$dir/c1.svm" "$part"
     contains "$name: resumed from its checkpoint" \
         "^checkpoint: resuming from .*part.model.ckpt after round [1-9]"
     cmp -s "$full" "$part" ||
@@ -75,7 +77,17 @@ kill_resume "logistic, 2 ranks x 2 threads" 2 -t 2 -e 0 -r 120
 kill_resume "logistic, 3 ranks, gap every 4" 3 --gap-every 4 -e 0 -r 120
 kill_resume "lasso, 1 rank" 1 -s lasso -l 1e-4 -e 0 -r 100
 kill_resume "l1-logistic, 1 rank (newGLMNET)" 1 -s l1-logistic -e 0 -r 25
-kill_resume "lasso, 2 ranks" 2 -s lasso -l 1e-4 -e 0 -r 80
+kill_resume "lasso, 2 ranks (ProxCoCoA+)" 2 -s lasso -l 1e-4 -e 0 -r 80
+meth=newton
+kill_resume "lasso, 2 ranks (block proximal Newton)" 2 -s lasso -l 1e-4 -e 0 -r 40
+# ... and its checkpoint is refused by ProxCoCoA+, naming the local solver
+expect 1 "a block proximal Newton checkpoint, resumed by ProxCoCoA+" $run -np 2 \
+    tools/strata-train -q --method cd --checkpoint-every 5 --resume -s lasso -l 1e-4 -e 0 \
+    -r 40 "$dir/c1.svm" "$dir/part.model"
+contains "ProxCoCoA+ refuses it, naming the local solver" \
+    "local solver (thread mode, --gpu, or the L1 models' --method) block proximal Newton \
+(--method newton) (this run: ProxCoCoA+'s coordinate descent (--method cd))"
+meth=cd
 # hierarchical CoCoA+ on 2 virtual nodes (Strata's node level, so under strata-run)
 pre="env STRATA_VIRTUAL_NODES=2 tools/strata-run"
 kill_resume "logistic, 2 nodes x 2 ranks, hierarchical" 4 --hierarchical --inner-rounds 3 \

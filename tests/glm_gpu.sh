@@ -84,7 +84,7 @@ cmp -s "$dir/full.model" "$dir/resumed.model" ||
 expect 1 "GPU checkpoint resumed on the CPU" $ST_MPIRUN -np 2 \
     $train -q -l 1e-3 -r 20 -e 0 --checkpoint "$dir/ck" --resume "$dir/c32.bin" "$dir/x.model"
 contains "GPU checkpoint resumed on the CPU: named" \
-    "local solver (thread mode, or --gpu) the GPU's, 0 rows in flight (the default) (this run: replicas)"
+    "local solver (thread mode, --gpu, or the L1 models' --method) the GPU's, 0 rows in flight (the default) (this run: replicas)"
 expect 1 "GPU checkpoint resumed with --gpu-rows 1" gpu_mpirun -np 2 \
     $train -q --gpu --gpu-rows 1 -l 1e-3 -r 20 -e 0 --checkpoint "$dir/ck" --resume \
     "$dir/c32.bin" "$dir/x.model"

@@ -478,8 +478,9 @@ int main(int argc, char **argv)
     }
 
     /* auto (the default): L-BFGS for the smooth models on these rows (240 x 30, over
-       a third of the entries stored), their optimum; CD for the hinge and the L1
-       models, and for a hierarchical run */
+       a third of the entries stored), their optimum; CD for the hinge and for a
+       hierarchical run; for the L1 models newton (block proximal Newton across
+       ranks, the serial solver on one) */
     for (m = 0; m <= sizeof(duals) / sizeof(duals[0]); m++) {
         int dual = m < sizeof(duals) / sizeof(duals[0]);   /* else lasso */
 
@@ -490,8 +491,9 @@ int main(int argc, char **argv)
         p.max_rounds = 20000;
         snprintf(what, sizeof(what), "%s, method auto", p.solver);
         check_model(&ds, &p, what);
-        CHECKF(last_info.method == (dual && strcmp(p.solver, "svm") != 0
-                                            ? STRATA_GLM_METHOD_LBFGS : STRATA_GLM_METHOD_CD),
+        CHECKF(last_info.method == (!dual ? STRATA_GLM_METHOD_NEWTON
+                                    : strcmp(p.solver, "svm") != 0 ? STRATA_GLM_METHOD_LBFGS
+                                                                   : STRATA_GLM_METHOD_CD),
                "%s: ran method %d", what, last_info.method);
     }
 
@@ -554,8 +556,11 @@ int main(int argc, char **argv)
     CHECKF(strata_glm_check_param(&p) != NULL &&
                    strstr(strata_glm_check_param(&p), "method newton needs") != NULL,
            "newton on the hinge accepted: '%s'", strata_glm_check_param(&p));
-    p.solver = "l1-logistic";
-    CHECKF(strata_glm_check_param(&p) != NULL, "newton on l1-logistic accepted");
+    p.solver = "l1-logistic";   /* the L1 models' newton: block proximal Newton */
+    CHECKF(strata_glm_check_param(&p) == NULL, "newton on l1-logistic refused");
+    p.method = STRATA_GLM_METHOD_LBFGS;
+    CHECKF(strata_glm_check_param(&p) != NULL, "lbfgs on l1-logistic accepted");
+    p.method = STRATA_GLM_METHOD_NEWTON;
     p.solver       = "ridge";
     p.hierarchical = 1;
     CHECKF(strata_glm_check_param(&p) != NULL &&
@@ -589,8 +594,13 @@ int main(int argc, char **argv)
         p.bias       = 1;
         p.weight_pos = 2;
         p.weight_neg = 0.5;
+        snprintf(what, sizeof(what), "%s, bias, weights", primals[m]);
+        check_model(&ds, &p, what);
+        /* ProxCoCoA+ (--method cd; on one rank the serial solver all the same) */
+        p.method       = STRATA_GLM_METHOD_CD;
         p.local_epochs = 2;
-        snprintf(what, sizeof(what), "%s, bias, weights, 2 local epochs", primals[m]);
+        snprintf(what, sizeof(what), "%s, ProxCoCoA+, bias, weights, 2 local epochs",
+                 primals[m]);
         check_model(&ds, &p, what);
     }
 
