@@ -279,6 +279,60 @@ double st_glm_prox_violation(double g, double w, double lambda, double eta)
     return fmax(0.0, fabs(s) - l1);
 }
 
+/* newGLMNET: coordinate passes over its quadratic model at most, and their end: the
+ * model's minimum-norm subgradient at most this fraction of the objective's */
+#define ST_GLM_PN_PASSES 100
+#define ST_GLM_PN_INNER  0.1
+
+int64_t st_glm_prox_newton_dir(const st_glm_csc_t *X, const double *dd, const double *grad,
+                               const double *w, double lambda, double eta, double *dir,
+                               double *hd, int64_t *act, double *xd)
+{
+    double l1 = lambda * eta, viol = 0.0, inner, G, cur, wn, delta, x;
+    int64_t i, j, k, a, nact = 0;
+    int pass, moved;
+
+    for (j = 0; j < X->ncols; j++) {
+        dir[j] = 0.0;
+        viol  += st_glm_prox_violation(grad[j], w[j], lambda, eta);
+        if (w[j] == 0.0 && fabs(grad[j]) <= l1) {
+            continue;
+        }
+        for (x = 1e-12, k = X->cp[j]; k < X->cp[j + 1]; k++) {
+            x += dd[X->ri[k]] * X->cv[k] * X->cv[k];
+        }
+        hd[j]       = x;
+        act[nact++] = j;
+    }
+    for (pass = 0, moved = 1; pass < ST_GLM_PN_PASSES && nact > 0 && moved; pass++) {
+        inner = 0.0;
+        moved = 0;   /* a pass that moves nothing is the last: the next would repeat it */
+        for (a = 0; a < nact; a++) {
+            j = act[a];
+            for (G = grad[j], k = X->cp[j]; k < X->cp[j + 1]; k++) {
+                i  = X->ri[k];
+                G += dd[i] * X->cv[k] * xd[i];
+            }
+            cur    = w[j] + dir[j];
+            inner += st_glm_prox_violation(G, cur, lambda, eta);
+            wn     = cur;
+            delta  = st_glm_prox_step(G, hd[j], lambda, eta, &wn);
+            if (delta == 0.0) {
+                continue;
+            }
+            moved  = 1;
+            dir[j] = wn - w[j];
+            for (k = X->cp[j]; k < X->cp[j + 1]; k++) {
+                xd[X->ri[k]] += delta * X->cv[k];
+            }
+        }
+        if (inner <= ST_GLM_PN_INNER * viol) {
+            break;
+        }
+    }
+    return nact;
+}
+
 double st_glm_prox_decrease(double g, double lambda, double eta, double w, double delta)
 {
     return g * delta + lambda * (st_glm_reg_coord(w + delta, eta) - st_glm_reg_coord(w, eta));

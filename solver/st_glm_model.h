@@ -193,6 +193,31 @@ double st_glm_prox_step(double g, double h, double lambda, double eta, double *w
  *  smooth part's derivative there: 0 exactly where that coordinate is optimal. */
 double st_glm_prox_violation(double g, double w, double lambda, double eta);
 
+/** Columns of a block of features: CSC with 32-bit row indices. */
+typedef struct {
+    int64_t         ncols;
+    const int64_t  *cp;   /**< ncols + 1 column pointers */
+    const uint32_t *ri;   /**< rows */
+    const double   *cv;   /**< values */
+} st_glm_csc_t;
+
+/**
+ * The proximal Newton direction on the features of @a X (newGLMNET's, Yuan, Ho and
+ * Lin 2012; MODELS.md 4.3 and 4.5): approximately
+ *     argmin_d  grad.d + (1/2) d^T (X^T D X + nu I) d + lambda R_eta(w + d),
+ * D = diag(@a dd), by cyclic coordinate passes over the features that may move (w_j
+ * != 0 or |grad_j| > lambda eta) until the model's minimum-norm subgradient is a
+ * tenth of the objective's, a pass moves nothing, or after 100 passes.
+ * @param dir  d (ncols; 0 off the features that moved)
+ * @param hd   the model's diagonal (ncols, set on those that may move)
+ * @param act  the features that may move (ncols)
+ * @param xd   X d (rows; all 0 on entry)
+ * @return how many features may move (act's length)
+ */
+int64_t st_glm_prox_newton_dir(const st_glm_csc_t *X, const double *dd, const double *grad,
+                               const double *w, double lambda, double eta, double *dir,
+                               double *hd, int64_t *act, double *xd);
+
 /**
  * The predicted decrease of the Armijo rule (MODELS.md 4.3, Tseng & Yun 2009):
  *     Delta = g delta + lambda (r_eta(w + delta) - r_eta(w))  (< 0 for a non-zero step).

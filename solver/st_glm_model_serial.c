@@ -24,10 +24,6 @@
 #include <string.h>
 
 #define ST_GLM_MAX_HALVINGS 40
-/* newGLMNET: coordinate passes over its quadratic model at most, and their end: the
- * model's minimum-norm subgradient at most this fraction of the objective's */
-#define ST_GLM_GLMNET_PASSES 100
-#define ST_GLM_GLMNET_INNER  0.1
 
 /* a CSR view of the problem (the dense input copied into CSR) and its CSC transpose */
 typedef struct {
@@ -41,7 +37,7 @@ typedef struct {
     uint32_t       *own_ci;
     double         *own_v;
     int64_t        *cp;       /* CSC (primal models) */
-    int64_t        *ri;
+    uint32_t       *ri;       /* (rows below 2^32: st_glm_serial_check) */
     double         *cv;
 } st_glm_serial_data_t;
 
@@ -65,6 +61,9 @@ const char *st_glm_serial_check(const st_glm_model_t *model,
     if (prob->n <= 0 || prob->d <= 0 || prob->d > (int64_t)UINT32_MAX || prob->y == NULL ||
         prob->values == NULL) {
         return "the problem needs n > 0 examples, 0 < d <= 2^32 - 1 features, y and values";
+    }
+    if (model->form == ST_GLM_FORM_PRIMAL && prob->n > (int64_t)UINT32_MAX) {
+        return "the L1 models need n <= 2^32 - 1 examples (as across ranks)";
     }
     if (prob->indptr != NULL) {
         if (prob->indices == NULL || prob->indptr[0] != 0) {
@@ -152,7 +151,7 @@ static st_status_t st_glm_serial_data_init(const st_glm_serial_problem_t *prob, 
 
     nnz      = data->rp[n];
     data->cp = calloc((size_t)d + 1, sizeof(int64_t));
-    data->ri = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(int64_t));
+    data->ri = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(uint32_t));
     data->cv = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(double));
     if (data->cp == NULL || data->ri == NULL || data->cv == NULL) {
         goto err_free;
@@ -167,7 +166,7 @@ static st_status_t st_glm_serial_data_init(const st_glm_serial_problem_t *prob, 
         for (k = data->rp[i]; k < data->rp[i + 1]; k++) {
             j = data->ci[k];
             p = data->cp[j]++;
-            data->ri[p] = i;
+            data->ri[p] = (uint32_t)i;
             data->cv[p] = data->v[k];
         }
     }
@@ -397,53 +396,18 @@ static void st_glm_serial_glmnet(const st_glm_model_t *model, const st_glm_seria
                                  double lambda, double eta, st_glm_glmnet_t *ws, double *w,
                                  double *z, const double *grad)
 {
-    double l1 = lambda * eta, viol = 0.0, inner, G, cur, wn, delta, pred, diff, t, x;
-    int64_t i, j, k, a, nact = 0;
-    int pass, s, moved;
+    st_glm_csc_t X = {data->d, data->cp, data->ri, data->cv};
+    double pred, diff, t;
+    int64_t i, j, a, nact;
+    int s;
 
     for (i = 0; i < data->n; i++) {
         ws->dd[i] = st_glm_serial_weight(data, i) * model->d2loss(z[i], data->y[i]) /
                     (double)data->n;
         ws->xd[i] = 0.0;
     }
-    for (j = 0; j < data->d; j++) {
-        ws->dir[j] = 0.0;
-        viol      += st_glm_prox_violation(grad[j], w[j], lambda, eta);
-        if (w[j] == 0.0 && fabs(grad[j]) <= l1) {
-            continue;
-        }
-        for (x = 1e-12, k = data->cp[j]; k < data->cp[j + 1]; k++) {
-            x += ws->dd[data->ri[k]] * data->cv[k] * data->cv[k];
-        }
-        ws->hdiag[j]    = x;
-        ws->act[nact++] = j;
-    }
-    for (pass = 0, moved = 1; pass < ST_GLM_GLMNET_PASSES && nact > 0 && moved; pass++) {
-        inner = 0.0;
-        moved = 0;   /* a pass that moves nothing is the last: the next would repeat it */
-        for (a = 0; a < nact; a++) {
-            j = ws->act[a];
-            for (G = grad[j], k = data->cp[j]; k < data->cp[j + 1]; k++) {
-                i  = data->ri[k];
-                G += ws->dd[i] * data->cv[k] * ws->xd[i];
-            }
-            cur    = w[j] + ws->dir[j];
-            inner += st_glm_prox_violation(G, cur, lambda, eta);
-            wn     = cur;
-            delta  = st_glm_prox_step(G, ws->hdiag[j], lambda, eta, &wn);
-            if (delta == 0.0) {
-                continue;
-            }
-            moved      = 1;
-            ws->dir[j] = wn - w[j];
-            for (k = data->cp[j]; k < data->cp[j + 1]; k++) {
-                ws->xd[data->ri[k]] += delta * data->cv[k];
-            }
-        }
-        if (inner <= ST_GLM_GLMNET_INNER * viol) {
-            break;
-        }
-    }
+    nact = st_glm_prox_newton_dir(&X, ws->dd, grad, w, lambda, eta, ws->dir, ws->hdiag,
+                                  ws->act, ws->xd);
     /* the line search along d */
     for (pred = 0.0, a = 0; a < nact; a++) {
         j     = ws->act[a];

@@ -385,8 +385,6 @@ static void st_glm_pn_free(st_glm_pn_t *pn)
 }
 
 #define ST_GLM_PN_TRIALS 30    /* trial steps of the line search: 1, 1/2, ... */
-#define ST_GLM_PN_PASSES 100   /* coordinate passes over the block's model at most */
-#define ST_GLM_PN_INNER  0.1   /* ... until its violation is this share of the start's */
 
 /*
  * A round of block proximal Newton: each rank minimizes the quadratic model of the
@@ -400,52 +398,17 @@ static void st_glm_pn_free(st_glm_pn_t *pn)
 static void st_glm_primal_pn(st_glm_primal_t *pt, st_glm_pn_t *pn, double lambda, double eta,
                              MPI_Comm comm, double *comm_s)
 {
-    double inv_n = 1.0 / (double)pt->n, l1 = lambda * eta, viol = 0, inner, G, cur, wn;
-    double delta, t, diff, x, tc;
-    int64_t i, j, k, a, nact = 0;
-    int pass, s, moved;
+    st_glm_csc_t X = {pt->nloc, pt->cp, pt->ri, pt->cv};
+    double inv_n = 1.0 / (double)pt->n, t, diff, tc;
+    int64_t i, j, a, nact;
+    int s;
 
     for (i = 0; i < pt->n; i++) {
         pn->dd[i] = pt->c[i] * pt->loss->d2loss(pt->z[i], pt->y[i]) * inv_n;
         pt->dz[i] = 0.0;
     }
-    for (j = 0; j < pt->nloc; j++) {
-        pn->dir[j] = 0.0;
-        viol      += st_glm_prox_violation(pt->grad[j], pt->w[j], lambda, eta);
-        if (pt->w[j] == 0.0 && fabs(pt->grad[j]) <= l1) {
-            continue;
-        }
-        for (x = 1e-12, k = pt->cp[j]; k < pt->cp[j + 1]; k++) {
-            x += pn->dd[pt->ri[k]] * pt->cv[k] * pt->cv[k];
-        }
-        pn->hd[j]       = x;
-        pn->act[nact++] = j;
-    }
-    for (pass = 0, moved = 1; pass < ST_GLM_PN_PASSES && nact > 0 && moved; pass++) {
-        inner = 0.0;
-        moved = 0;
-        for (a = 0; a < nact; a++) {
-            j = pn->act[a];
-            for (G = pt->grad[j], k = pt->cp[j]; k < pt->cp[j + 1]; k++) {
-                G += pn->dd[pt->ri[k]] * pt->cv[k] * pt->dz[pt->ri[k]];
-            }
-            cur    = pt->w[j] + pn->dir[j];
-            inner += st_glm_prox_violation(G, cur, lambda, eta);
-            wn     = cur;
-            delta  = st_glm_prox_step(G, pn->hd[j], lambda, eta, &wn);
-            if (delta == 0.0) {
-                continue;
-            }
-            moved      = 1;
-            pn->dir[j] = wn - pt->w[j];
-            for (k = pt->cp[j]; k < pt->cp[j + 1]; k++) {
-                pt->dz[pt->ri[k]] += delta * pt->cv[k];
-            }
-        }
-        if (inner <= ST_GLM_PN_INNER * viol) {
-            break;
-        }
-    }
+    nact = st_glm_prox_newton_dir(&X, pn->dd, pt->grad, pt->w, lambda, eta, pn->dir, pn->hd,
+                                  pn->act, pt->dz);
     /* the direction's X d over all blocks; the predicted decrease and the
        regularizer's change at each trial step, summed */
     memset(pn->reg, 0, (ST_GLM_PN_TRIALS + 1) * sizeof(double));
