@@ -1997,16 +1997,18 @@ static strata_status_t st_glm_memory_check(int method, const st_glm_model_t *los
    conditioned, i.e. the features are dense and outnumbered by the rows (no rare
    columns whose curvature is only lambda); else Newton where the dual is badly
    conditioned (SDCA would need many epochs, Newton's steps do not care); else CD.
-   From global counts and sums, so every rank chooses the same */
+   The L1 models: newton (block proximal Newton across @a nranks ranks; on one, the
+   serial solver). From global counts and sums, so every rank chooses the same */
 static int st_glm_method_choose(const st_glm_model_t *loss, const strata_glm_problem_t *prob,
-                                const strata_glm_param_t *param, MPI_Comm comm, int rank)
+                                const strata_glm_param_t *param, MPI_Comm comm, int rank,
+                                int nranks)
 {
     const st_glm_data_t *data = prob->data;
     double rows = (double)data->n_rows_global;
     double cols = (double)data->n_cols + (param->bias > 0);
     double nnz  = (double)data->nnz_global + (param->bias > 0 ? rows : 0.0);
     double kappa = 0;
-    int method = STRATA_GLM_METHOD_CD, smooth, size = 1;
+    int method = STRATA_GLM_METHOD_CD, smooth;
     char kappa_s[64] = "";
 
     if (param->method != STRATA_GLM_METHOD_AUTO) {
@@ -2017,8 +2019,7 @@ static int st_glm_method_choose(const st_glm_model_t *loss, const strata_glm_pro
         /* the L1 models: block proximal Newton across ranks (one rank: the serial
            solver, coordinate descent for the squared loss, newGLMNET for logistic) */
         method = STRATA_GLM_METHOD_NEWTON;
-        MPI_Comm_size(comm, &size);
-        snprintf(kappa_s, sizeof(kappa_s), size > 1 ? ", block proximal Newton over the "
+        snprintf(kappa_s, sizeof(kappa_s), nranks > 1 ? ", block proximal Newton over the "
                  "ranks' features" : ", one rank: the serial L1 solver");
     } else if (smooth && rows >= cols && nnz >= 0.05 * rows * cols) {
         method = STRATA_GLM_METHOD_LBFGS;
@@ -2115,7 +2116,7 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
         return STRATA_ERR_INVALID_PARAM;
     }
     st_glm_comm_shape(comm, &rank, &nranks);
-    method = st_glm_method_choose(loss, prob, param, comm, rank);
+    method = st_glm_method_choose(loss, prob, param, comm, rank, nranks);
     if ((status = st_glm_memory_check(method, loss, prob, param, comm, msg, msg_len)) !=
         STRATA_OK) {
         return status;

@@ -1332,7 +1332,8 @@ static void t_read_prec(void)
  * Without MPI (MPI_COMM_NULL, no MPI_Init): strata_glm_problem_create refuses row
  * offsets that do not start at 0 or that decrease (before: accepted, and the
  * trainer read past the entries), and every method trains (before: L-BFGS and
- * Newton called MPI_Comm_rank, and the program aborted).
+ * Newton called MPI_Comm_rank, and the program aborted), l1-logistic with method
+ * auto too (its choice called MPI_Comm_size, and the program aborted).
  */
 static void t_serial_train(void)
 {
@@ -1379,15 +1380,16 @@ static void t_serial_train(void)
     st = strata_glm_problem_create(N, D, indptr, indices, values, y, 0, MPI_COMM_NULL, msg,
                                    sizeof(msg), &prob);
     CHECK(st == STRATA_OK, "dense problem: status %d: %s", (int)st, msg);
-    for (k = 0; st == STRATA_OK && k < 3; k++) {
+    for (k = 0; st == STRATA_OK && k < 4; k++) {
         strata_glm_param_default(&p);
-        p.method  = methods[k];
+        p.method  = (k < 3) ? methods[k] : STRATA_GLM_METHOD_AUTO;
+        p.solver  = (k < 3) ? p.solver : "l1-logistic";   /* auto: the serial L1 solver */
         p.lambda  = 1e-2;
         p.verbose = 0;
         model     = NULL;
         st        = strata_glm_train(prob, &p, MPI_COMM_NULL, msg, sizeof(msg), &model);
-        CHECK(st == STRATA_OK && model != NULL, "method %d without MPI: status %d: %s",
-              methods[k], (int)st, msg);
+        CHECK(st == STRATA_OK && model != NULL, "%s, method %d without MPI: status %d: %s",
+              p.solver, p.method, (int)st, msg);
         strata_glm_model_free(model);
         st = STRATA_OK;
     }
