@@ -357,6 +357,18 @@ double st_glm_loss_sum(const st_glm_model_t *model, int64_t n, const double *z,
     return sum;
 }
 
+double st_glm_loss_diff_sum(const st_glm_model_t *model, int64_t n, const double *z,
+                            double t, const double *dz, const double *y, const double *c)
+{
+    double sum = 0.0;
+    int64_t i;
+
+    for (i = 0; i < n; i++) {
+        sum += st_glm_weight(c, i) * model->loss_diff(z[i], t * dz[i], y[i]);
+    }
+    return sum;
+}
+
 double st_glm_neg_conj_sum(const st_glm_model_t *model, int64_t n, const double *alpha,
                            const double *y, const double *c)
 {

@@ -244,6 +244,12 @@ typedef struct {
 double st_glm_loss_sum(const st_glm_model_t *model, int64_t n, const double *z,
                        const double *y, const double *c);
 
+/** @return sum_i c_i (phi(z_i + t dz_i, y_i) - phi(z_i, y_i)) over the n given examples
+ *  (@a c NULL: all 1), each term by the model's loss_diff: a line search's trial step
+ *  t along the margins' change dz. */
+double st_glm_loss_diff_sum(const st_glm_model_t *model, int64_t n, const double *z,
+                            double t, const double *dz, const double *y, const double *c);
+
 /** @return sum_i -phi_i*(-alpha_i) over the n given examples (-INFINITY if one alpha is
  *  outside its domain). A partial sum. */
 double st_glm_neg_conj_sum(const st_glm_model_t *model, int64_t n, const double *alpha,

@@ -417,10 +417,7 @@ static void st_glm_serial_glmnet(const st_glm_model_t *model, const st_glm_seria
         return;   /* no descent left in the model */
     }
     for (t = 1.0, s = 0; s < ST_GLM_MAX_HALVINGS; s++, t *= ST_GLM_ARMIJO_SHRINK) {
-        for (diff = 0.0, i = 0; i < data->n; i++) {
-            diff += st_glm_serial_weight(data, i) *
-                    model->loss_diff(z[i], t * ws->xd[i], data->y[i]);
-        }
+        diff  = st_glm_loss_diff_sum(model, data->n, z, t, ws->xd, data->y, data->c);
         diff /= (double)data->n;
         for (a = 0; a < nact; a++) {
             j     = ws->act[a];

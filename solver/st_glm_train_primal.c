@@ -429,9 +429,7 @@ static void st_glm_primal_pn(st_glm_primal_t *pt, st_glm_pn_t *pn, double lambda
         return;   /* no descent left in the model, on any rank */
     }
     for (s = 0, t = 1.0; s < ST_GLM_PN_TRIALS; s++, t *= ST_GLM_ARMIJO_SHRINK) {
-        for (diff = 0.0, i = 0; i < pt->n; i++) {
-            diff += pt->c[i] * pt->loss->loss_diff(pt->z[i], t * pt->dz[i], pt->y[i]);
-        }
+        diff = st_glm_loss_diff_sum(pt->loss, pt->n, pt->z, t, pt->dz, pt->y, pt->c);
         if (diff * inv_n + pn->reg[s] <= ST_GLM_ARMIJO_SIGMA * t * pn->reg[ST_GLM_PN_TRIALS]) {
             break;
         }
