@@ -44,18 +44,14 @@ ST_GLM_HD double st_glm_logistic_loss_diff(double z, double dz, double y)
 {
     double m = y * z, dm = y * dz, a;
 
-    if (-dm > 700.0) {
-        return st_glm_logistic_loss(z + dz, y) - st_glm_logistic_loss(z, y);
+    /* log(1 + a), a = sigmoid(-m) (exp(-dm) - 1): exact for small steps. The plain
+       difference where expm1 would overflow, and where a nears -1 (a misclassified
+       row, m << 0, made right by a long step): there a's rounding is the whole answer
+       (-INFINITY at a = -1), and the difference, a fall of more than log 2, is accurate */
+    if (-dm <= 700.0 && (a = st_glm_sigmoid_of(-m) * expm1(-dm)) >= -0.5) {
+        return log1p(a);
     }
-    /* log(1 + a), a = sigmoid(-m) (exp(-dm) - 1): exact for small steps; where a
-       nears -1 (a misclassified row, m << 0, made right by a long step) its rounding
-       is the whole answer (-INFINITY at a = -1), and the plain difference, a fall of
-       more than log 2, is the accurate one */
-    a = st_glm_sigmoid_of(-m) * expm1(-dm);
-    if (a < -0.5) {
-        return st_glm_logistic_loss(z + dz, y) - st_glm_logistic_loss(z, y);
-    }
-    return log1p(a);
+    return st_glm_logistic_loss(z + dz, y) - st_glm_logistic_loss(z, y);
 }
 
 /* c H(beta / c), H the binary entropy in nats; -INFINITY outside [0, c] */
