@@ -186,16 +186,31 @@ static double st_glm_serial_weight(const st_glm_serial_data_t *data, int64_t i)
     return (data->c != NULL) ? data->c[i] : 1.0;
 }
 
+/* sum_k val[k] x[idx[k]] over k in [lo, hi), in four partial sums: one sum's chain of
+ * dependent additions bounds a long column's or row's dot at an addition's latency a
+ * nonzero */
+static inline double st_glm_serial_gather_dot(const uint32_t *idx, const double *val,
+                                              int64_t lo, int64_t hi, const double *x)
+{
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    int64_t k;
+
+    for (k = lo; k + 4 <= hi; k += 4) {
+        s0 += val[k] * x[idx[k]];
+        s1 += val[k + 1] * x[idx[k + 1]];
+        s2 += val[k + 2] * x[idx[k + 2]];
+        s3 += val[k + 3] * x[idx[k + 3]];
+    }
+    for (; k < hi; k++) {
+        s0 += val[k] * x[idx[k]];
+    }
+    return (s0 + s1) + (s2 + s3);
+}
+
 static double st_glm_serial_row_dot(const st_glm_serial_data_t *data, int64_t i,
                                     const double *w)
 {
-    double s = 0.0;
-    int64_t k;
-
-    for (k = data->rp[i]; k < data->rp[i + 1]; k++) {
-        s += data->v[k] * w[data->ci[k]];
-    }
-    return s;
+    return st_glm_serial_gather_dot(data->ci, data->v, data->rp[i], data->rp[i + 1], w);
 }
 
 /* z = X w */
@@ -314,7 +329,8 @@ static st_status_t st_glm_serial_dual(const st_glm_model_t *model,
 
 /* ---- L1 models: cyclic coordinate descent ---- */
 
-/* z = X w recomputed; grad = X^T (c phi'(z)) / n; the objectives */
+/* z = X w recomputed; grad = X^T (c phi'(z)) / n (one pass over the rows: each row's
+ * gradient term while the row is in cache); the objectives */
 static void st_glm_serial_primal_eval(const st_glm_model_t *model,
                                       const st_glm_serial_data_t *data, double lambda,
                                       double eta, const double *w, double *z, double *grad,
@@ -324,10 +340,11 @@ static void st_glm_serial_primal_eval(const st_glm_model_t *model,
     double u, scale;
     int64_t i, k;
 
-    st_glm_serial_margins(data, w, z);
     memset(grad, 0, (size_t)data->d * sizeof(double));
     for (i = 0; i < data->n; i++) {
-        u = st_glm_serial_weight(data, i) * model->dloss(z[i], data->y[i]) / (double)data->n;
+        z[i] = st_glm_serial_row_dot(data, i, w);
+        u    = st_glm_serial_weight(data, i) * model->dloss(z[i], data->y[i]) /
+               (double)data->n;
         for (k = data->rp[i]; k < data->rp[i + 1]; k++) {
             grad[data->ci[k]] += u * data->v[k];
         }
@@ -341,31 +358,61 @@ static void st_glm_serial_primal_eval(const st_glm_model_t *model,
                              &sums, data->n, lambda, eta, 0.0, obj);
 }
 
-/* one coordinate of the squared-loss models: the exact step (newGLMNET below for the
- * models that need a line search) */
-static void st_glm_serial_coord(const st_glm_model_t *model, const st_glm_serial_data_t *data,
-                                double lambda, double eta, int64_t j, double *w, double *z)
-{
-    double inv_n = 1.0 / (double)data->n, g = 0.0, h = 0.0, cw, x, wn, delta;
-    int64_t k, i;
+/* the squared-loss models' coordinate descent: each feature's curvature
+ * h_j = sum_i c_i x_ij^2 / n, fixed, and the residual r = z - y kept through the epoch */
+typedef struct {
+    double *h;       /* d */
+    double *r;       /* n */
+    int     unit;    /* every c_i is 1 */
+} st_glm_sqcd_t;
 
-    for (k = data->cp[j]; k < data->cp[j + 1]; k++) {
-        i  = data->ri[k];
-        x  = data->cv[k];
-        cw = st_glm_serial_weight(data, i);
-        g += cw * model->dloss(z[i], data->y[i]) * x;
-        h += cw * model->d2loss(z[i], data->y[i]) * x * x;
+static void st_glm_serial_sqcd_init(const st_glm_serial_data_t *data, st_glm_sqcd_t *cd)
+{
+    double inv_n = 1.0 / (double)data->n, h;
+    int64_t i, j, k;
+
+    for (cd->unit = 1, i = 0; i < data->n; i++) {
+        cd->unit = cd->unit && (st_glm_serial_weight(data, i) == 1.0);
     }
-    g    *= inv_n;
-    h    *= inv_n;
-    wn    = w[j];
-    delta = st_glm_prox_step(g, h, lambda, eta, &wn);
-    if (delta == 0.0) {
-        return;
+    for (j = 0; j < data->d; j++) {
+        for (h = 0.0, k = data->cp[j]; k < data->cp[j + 1]; k++) {
+            h += st_glm_serial_weight(data, data->ri[k]) * data->cv[k] * data->cv[k];
+        }
+        cd->h[j] = h * inv_n;
     }
-    w[j] = wn;
-    for (k = data->cp[j]; k < data->cp[j + 1]; k++) {
-        z[data->ri[k]] += delta * data->cv[k];
+}
+
+/* one epoch, cyclic, each coordinate's exact step on the squared loss (z: the margins
+ * at the epoch's start; they are recomputed from w after it) */
+static void st_glm_serial_sqcd_epoch(const st_glm_serial_data_t *data, st_glm_sqcd_t *cd,
+                                     double lambda, double eta, double *w, const double *z)
+{
+    const uint32_t *ri = data->ri;
+    const double *cv = data->cv;
+    double inv_n = 1.0 / (double)data->n, *r = cd->r, g, wn, delta;
+    int64_t i, j, k;
+
+    for (i = 0; i < data->n; i++) {
+        r[i] = z[i] - data->y[i];
+    }
+    for (j = 0; j < data->d; j++) {
+        if (cd->unit) {
+            g = st_glm_serial_gather_dot(ri, cv, data->cp[j], data->cp[j + 1], r);
+        } else {
+            g = 0.0;
+            for (k = data->cp[j]; k < data->cp[j + 1]; k++) {
+                g += cv[k] * data->c[ri[k]] * r[ri[k]];
+            }
+        }
+        wn    = w[j];
+        delta = st_glm_prox_step(g * inv_n, cd->h[j], lambda, eta, &wn);
+        if (delta == 0.0) {
+            continue;
+        }
+        w[j] = wn;
+        for (k = data->cp[j]; k < data->cp[j + 1]; k++) {
+            r[ri[k]] += delta * cv[k];
+        }
     }
 }
 
@@ -449,13 +496,19 @@ static st_status_t st_glm_serial_primal(const st_glm_model_t *model,
     double eta = st_glm_model_eta(model, params->eta), *z, *grad, ci;
     st_glm_objectives_t obj;
     st_glm_glmnet_t ws;
+    st_glm_sqcd_t cd;
     st_status_t status = ST_OK;
-    int64_t i, j;
+    int64_t i;
     int epoch, glmnet = model->line_search;
 
     memset(&ws, 0, sizeof(ws));
+    memset(&cd, 0, sizeof(cd));
     z    = malloc((size_t)data->n * sizeof(double));
     grad = malloc((size_t)data->d * sizeof(double));
+    if (!glmnet) {   /* lasso, elastic net: the squared loss */
+        cd.h = malloc((size_t)data->d * sizeof(double));
+        cd.r = malloc((size_t)data->n * sizeof(double));
+    }
     if (glmnet) {
         ws.dd    = malloc((size_t)data->n * sizeof(double));
         ws.xd    = malloc((size_t)data->n * sizeof(double));
@@ -465,9 +518,13 @@ static st_status_t st_glm_serial_primal(const st_glm_model_t *model,
     }
     if (z == NULL || grad == NULL || (glmnet && (ws.dd == NULL || ws.xd == NULL ||
                                                  ws.dir == NULL || ws.hdiag == NULL ||
-                                                 ws.act == NULL))) {
+                                                 ws.act == NULL)) ||
+        (!glmnet && (cd.h == NULL || cd.r == NULL))) {
         status = ST_ERR_NO_MEMORY;
         goto out;
+    }
+    if (!glmnet) {
+        st_glm_serial_sqcd_init(data, &cd);
     }
     if (hooks != NULL && hooks->w0 != NULL) {
         memcpy(w, hooks->w0, (size_t)data->d * sizeof(double));
@@ -488,9 +545,7 @@ static st_status_t st_glm_serial_primal(const st_glm_model_t *model,
         if (glmnet) {
             st_glm_serial_glmnet(model, data, params->lambda, eta, &ws, w, z, grad);
         } else {
-            for (j = 0; j < data->d; j++) {
-                st_glm_serial_coord(model, data, params->lambda, eta, j, w, z);
-            }
+            st_glm_serial_sqcd_epoch(data, &cd, params->lambda, eta, w, z);
         }
         st_glm_serial_primal_eval(model, data, params->lambda, eta, w, z, grad, &obj);
         if (trace != NULL) {
@@ -514,6 +569,8 @@ out:
     free(ws.dir);
     free(ws.hdiag);
     free(ws.act);
+    free(cd.h);
+    free(cd.r);
     return status;
 }
 

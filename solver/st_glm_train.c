@@ -1759,8 +1759,8 @@ static st_status_t st_glm_serial_epoch_done(void *arg, int epoch, const double *
     return status;
 }
 
-/* The L1 models on one rank: the serial reference solver, on a double copy of the
- * rows with the bias column appended. */
+/* The L1 models on one rank: the serial reference solver, on the rows themselves (64-bit
+ * values, no bias) or a double copy of them with the bias column appended. */
 static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
                                            const strata_glm_problem_t *prob,
                                            const strata_glm_param_t *param, MPI_Comm comm,
@@ -1778,7 +1778,7 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
     uint32_t *indices = NULL;
     double *values = NULL, *c = NULL;
     const char *why;
-    int epochs = 0, certified = 0;
+    int epochs = 0, certified = 0, copy;
     double t0 = st_glm_now();
     st_status_t status;
 
@@ -1811,16 +1811,23 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
         t0      -= sc.info.seconds;
     }
 
-    indptr  = malloc(((size_t)n + 1) * sizeof(*indptr));
-    indices = malloc(((size_t)data->nnz + (size_t)n * nb + 1) * sizeof(*indices));
-    values  = malloc(((size_t)data->nnz + (size_t)n * nb + 1) * sizeof(*values));
-    c       = malloc(((size_t)n + 1) * sizeof(*c));
-    if (!indptr || !indices || !values || !c) {
+    c    = malloc(((size_t)n + 1) * sizeof(*c));
+    copy = (nb || data->prec != 64);   /* else the solver reads the rows in place */
+    if (copy) {
+        indptr  = malloc(((size_t)n + 1) * sizeof(*indptr));
+        indices = malloc(((size_t)data->nnz + (size_t)n * nb + 1) * sizeof(*indices));
+        values  = malloc(((size_t)data->nnz + (size_t)n * nb + 1) * sizeof(*values));
+    }
+    if (!c || (copy && (!indptr || !indices || !values))) {
         st_glm_msg(msg, msg_len, "out of memory");
         status = STRATA_ERR_NO_MEMORY;
         goto out;
     }
     for (i = 0; i < n; i++) {
+        c[i] = st_glm_example_weight(loss, param, data->y[i]);
+        if (!copy) {
+            continue;
+        }
         indptr[i] = o;
         for (k = data->indptr[i]; k < data->indptr[i + 1]; k++, o++) {
             indices[o] = data->indices[k];
@@ -1830,14 +1837,19 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
             indices[o]  = (uint32_t)data->n_cols;
             values[o++] = param->bias;
         }
-        c[i] = st_glm_example_weight(loss, param, data->y[i]);
     }
-    indptr[n]         = o;
     sp.n              = n;
     sp.d              = data->n_cols + nb;
-    sp.indptr         = indptr;
-    sp.indices        = indices;
-    sp.values         = values;
+    if (copy) {
+        indptr[n]  = o;
+        sp.indptr  = indptr;
+        sp.indices = indices;
+        sp.values  = values;
+    } else {
+        sp.indptr  = data->indptr;
+        sp.indices = data->indices;
+        sp.values  = data->val64;
+    }
     sp.y              = data->y;
     sp.weights        = c;
     sparam.lambda     = param->lambda;
