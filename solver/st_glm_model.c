@@ -289,7 +289,7 @@ int64_t st_glm_prox_newton_dir(const st_glm_csc_t *X, const double *dd, const do
                                double *hd, int64_t *act, double *xd)
 {
     double l1 = lambda * eta, viol = 0.0, inner, G, cur, wn, delta, x;
-    int64_t i, j, k, a, nact = 0;
+    int64_t j, k, a, nact = 0;
     int pass, moved;
 
     for (j = 0; j < X->ncols; j++) {
@@ -309,10 +309,7 @@ int64_t st_glm_prox_newton_dir(const st_glm_csc_t *X, const double *dd, const do
         moved = 0;   /* a pass that moves nothing is the last: the next would repeat it */
         for (a = 0; a < nact; a++) {
             j = act[a];
-            for (G = grad[j], k = X->cp[j]; k < X->cp[j + 1]; k++) {
-                i  = X->ri[k];
-                G += dd[i] * X->cv[k] * xd[i];
-            }
+            G      = grad[j] + st_glm_gather_dot(X->ri, X->cv, X->cp[j], X->cp[j + 1], dd, xd);
             cur    = w[j] + dir[j];
             inner += st_glm_prox_violation(G, cur, lambda, eta);
             wn     = cur;

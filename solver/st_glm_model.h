@@ -193,6 +193,39 @@ double st_glm_prox_step(double g, double h, double lambda, double eta, double *w
  *  smooth part's derivative there: 0 exactly where that coordinate is optimal. */
 double st_glm_prox_violation(double g, double w, double lambda, double eta);
 
+/** sum_k val[k] a[idx[k]] (@a b NULL) or sum_k val[k] a[idx[k]] b[idx[k]] over k in
+ *  [lo, hi), in four partial sums: a single sum's chain of dependent additions bounds
+ *  a long column's or row's dot at an addition's latency a nonzero. */
+static inline double st_glm_gather_dot(const uint32_t *idx, const double *val, int64_t lo,
+                                       int64_t hi, const double *a, const double *b)
+{
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    int64_t k;
+
+    if (b == NULL) {
+        for (k = lo; k + 4 <= hi; k += 4) {
+            s0 += val[k] * a[idx[k]];
+            s1 += val[k + 1] * a[idx[k + 1]];
+            s2 += val[k + 2] * a[idx[k + 2]];
+            s3 += val[k + 3] * a[idx[k + 3]];
+        }
+        for (; k < hi; k++) {
+            s0 += val[k] * a[idx[k]];
+        }
+    } else {
+        for (k = lo; k + 4 <= hi; k += 4) {
+            s0 += val[k] * a[idx[k]] * b[idx[k]];
+            s1 += val[k + 1] * a[idx[k + 1]] * b[idx[k + 1]];
+            s2 += val[k + 2] * a[idx[k + 2]] * b[idx[k + 2]];
+            s3 += val[k + 3] * a[idx[k + 3]] * b[idx[k + 3]];
+        }
+        for (; k < hi; k++) {
+            s0 += val[k] * a[idx[k]] * b[idx[k]];
+        }
+    }
+    return (s0 + s1) + (s2 + s3);
+}
+
 /** Columns of a block of features: CSC with 32-bit row indices. */
 typedef struct {
     int64_t         ncols;

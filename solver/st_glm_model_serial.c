@@ -186,31 +186,10 @@ static double st_glm_serial_weight(const st_glm_serial_data_t *data, int64_t i)
     return (data->c != NULL) ? data->c[i] : 1.0;
 }
 
-/* sum_k val[k] x[idx[k]] over k in [lo, hi), in four partial sums: one sum's chain of
- * dependent additions bounds a long column's or row's dot at an addition's latency a
- * nonzero */
-static inline double st_glm_serial_gather_dot(const uint32_t *idx, const double *val,
-                                              int64_t lo, int64_t hi, const double *x)
-{
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-    int64_t k;
-
-    for (k = lo; k + 4 <= hi; k += 4) {
-        s0 += val[k] * x[idx[k]];
-        s1 += val[k + 1] * x[idx[k + 1]];
-        s2 += val[k + 2] * x[idx[k + 2]];
-        s3 += val[k + 3] * x[idx[k + 3]];
-    }
-    for (; k < hi; k++) {
-        s0 += val[k] * x[idx[k]];
-    }
-    return (s0 + s1) + (s2 + s3);
-}
-
 static double st_glm_serial_row_dot(const st_glm_serial_data_t *data, int64_t i,
                                     const double *w)
 {
-    return st_glm_serial_gather_dot(data->ci, data->v, data->rp[i], data->rp[i + 1], w);
+    return st_glm_gather_dot(data->ci, data->v, data->rp[i], data->rp[i + 1], w, NULL);
 }
 
 /* z = X w */
@@ -396,14 +375,8 @@ static void st_glm_serial_sqcd_epoch(const st_glm_serial_data_t *data, st_glm_sq
         r[i] = z[i] - data->y[i];
     }
     for (j = 0; j < data->d; j++) {
-        if (cd->unit) {
-            g = st_glm_serial_gather_dot(ri, cv, data->cp[j], data->cp[j + 1], r);
-        } else {
-            g = 0.0;
-            for (k = data->cp[j]; k < data->cp[j + 1]; k++) {
-                g += cv[k] * data->c[ri[k]] * r[ri[k]];
-            }
-        }
+        g = st_glm_gather_dot(ri, cv, data->cp[j], data->cp[j + 1], r,
+                              cd->unit ? NULL : data->c);
         wn    = w[j];
         delta = st_glm_prox_step(g * inv_n, cd->h[j], lambda, eta, &wn);
         if (delta == 0.0) {
