@@ -279,18 +279,12 @@ double st_glm_prox_violation(double g, double w, double lambda, double eta)
     return fmax(0.0, fabs(s) - l1);
 }
 
-/* newGLMNET: coordinate passes over its quadratic model at most, and their end: the
- * model's minimum-norm subgradient at most this fraction of the objective's */
-#define ST_GLM_PN_PASSES 100
-#define ST_GLM_PN_INNER  0.1
-
-int64_t st_glm_prox_newton_dir(const st_glm_csc_t *X, const double *dd, const double *grad,
-                               const double *w, double lambda, double eta, double *dir,
-                               double *hd, int64_t *act, double *xd)
+int64_t st_glm_prox_newton_setup(const st_glm_csc_t *X, const double *dd, const double *grad,
+                                 const double *w, double lambda, double eta, double *dir,
+                                 double *hd, int64_t *act, double *viol_p)
 {
-    double l1 = lambda * eta, viol = 0.0, inner, G, cur, wn, delta, x;
-    int64_t j, k, a, nact = 0;
-    int pass, moved;
+    double l1 = lambda * eta, viol = 0.0, x;
+    int64_t j, k, nact = 0;
 
     for (j = 0; j < X->ncols; j++) {
         dir[j] = 0.0;
@@ -304,11 +298,24 @@ int64_t st_glm_prox_newton_dir(const st_glm_csc_t *X, const double *dd, const do
         hd[j]       = x;
         act[nact++] = j;
     }
+    *viol_p = viol;
+    return nact;
+}
+
+double st_glm_prox_newton_passes(const st_glm_csc_t *X, const double *dd, const double *grad,
+                                 const double *w, double lambda, double eta, double *dir,
+                                 const double *hd, const int64_t *act, int64_t nact,
+                                 double *xd, double viol, int *moved_p)
+{
+    double inner, first = 0.0, G, cur, wn, delta;
+    int64_t j, k, a;
+    int pass, moved, any = 0;
+
     for (pass = 0, moved = 1; pass < ST_GLM_PN_PASSES && nact > 0 && moved; pass++) {
         inner = 0.0;
         moved = 0;   /* a pass that moves nothing is the last: the next would repeat it */
         for (a = 0; a < nact; a++) {
-            j = act[a];
+            j      = act[a];
             G      = grad[j] + st_glm_gather_dot(X->ri, X->cv, X->cp[j], X->cp[j + 1], dd, xd);
             cur    = w[j] + dir[j];
             inner += st_glm_prox_violation(G, cur, lambda, eta);
@@ -323,10 +330,28 @@ int64_t st_glm_prox_newton_dir(const st_glm_csc_t *X, const double *dd, const do
                 xd[X->ri[k]] += delta * X->cv[k];
             }
         }
+        if (pass == 0) {
+            first = inner;
+        }
+        any |= moved;
         if (inner <= ST_GLM_PN_INNER * viol) {
             break;
         }
     }
+    if (moved_p != NULL) {
+        *moved_p = any;
+    }
+    return first;
+}
+
+int64_t st_glm_prox_newton_dir(const st_glm_csc_t *X, const double *dd, const double *grad,
+                               const double *w, double lambda, double eta, double *dir,
+                               double *hd, int64_t *act, double *xd)
+{
+    double viol;
+    int64_t nact = st_glm_prox_newton_setup(X, dd, grad, w, lambda, eta, dir, hd, act, &viol);
+
+    st_glm_prox_newton_passes(X, dd, grad, w, lambda, eta, dir, hd, act, nact, xd, viol, NULL);
     return nact;
 }
 

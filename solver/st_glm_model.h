@@ -226,6 +226,11 @@ static inline double st_glm_gather_dot(const uint32_t *idx, const double *val, i
     return (s0 + s1) + (s2 + s3);
 }
 
+/** newGLMNET: coordinate passes over its quadratic model at most, and their end: the
+ *  model's minimum-norm subgradient at most this fraction of the objective's */
+#define ST_GLM_PN_PASSES 100
+#define ST_GLM_PN_INNER  0.1
+
 /** Columns of a block of features: CSC with 32-bit row indices. */
 typedef struct {
     int64_t         ncols;
@@ -250,6 +255,29 @@ typedef struct {
 int64_t st_glm_prox_newton_dir(const st_glm_csc_t *X, const double *dd, const double *grad,
                                const double *w, double lambda, double eta, double *dir,
                                double *hd, int64_t *act, double *xd);
+
+/**
+ * st_glm_prox_newton_dir in two steps, for a caller that goes on passing over the
+ * model after others moved @a xd (block proximal Newton across ranks, MODELS.md 4.5).
+ * The setup: d = 0, @a hd and @a act as above; *@a viol_p the objective's
+ * minimum-norm subgradient's 1-norm on these features (the passes' yardstick).
+ */
+int64_t st_glm_prox_newton_setup(const st_glm_csc_t *X, const double *dd, const double *grad,
+                                 const double *w, double lambda, double eta, double *dir,
+                                 double *hd, int64_t *act, double *viol_p);
+
+/**
+ * Coordinate passes over the model from the given @a dir, @a xd being X d (whatever
+ * else it holds: other blocks' X d), each step's change added to it, until the
+ * model's violation is a tenth of @a viol, a pass moves nothing, or 100 passes.
+ * *@a moved_p (may be NULL): whether any step moved.
+ * @return the model's minimum-norm subgradient's 1-norm over the first pass (each
+ *         feature's before its step): how far from the block's optimum @a dir was
+ */
+double st_glm_prox_newton_passes(const st_glm_csc_t *X, const double *dd, const double *grad,
+                                 const double *w, double lambda, double eta, double *dir,
+                                 const double *hd, const int64_t *act, int64_t nact,
+                                 double *xd, double viol, int *moved_p);
 
 /**
  * The predicted decrease of the Armijo rule (MODELS.md 4.3, Tseng & Yun 2009):

@@ -24,15 +24,16 @@
  * adds it to z.
  *
  * That is method cd. The default (method newton, MODELS.md 4.5) is block proximal
- * Newton: rank k minimizes the loss's quadratic model at z over its block, with the
- * Hessian X_k^T D X_k (D_ii = c_i phi''(z_i) / n, the curvature where the margins are,
- * not its bound) and the other blocks' cross terms left out, by coordinate passes over
- * its features that may move; the blocks' X_k d_k are summed (the same allreduce of n
- * doubles), and an Armijo search along the whole direction: every rank computes the
- * loss terms alike from the replicated margins, and the regularizer's change at each
- * trial step comes with one allreduce of ST_GLM_PN_TRIALS + 1 doubles. On the dense
- * rows of tests/glm_train.sh, l1-logistic on 2 ranks took 88 ProxCoCoA+ rounds and
- * takes 13 (bench/RESULTS.md).
+ * Newton: the direction approximately minimizes the loss's quadratic model at z, with
+ * the Hessian X^T D X (D_ii = c_i phi''(z_i) / n, the curvature where the margins are,
+ * not its bound), plus the regularizer, by block Jacobi: each rank's coordinate passes
+ * over its features that may move, with the other blocks' X d as they stood, the
+ * blocks' changes summed (an allreduce of n doubles and a few) and scaled by the step
+ * that lowers the model most, up to ST_GLM_PN_SOLVES times; then an Armijo search
+ * along the whole direction: every rank computes the loss terms alike from the
+ * replicated margins, and the regularizer's change at each trial step comes with one
+ * allreduce of ST_GLM_PN_TRIALS + 1 doubles. On the dense rows of tests/glm_train.sh,
+ * l1-logistic on 2 ranks took 88 ProxCoCoA+ rounds and takes 6 (bench/RESULTS.md).
  *
  * After every round the certificate of MODELS.md 4.4 (the Lipschitzed and the scaled
  * dual points): the loss gradient on my features at the new z, st_glm_reg_sums over my
@@ -371,6 +372,9 @@ typedef struct {
     double  *dir;   /* nloc: my block of the direction */
     double  *hd;    /* nloc: the model's diagonal on my features */
     int64_t *act;   /* nloc: my features that may move */
+    double  *prev;  /* nloc: my direction before a solve, on act */
+    double  *xd;    /* n + ST_GLM_PN_TAUS + 4: X d where my passes see it, then the
+                       solve's change of it, and its other sums (st_glm_primal_pn) */
     double  *reg;   /* ST_GLM_PN_TRIALS + 1: the regularizer's change at each trial
                        step, and the predicted decrease, summed over ranks */
 } st_glm_pn_t;
@@ -381,36 +385,122 @@ static void st_glm_pn_free(st_glm_pn_t *pn)
     free(pn->dir);
     free(pn->hd);
     free(pn->act);
+    free(pn->prev);
+    free(pn->xd);
     free(pn->reg);
 }
 
 #define ST_GLM_PN_TRIALS 30    /* trial steps of the line search: 1, 1/2, ... */
+#define ST_GLM_PN_TAUS   8     /* trial steps of a solve's change: 1, 2^-1/2, ... */
+#define ST_GLM_PN_SOLVES 16    /* block Jacobi solves of the direction per round, at most */
+#define ST_GLM_PN_STALL  0.1   /* and the last: one that lowered the model by less than
+                                  this fraction of what the round's solves did */
 
 /*
- * A round of block proximal Newton: each rank minimizes the quadratic model of the
- * loss at z (gradient grad, Hessian X^T D X restricted to its block: the other
- * blocks' cross terms left out) plus the regularizer over its features that may move,
- * by coordinate passes; the blocks' X_k d_k are summed over ranks (the round's
- * allreduce of n doubles), and an Armijo search along the whole direction, whose
- * loss terms every rank computes alike from the replicated margins and whose
- * regularizer terms come with one more allreduce of ST_GLM_PN_TRIALS + 1 doubles.
+ * A round of block proximal Newton: the direction d minimizes, approximately, the
+ * quadratic model of the loss at z (gradient grad, Hessian X^T D X) plus the
+ * regularizer over the features that may move, by block Jacobi with a line search
+ * on the model: in each solve every rank passes over its block's coordinates with the
+ * other blocks' X d as they stood (st_glm_prox_newton_passes), the blocks' changes
+ * Delta_k and X_k Delta_k are summed (an allreduce of n + ST_GLM_PN_TAUS + 4 doubles:
+ * X Delta, g.Delta, the regularizer's change at each trial step, the stop's sums),
+ * and all ranks take d + tau Delta with the trial step tau that lowers the model most
+ * (every rank computes the model's smooth part alike from the replicated margins:
+ * tau (g + X^T D X d).Delta + tau^2/2 Delta^T X^T D X Delta). Where features on
+ * different ranks are correlated the blocks' steps overlap and tau < 1 (plain Jacobi,
+ * tau = 1, oscillated on the criteo-like set; the first solve alone, from d = 0, left
+ * its dense columns' gradient at 30x lambda for hundreds of rounds). The solves stop
+ * when the first pass of the last one found the model's violation, summed over the
+ * blocks, a tenth of the objective's (newGLMNET's inner stop on one rank), nothing
+ * moved or no trial step lowered the model, the last lowered it by less than a tenth
+ * of what the round's solves did, or after ST_GLM_PN_SOLVES. Then an Armijo
+ * search along d, whose loss terms every rank computes alike from the replicated
+ * margins and whose regularizer terms come with one more allreduce of
+ * ST_GLM_PN_TRIALS + 1 doubles.
  */
 static void st_glm_primal_pn(st_glm_primal_t *pt, st_glm_pn_t *pn, double lambda, double eta,
                              MPI_Comm comm, double *comm_s)
 {
     st_glm_csc_t X = {pt->nloc, pt->cp, pt->ri, pt->cv};
-    double inv_n = 1.0 / (double)pt->n, t, diff, tc;
-    int64_t i, j, a, nact;
-    int s;
+    double inv_n = 1.0 / (double)pt->n, t, diff, tc, viol, first, lin, quad, q, best, x;
+    double total = 0.0;             /* what the round's solves lowered the model by */
+    double *sum  = pn->xd + pt->n;  /* after X Delta: the solve's other sums */
+    int64_t i, j, a, nact, n = pt->n;
+    int s, c, moved, agree[2];
 
-    for (i = 0; i < pt->n; i++) {
+    for (i = 0; i < n; i++) {
         pn->dd[i] = pt->c[i] * pt->loss->d2loss(pt->z[i], pt->y[i]) * inv_n;
-        pt->dz[i] = 0.0;
+        pt->dz[i] = 0.0;   /* X d of all blocks */
     }
-    nact = st_glm_prox_newton_dir(&X, pn->dd, pt->grad, pt->w, lambda, eta, pn->dir, pn->hd,
-                                  pn->act, pt->dz);
-    /* the direction's X d over all blocks; the predicted decrease and the
-       regularizer's change at each trial step, summed */
+    nact = st_glm_prox_newton_setup(&X, pn->dd, pt->grad, pt->w, lambda, eta, pn->dir,
+                                    pn->hd, pn->act, &viol);
+    for (c = 1;; c++) {
+        memcpy(pn->xd, pt->dz, (size_t)n * sizeof(double));
+        for (a = 0; a < nact; a++) {
+            pn->prev[a] = pn->dir[pn->act[a]];
+        }
+        first = st_glm_prox_newton_passes(&X, pn->dd, pt->grad, pt->w, lambda, eta, pn->dir,
+                                          pn->hd, pn->act, nact, pn->xd, viol, &moved);
+        /* Delta in dir (restored below), X_k Delta_k in xd; g.Delta and the
+           regularizer's change at each trial step */
+        for (i = 0; i < n; i++) {
+            pn->xd[i] -= pt->dz[i];
+        }
+        memset(sum, 0, (ST_GLM_PN_TAUS + 4) * sizeof(double));
+        for (a = 0; a < nact; a++) {
+            j          = pn->act[a];
+            x          = pt->w[j] + pn->prev[a];
+            pn->dir[j] = pn->dir[j] - pn->prev[a];
+            sum[0]    += pt->grad[j] * pn->dir[j];
+            for (s = 0, t = 1.0; s < ST_GLM_PN_TAUS; s++, t *= M_SQRT1_2) {
+                sum[1 + s] += lambda * (st_glm_reg_coord(x + t * pn->dir[j], eta) -
+                                        st_glm_reg_coord(x, eta));
+            }
+        }
+        sum[ST_GLM_PN_TAUS + 1] = first;
+        sum[ST_GLM_PN_TAUS + 2] = viol;
+        sum[ST_GLM_PN_TAUS + 3] = moved;
+        tc = st_glm_now();
+        st_glm_allreduce(comm, pn->xd, n + ST_GLM_PN_TAUS + 4, MPI_DOUBLE, MPI_SUM);
+        *comm_s += st_glm_now() - tc;
+        /* the model along Delta: the best trial step, if any lowers it */
+        for (lin = sum[0], quad = 0.0, i = 0; i < n; i++) {
+            lin  += pn->dd[i] * pt->dz[i] * pn->xd[i];
+            quad += pn->dd[i] * pn->xd[i] * pn->xd[i];
+        }
+        agree[0] = ST_GLM_PN_TAUS;   /* the trial step taken (none) */
+        for (best = 0.0, s = 0, t = 1.0; s < ST_GLM_PN_TAUS; s++, t *= M_SQRT1_2) {
+            q = t * lin + 0.5 * t * t * quad + sum[1 + s];
+            if (q < best) {
+                best     = q;
+                agree[0] = s;
+            }
+        }
+        total   -= best;
+        agree[1] = !(sum[ST_GLM_PN_TAUS + 3] > 0.0) ||
+                   (c > 1 && (sum[ST_GLM_PN_TAUS + 1] <= ST_GLM_PN_INNER *
+                                                        sum[ST_GLM_PN_TAUS + 2] ||
+                              -best < ST_GLM_PN_STALL * total));
+        /* the same on every rank (the sums' last bits may differ by rank): the
+           shortest step, and the end where any rank sees it */
+        tc = st_glm_now();
+        st_glm_allreduce(comm, agree, 2, MPI_INT, MPI_MAX);
+        *comm_s += st_glm_now() - tc;
+        for (t = 1.0, s = 0; s < agree[0]; s++) {   /* as the trials' (none: 0) */
+            t = (s + 1 < ST_GLM_PN_TAUS) ? t * M_SQRT1_2 : 0.0;
+        }
+        for (a = 0; a < nact; a++) {
+            j          = pn->act[a];
+            pn->dir[j] = pn->prev[a] + t * pn->dir[j];
+        }
+        for (i = 0; i < n; i++) {
+            pt->dz[i] += t * pn->xd[i];
+        }
+        if (agree[1] || t == 0.0 || c >= ST_GLM_PN_SOLVES) {
+            break;
+        }
+    }
+    /* the predicted decrease and the regularizer's change at each trial step, summed */
     memset(pn->reg, 0, (ST_GLM_PN_TRIALS + 1) * sizeof(double));
     for (a = 0; a < nact; a++) {
         j = pn->act[a];
@@ -422,7 +512,6 @@ static void st_glm_primal_pn(st_glm_primal_t *pt, st_glm_pn_t *pn, double lambda
         }
     }
     tc = st_glm_now();
-    st_glm_allreduce(comm, pt->dz, pt->n, MPI_DOUBLE, MPI_SUM);
     st_glm_allreduce(comm, pn->reg, ST_GLM_PN_TRIALS + 1, MPI_DOUBLE, MPI_SUM);
     *comm_s += st_glm_now() - tc;
     if (!(pn->reg[ST_GLM_PN_TRIALS] < 0.0)) {
@@ -517,9 +606,12 @@ strata_status_t st_glm_train_primal(const st_glm_model_t *loss, const strata_glm
         pn.dd  = malloc((size_t)ST_MAX(pt.n, 1) * sizeof(double));
         pn.dir = malloc((size_t)ST_MAX(pt.nloc, 1) * sizeof(double));
         pn.hd  = malloc((size_t)ST_MAX(pt.nloc, 1) * sizeof(double));
-        pn.act = malloc((size_t)ST_MAX(pt.nloc, 1) * sizeof(int64_t));
-        pn.reg = malloc((ST_GLM_PN_TRIALS + 1) * sizeof(double));
-        if (!st_glm_agree(comm, pn.dd && pn.dir && pn.hd && pn.act && pn.reg)) {
+        pn.act  = malloc((size_t)ST_MAX(pt.nloc, 1) * sizeof(int64_t));
+        pn.prev = malloc((size_t)ST_MAX(pt.nloc, 1) * sizeof(double));
+        pn.xd   = malloc(((size_t)pt.n + ST_GLM_PN_TAUS + 4) * sizeof(double));
+        pn.reg  = malloc((ST_GLM_PN_TRIALS + 1) * sizeof(double));
+        if (!st_glm_agree(comm, pn.dd && pn.dir && pn.hd && pn.act && pn.prev && pn.xd &&
+                                pn.reg)) {
             st_glm_msg(msg, msg_len, "out of memory (%lld rows)", (long long)pt.n);
             st_glm_pn_free(&pn);
             st_glm_primal_free(&pt);
