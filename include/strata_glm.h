@@ -99,10 +99,11 @@ enum {
         (Hessian-vector passes, vector sweeps) run on the GPU (strata_glm_param_t.gpu;
         gpu_rows refused). gap_every,
         local_epochs and thread_mode do not apply. For the L1 models across ranks
-        (lasso, l1-logistic, elastic net): block proximal Newton, each rank's features
-        a block of the loss's quadratic model, one allreduce of the n margins' update
-        per round and an Armijo search along the summed direction (solver/MODELS.md
-        4.5); checkpoints apply, local_epochs does not. */
+        (lasso, l1-logistic, elastic net): block proximal Newton, the loss's
+        quadratic model minimized by block Jacobi over the ranks' features (an
+        allreduce of the n margins' update per solve, up to 16 solves a round), then
+        an Armijo search along the direction (solver/MODELS.md 4.5); checkpoints
+        apply, local_epochs does not. */
     STRATA_GLM_METHOD_NEWTON = 3
 };
 
