@@ -436,14 +436,21 @@ st_status_t st_glm_serial_train(const st_glm_model_t *model,
                                 const st_glm_serial_params_t *params, double *w_p,
                                 double *alpha_p, st_glm_objectives_t *trace_p, int *epochs_p);
 
-/** Where a primal run of the serial solver starts and whom it tells after each epoch
- *  (the trainer's checkpoints). The dual models ignore them. */
+/** Where a primal run of the serial solver starts, whom it tells after each epoch (the
+ *  trainer's checkpoints) and whom it asks when to compute the certificate. The dual
+ *  models ignore them. */
 typedef struct {
     const double *w0;   /**< d doubles to start from instead of 0; NULL: 0 */
-    /** after epoch @a epoch (1, 2, ... in this call), with the new w and its objectives;
-     *  anything but ST_OK ends the training with that status; NULL: none */
+    /** after epoch @a epoch (1, 2, ... in this call), with the new w and its objectives,
+     *  NULL where the epoch computed none (certify); anything but ST_OK ends the
+     *  training with that status; NULL: none */
     st_status_t (*epoch_done)(void *arg, int epoch, const double *w,
                               const st_glm_objectives_t *obj);
+    /** the squared-loss models (lasso, elastic net; the others compute the certificate
+     *  with every epoch's gradient): whether to compute the certificate, and test tol,
+     *  after epoch @a epoch; epoch 0: whether to test the start's (the start's is
+     *  always computed, and so is the last epoch's); NULL: always */
+    int         (*certify)(void *arg, int epoch);
     void         *arg;
     st_glm_objectives_t *start;   /**< the starting point's objectives go here; NULL: none */
 } st_glm_serial_hooks_t;

@@ -1716,19 +1716,37 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
 }
 
 /* After each epoch of the serial solver: its objectives kept (a trace of every epoch
- * would be sized by max_rounds, not by the epochs run), printed when verbose, and
- * after every checkpoint_every-th epoch w saved. */
+ * would be sized by max_rounds, not by the epochs run), printed when verbose, gap_every
+ * auto's schedule moved on, and after every checkpoint_every-th epoch w saved; and
+ * before, whether the epoch computes the certificate (gap_every: the squared-loss
+ * models', whose coordinate descent needs no gradient of its own). */
 typedef struct {
     st_glm_ckpt_t       ck;
     strata_glm_info_t   info;     /* as loaded (rounds 0 when not resuming) */
     int                 done;     /* epochs before this run */
     int                 failed;   /* a checkpoint failed (its message is in msg) */
     int                 verbose;
-    st_glm_objectives_t last;     /* the latest epoch's */
+    int                 every;    /* gap_every, or 0 for auto */
+    int                 test0;    /* the start's certificate is tested (not: resumed
+                                     from a checkpoint written without one) */
+    st_glm_gap_sched_t  gap;      /* gap_every auto: when the next gap comes */
+    double              tol;
+    st_glm_objectives_t last;     /* the latest epoch's certificate */
     double              t0;
     char               *msg;
     size_t              msg_len;
 } st_glm_serial_ckpt_t;
+
+static int st_glm_serial_certify(void *arg, int epoch)
+{
+    st_glm_serial_ckpt_t *sc = arg;
+    int round = sc->done + epoch;
+
+    if (epoch == 0) {
+        return sc->test0;
+    }
+    return (sc->every == 0) ? round >= sc->gap.next : round % sc->every == 0;
+}
 
 static st_status_t st_glm_serial_epoch_done(void *arg, int epoch, const double *w,
                                             const st_glm_objectives_t *obj)
@@ -1736,25 +1754,34 @@ static st_status_t st_glm_serial_epoch_done(void *arg, int epoch, const double *
     st_glm_serial_ckpt_t *sc = arg;
     strata_glm_info_t info;
     strata_status_t status;
+    int round = sc->done + epoch;
 
-    sc->last = *obj;
-    if (sc->verbose) {   /* the rounds' line (one rank: no allreduce) */
+    if (obj != NULL) {
+        sc->last = *obj;
+        /* auto's schedule moves on at its own gaps (as the dual trainer's) */
+        if (sc->every == 0 && round >= sc->gap.next && round < INT_MAX) {
+            sc->gap.next = st_glm_gap_next(&sc->gap, round, obj->gap /
+                                           fmax(fabs(obj->primal), 1e-300), sc->tol);
+        }
+    }
+    if (sc->verbose && obj != NULL) {   /* the rounds' line (one rank: no allreduce) */
         st_glm_print("round %4d  primal %.10e  dual %.10e  gap %.3e  rel %.3e  "
                      "time %.3f s (allreduce 0.000 s)\n", sc->done + epoch, obj->primal,
                      obj->dual, obj->gap, obj->gap / fmax(fabs(obj->primal), 1e-300),
                      sc->info.seconds + st_glm_now() - sc->t0);
     }
-    if (!st_glm_ckpt_due(&sc->ck, sc->done + epoch)) {
+    if (!st_glm_ckpt_due(&sc->ck, round)) {
         return ST_OK;
     }
     memset(&info, 0, sizeof(info));
-    info.rounds  = sc->done + epoch;
-    info.primal  = obj->primal;
-    info.dual    = obj->dual;
-    info.gap     = obj->gap;
+    info.rounds  = round;
+    info.primal  = sc->last.primal;   /* this epoch's, or the last computed */
+    info.dual    = sc->last.dual;
+    info.gap     = sc->last.gap;
     info.seconds = sc->info.seconds + st_glm_now() - sc->t0;
+    st_glm_gap_sched_save(&sc->gap, sc->ck.state);
     sc->ck.sec[1].buf = (void*)(uintptr_t)w;   /* only read by the save */
-    status = st_glm_ckpt_save(&sc->ck, &info, 1, sc->msg, sc->msg_len);
+    status = st_glm_ckpt_save(&sc->ck, &info, obj != NULL, sc->msg, sc->msg_len);
     sc->failed = (status != STRATA_OK);
     return status;
 }
@@ -1773,7 +1800,6 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
     st_glm_serial_params_t sparam;
     st_glm_serial_hooks_t hooks;
     st_glm_serial_ckpt_t sc;
-    st_glm_objectives_t first;   /* the start's objectives, then the last epoch's */
     int64_t *indptr = NULL;
     uint32_t *indices = NULL;
     double *values = NULL, *c = NULL;
@@ -1799,7 +1825,12 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
     }
     sc.t0            = t0;
     sc.verbose       = param->verbose;
+    sc.every         = (param->gap_every == STRATA_GLM_GAP_AUTO) ? 0
+                                                                : ST_MAX(param->gap_every, 1);
+    sc.tol           = param->tol;
+    sc.test0         = 1;
     hooks.epoch_done = st_glm_serial_epoch_done;
+    hooks.certify    = st_glm_serial_certify;
     hooks.arg        = &sc;
     if (param->resume) {
         status = st_glm_ckpt_load(&sc.ck, &sc.info, &certified, msg, msg_len);
@@ -1807,9 +1838,11 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
             return status;
         }
         sc.done  = sc.info.rounds;
+        sc.test0 = certified;   /* the uninterrupted run tested that round's then */
         hooks.w0 = model->w;
         t0      -= sc.info.seconds;
     }
+    st_glm_gap_sched_load(&sc.gap, sc.ck.state, sc.done);
 
     c    = malloc(((size_t)n + 1) * sizeof(*c));
     copy = (nb || data->prec != 64);   /* else the solver reads the rows in place */
@@ -1878,7 +1911,7 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
         status = STRATA_ERR_INVALID_PARAM;
         goto out;
     }
-    hooks.start = &first;
+    hooks.start = &sc.last;   /* the start's, then each certified epoch's */
     status = st_glm_serial_train_hooked(loss, &sp, &sparam, &hooks, model->w, NULL, NULL,
                                         &epochs);
     if (sc.failed) {
@@ -1888,14 +1921,11 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
         st_glm_msg(msg, msg_len, "training failed: %s", strata_status_string(status));
         goto out;
     }
-    if (epochs > 0) {
-        first = sc.last;
-    }
-    model->info.rounds    = sc.done + epochs;
-    model->info.primal    = first.primal;
-    model->info.dual      = first.dual;
-    model->info.gap       = first.gap;
-    model->info.converged = first.gap <= param->tol * fabs(first.primal);
+    model->info.rounds    = sc.done + epochs;   /* (the last epoch computed sc.last) */
+    model->info.primal    = sc.last.primal;
+    model->info.dual      = sc.last.dual;
+    model->info.gap       = sc.last.gap;
+    model->info.converged = sc.last.gap <= param->tol * fabs(sc.last.primal);
     model->info.seconds   = st_glm_now() - t0;
 out:
     free(indptr);

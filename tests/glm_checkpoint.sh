@@ -76,6 +76,9 @@ kill_resume "logistic, 1 rank" 1 -e 0 -r 150
 kill_resume "logistic, 2 ranks x 2 threads" 2 -t 2 -e 0 -r 120
 kill_resume "logistic, 3 ranks, gap every 4" 3 --gap-every 4 -e 0 -r 120
 kill_resume "lasso, 1 rank" 1 -s lasso -l 1e-4 -e 0 -r 100
+# (killed at round 5, between the schedule's gaps 2 and 18: resumed without testing
+# the start's gap, at the schedule's rounds, to the uninterrupted run's round 167)
+kill_resume "lasso, 1 rank, gap auto" 1 -s lasso -l 1e-3 -e 1e-3 -r 300 --gap-every auto
 kill_resume "l1-logistic, 1 rank (newGLMNET)" 1 -s l1-logistic -e 0 -r 25
 kill_resume "lasso, 2 ranks (ProxCoCoA+)" 2 -s lasso -l 1e-4 -e 0 -r 80
 meth=newton

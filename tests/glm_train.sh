@@ -431,6 +431,29 @@ awk -v a="$p1" -v b="$p2" 'BEGIN { d = (a - b) / a; exit !(a != "" && b != "" &&
 expect 0 "lasso, one rank, -t 2" tools/strata-train -s lasso -t 2 -r 3 "$dir/reg.svm" "$dir/ml"
 contains "lasso: round lines" "^round    3  primal .* rel .* time .* s (allreduce"
 contains "lasso: one thread said" "1 rank(s) x 1 thread(s)"
+# ... and compute the certificate (its line) every --gap-every N rounds and after the
+# last; its coordinate steps are the same whatever N (each epoch's margins from w)
+expect 0 "lasso, one rank" tools/strata-train -s lasso -e 0 -r 10 "$dir/c20k.svm" "$dir/ml"
+expect 0 "lasso, one rank, gap every 4" tools/strata-train -s lasso -e 0 -r 10 --gap-every 4 \
+    "$dir/c20k.svm" "$dir/ml4"
+lines=$(awk '/^round/ { printf "%s ", $2 }' "$out")
+[ "$lines" = "4 8 10 " ] ||
+    { echo "FAIL: lasso, gap every 4: round lines '$lines', not '4 8 10 '"; fail=1; }
+cmp -s "$dir/ml" "$dir/ml4" ||
+    { echo "FAIL: lasso, gap every 4: another model than every round's"; fail=1; }
+# auto stops at the round the per-round test does (185 here), with 19 certificates
+expect 0 "lasso, one rank, to 1e-3" tools/strata-train -s lasso -l 1e-3 -r 300 \
+    "$dir/c20k.svm" "$dir/ml"
+every_line=$(awk '/^converged after/ { print $3 }' "$out")
+expect 0 "lasso, one rank, gap auto" tools/strata-train -s lasso -l 1e-3 -r 300 \
+    --gap-every auto "$dir/c20k.svm" "$dir/mla"
+auto_line=$(awk '/^converged after/ { print $3 }' "$out")
+nlines=$(grep -c "^round" "$out")
+[ -n "$every_line" ] && [ "$auto_line" = "$every_line" ] && [ "$nlines" -lt "$every_line" ] ||
+    { echo "FAIL: lasso, gap auto: converged after '$auto_line' rounds with $nlines" \
+           "certificates, every round's after '$every_line'"; fail=1; }
+cmp -s "$dir/ml" "$dir/mla" ||
+    { echo "FAIL: lasso, gap auto: another model than every round's"; fail=1; }
 
 # Newton in the frequency order of the columns: a row's entries are no longer in
 # column order there, and the columns it works on are all those held (before: up to

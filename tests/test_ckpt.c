@@ -106,7 +106,10 @@ static void check_resume(const strata_glm_problem_t *prob, strata_glm_param_t p,
 {
     strata_glm_model_t *full = NULL, *part = NULL, *res = NULL, *again = NULL;
     const st_glm_model_t *loss = st_glm_model_lookup(p.solver, NULL, 0);
-    int every = (loss->form == ST_GLM_FORM_DUAL) ? ST_MAX(p.gap_every, 1) : 1;
+    /* gap_every: the dual models', and one rank's squared-loss L1 models' (lasso,
+       elastic net: their serial coordinate descent) */
+    int every = (loss->form == ST_GLM_FORM_DUAL || (nranks == 1 && !loss->line_search))
+                        ? ST_MAX(p.gap_every, 1) : 1;
     strata_glm_info_t fi, ri;
     char msg[512];
     int r = p.max_rounds, t, want = 0, want_again = 0, seen, seen_again, last;

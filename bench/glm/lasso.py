@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Strata's one-rank lasso and elastic net against scikit-learn's coordinate descent.
 
-    [STRATA_TRAIN=PATH] bench/glm/lasso.py [--reps 3] [--tol 1e-6] SET.svm:LAMBDA[:ETA] ...
+    [STRATA_TRAIN=PATH] bench/glm/lasso.py [--reps 3] [--tol 1e-6] [--gap-every N|auto]
+        SET.svm:LAMBDA[:ETA] ...
 
 For each set and lambda (and elastic net's eta, scikit-learn's l1_ratio), in turns
 (Strata, scikit-learn, Strata, ...) so that both see the same phases of a shared
 machine:
   - strata-train -s lasso|elastic-net -l LAMBDA [--eta ETA] -e TOL -r 10000, one rank,
-    one thread; its time is the one it prints (its clock starts after reading the
-    file: the column copy of the rows and every epoch's certificate are in it);
+    one thread [--gap-every: its certificate every N epochs, or auto]; its time is the
+    one it prints (its clock starts after reading the file: the column copy of the
+    rows and the certificates are in it);
   - scikit-learn Lasso(alpha=LAMBDA) / ElasticNet(alpha, l1_ratio=ETA),
     fit_intercept=False, tol=TOL, on a CSC matrix made before the clock starts (its
     fastest input: fit() makes one from CSR otherwise), fit() timed alone.
@@ -51,11 +53,14 @@ def read_model(path, d):
     return out
 
 
-def run_strata(path, lam, eta, tol, model):
+def run_strata(path, lam, eta, tol, model, gap_every):
     cmd = [TRAIN, "-s", "lasso" if eta == 1.0 else "elastic-net", "-l", repr(lam),
-           "-e", repr(tol), "-r", "10000", "-t", "1", path, model]
+           "-e", repr(tol), "-r", "10000", "-t", "1"]
     if eta != 1.0:
-        cmd[3:3] = ["--eta", repr(eta)]
+        cmd += ["--eta", repr(eta)]
+    if gap_every:
+        cmd += ["--gap-every", gap_every]
+    cmd += [path, model]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     m = re.search(r"^(converged|stopped) after (\d+) rounds: .* ([0-9.]+) s \(allreduce",
                   out, re.M)
@@ -78,6 +83,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--tol", type=float, default=1e-6)
+    ap.add_argument("--gap-every", default=None)
     ap.add_argument("runs", nargs="+", help="SET.svm:LAMBDA[:ETA]")
     a = ap.parse_args()
     model = "/tmp/strata-lasso-bench.%d.model" % os.getpid()
@@ -92,7 +98,7 @@ def main():
         Xc = sp.csc_matrix(X)
         ts, tk = [], []
         for _ in range(a.reps):
-            t, ep = run_strata(path, lam, eta, a.tol, model)
+            t, ep = run_strata(path, lam, eta, a.tol, model, a.gap_every)
             ts.append(t)
             t, it, coef = run_sklearn(Xc, y, lam, eta, a.tol)
             tk.append(t)
