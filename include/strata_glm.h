@@ -99,7 +99,7 @@ enum {
         (Hessian-vector passes, vector sweeps) run on the GPU (strata_glm_param_t.gpu;
         gpu_rows refused). gap_every,
         local_epochs and thread_mode do not apply. For the L1 models across ranks
-        (lasso, l1-logistic, elastic net): block proximal Newton, the loss's
+        (lasso, l1-logistic, elastic net, l1-sqsvm): block proximal Newton, the loss's
         quadratic model minimized by block Jacobi over the ranks' features (an
         allreduce of the n margins' update per solve, up to 16 solves a round), then
         an Armijo search along the direction (solver/MODELS.md 4.5); checkpoints
@@ -116,8 +116,8 @@ enum {
 typedef struct {
     const char *solver;      /**< "logistic" (default), "svm", "sqsvm", "ridge" (dual,
                                   examples partitioned over ranks); "lasso",
-                                  "l1-logistic", "elastic-net" (primal, features
-                                  partitioned over ranks) */
+                                  "l1-logistic", "elastic-net", "l1-sqsvm" (primal,
+                                  features partitioned over ranks) */
     double   lambda;         /**< regularization, > 0 (default 1e-4) */
     double   eta;            /**< elastic net's L1 share in [0, 1] (default 0.5) */
     double   tol;            /**< stop when gap <= tol * |P(w)| (default 1e-3) */

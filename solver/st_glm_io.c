@@ -56,6 +56,7 @@ static const struct {
     {"STRATA_LASSO",        ST_GLM_LASSO},
     {"L1R_LR",              ST_GLM_L1_LOGISTIC},  /* LIBLINEAR -s 6: the same problem */
     {"STRATA_ELASTIC_NET",  ST_GLM_ELASTIC_NET},
+    {"L1R_L2LOSS_SVC",      ST_GLM_L1_SQHINGE},   /* LIBLINEAR -s 5: the same problem */
     /* read only: LIBLINEAR's other solvers of the same problems, and Strata's own name
      * for the L1 logistic model */
     {"L2R_LR_DUAL",         ST_GLM_LOGISTIC},     /* -s 7 */
@@ -401,7 +402,7 @@ static int st_glm_io_read_header(st_glm_io_reader_t *rd, st_glm_io_header_t *h)
                 st_glm_io_fail(rd, "unknown solver_type '%s' (Strata reads L2R_LR, "
                                "L2R_LR_DUAL, L2R_L1LOSS_SVC_DUAL, L2R_L2LOSS_SVC_DUAL, "
                                "L2R_L2LOSS_SVC, L2R_L2LOSS_SVR, L2R_L2LOSS_SVR_DUAL, L1R_LR, "
-                               "STRATA_LASSO, STRATA_ELASTIC_NET)",
+                               "L1R_L2LOSS_SVC, STRATA_LASSO, STRATA_ELASTIC_NET)",
                                st_glm_io_quote(rd->tok[1], q, sizeof(q)));
                 return -1;
             }

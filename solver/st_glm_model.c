@@ -181,6 +181,17 @@ static const st_glm_model_t st_glm_models[ST_GLM_MODEL_COUNT] = {
         .description = "elastic net, squared loss + eta L1 + (1 - eta) L2/2 (primal CD)",
         .form = ST_GLM_FORM_PRIMAL, .eta = ST_GLM_ETA_PARAM, ST_GLM_SQUARED_OPS,
     },
+    [ST_GLM_L1_SQHINGE] = {
+        .kind = ST_GLM_L1_SQHINGE, .name = "l1-sqsvm",
+        .description = "L1-regularized linear SVM, squared hinge loss (primal CD, line "
+                       "search)",
+        .form = ST_GLM_FORM_PRIMAL, .classification = 1, .eta = 1.0, .smoothness = 2.0,
+        .line_search = 1,
+        .loss = st_glm_sqhinge_loss, .dloss = st_glm_sqhinge_dloss,
+        .loss_diff = st_glm_sqhinge_loss_diff, .d2loss = st_glm_sqhinge_d2loss,
+        .neg_conj = st_glm_sqhinge_neg_conj, .dual_bounds = st_glm_halfline_bounds,
+        .link = st_glm_identity_link,
+    },
 };
 
 int st_glm_model_step(const st_glm_model_t *model)
@@ -204,7 +215,7 @@ const st_glm_model_t *st_glm_model_get(st_glm_model_kind_t kind)
 
 const char *st_glm_model_names(void)
 {
-    return "logistic, svm, sqsvm, ridge, lasso, l1-logistic, elastic-net";
+    return "logistic, svm, sqsvm, ridge, lasso, l1-logistic, elastic-net, l1-sqsvm";
 }
 
 const st_glm_model_t *st_glm_model_lookup(const char *name, char *err, size_t errlen)

@@ -39,6 +39,7 @@ typedef enum {
     ST_GLM_LASSO,        /**< "lasso":       (z - y)^2 / 2,          L1, primal */
     ST_GLM_L1_LOGISTIC,  /**< "l1-logistic": log(1 + exp(-y z)),     L1, primal */
     ST_GLM_ELASTIC_NET,  /**< "elastic-net": (z - y)^2 / 2, eta*L1 + (1-eta)*L2/2, primal */
+    ST_GLM_L1_SQHINGE,   /**< "l1-sqsvm":    max(0, 1 - y z)^2,      L1, primal */
     ST_GLM_MODEL_COUNT
 } st_glm_model_kind_t;
 
@@ -72,7 +73,8 @@ typedef struct st_glm_model {
      *  hinge (its derivative jumps). */
     double              smoothness;
     /** 1 when phi is not quadratic, so the primal coordinate step needs the Armijo
-     *  line search of MODELS.md 4.3 (l1-logistic); 0 when the step is exact. */
+     *  line search of MODELS.md 4.3 (l1-logistic, l1-sqsvm); 0 when the step is
+     *  exact. */
     int                 line_search;
 
     /** phi(z, y) >= 0. Logistic: computed as max(-yz, 0) + log1p(exp(-|yz|)). */

@@ -91,7 +91,7 @@ fi
 # models trained by strata-train (alone and on 2 ranks), as it wrote them (-e 0 for
 # the hinge: its 200 rounds, short of the default gap, without the warning)
 for spec in "-s logistic" "-s svm -B 1 -e 0" "-s sqsvm" "-s logistic -B 0.5 -np 2" \
-    "-s ridge -B 1 reg"; do
+    "-s ridge -B 1 reg" "-s l1-sqsvm -B 1" "-s l1-sqsvm -np 2"; do
     np=1 data="$dir/train.svm" test="$dir/test.svm" args=""
     for a in $spec; do
         case $a in
@@ -112,14 +112,14 @@ for spec in "-s logistic" "-s svm -B 1 -e 0" "-s sqsvm" "-s logistic -B 0.5 -np 
 done
 
 # LIBLINEAR's models of the problems Strata has, read and saved by Strata
-for s in 0 3 1 6 7 2; do
+for s in 0 3 1 6 7 2 5; do
     for B in -1 1; do
         run "liblinear-train -s $s -B $B" liblinear-train -q -s $s -B $B "$dir/train.svm" \
             "$dir/ll.model" || continue
         compare "-s $s -B $B" "$dir/ll.model" "$dir/test.svm"
         # the solvers Strata writes under LIBLINEAR's name: the very same bytes
         case $s in
-        0 | 3 | 1 | 6) same "-s $s -B $B: Strata's file" "$dir/strata.model" "$dir/ll.model" ;;
+        0 | 3 | 1 | 6 | 5) same "-s $s -B $B: Strata's file" "$dir/strata.model" "$dir/ll.model" ;;
         esac
         case $s in
         0 | 6 | 7) compare "-s $s -B $B, -b 1" "$dir/ll.model" "$dir/test.svm" "-b 1" ;;
@@ -143,7 +143,7 @@ done
 # name of the model: -s 2 writes L2R_L2LOSS_SVC_DUAL). C = 0.05 for LIBLINEAR's dual
 # solvers (-s 1, 3): at C = 1 they stop at their 1000 iterations 1% short here
 for spec in "0" "2" "6" "7" "0 -c 0.05" "1 -c 0.05" "2 -c 0.05" "3 -c 0.05" "6 -c 4" \
-    "7 -c 4"; do
+    "7 -c 4" "5" "5 -c 4"; do
     # shellcheck disable=SC2086
     run "liblinear-train -s $spec" liblinear-train -q -s $spec -e 1e-8 -B 1 \
         "$dir/train.svm" "$dir/ll.model" || continue

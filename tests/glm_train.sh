@@ -111,7 +111,7 @@ cmp -s "$dir/m1" "$dir/m1c" || { echo "FAIL: -c 1/3 and -l 1e-3 give different m
 # naming them (before: "unknown model '2'")
 tools/strata-gen dense --rows 300 --cols 15 --seed 5 -q "$dir/ll.svm" ||
     { echo "FAIL: strata-gen dense 300"; exit 1; }
-for p in 0:logistic 7:logistic 1:sqsvm 2:sqsvm 3:svm 6:l1-logistic; do
+for p in 0:logistic 7:logistic 1:sqsvm 2:sqsvm 3:svm 6:l1-logistic 5:l1-sqsvm; do
     n=${p%%:*} m=${p#*:}
     expect 0 "-s $n -c 4" tools/strata-train -s "$n" -c 4 -e 0 -r 20 "$dir/ll.svm" "$dir/mn"
     contains "-s $n -c 4: $m named" "^strata-train: $m (LIBLINEAR -s $n, C 4), lambda 0.000833333,"
@@ -128,7 +128,6 @@ expect 0 "-s svm -l 1e-3" tools/strata-train -q -s svm -l 1e-3 -e 0 -r 20 "$dir/
 cmp -s "$dir/mn" "$dir/mm" || { echo "FAIL: -s 3 -l 1e-3 and -s svm -l 1e-3 differ"; fail=1; }
 rm -f "$dir/mn"
 for r in "4:MCSVM_CS:Strata trains two-class models only (nearest: -s svm" \
-    "5:L1R_L2LOSS_SVC:Strata has no such model (nearest: -s l1-logistic" \
     "11:L2R_L2LOSS_SVR:nearest: -s ridge, LIBLINEAR's -p 0, with -c twice LIBLINEAR's C" \
     "12:L2R_L2LOSS_SVR_DUAL:nearest: -s ridge" "13:L2R_L1LOSS_SVR_DUAL:nearest: -s ridge" \
     "21:ONECLASS_SVM:the one-class SVM (outlier detection); Strata has no such model"; do
@@ -147,7 +146,7 @@ for n in 2x 1.5 0x2 99999999999999999999; do
     contains "-s $n named" "^strata-train: -s '$n' is neither a model name (logistic, .*) nor a"
 done
 expect 0 "--help: the numbers" tools/strata-train --help
-contains "--help: the numbers" "or LIBLINEAR's number of"
+contains "--help: the numbers" "5 l1-sqsvm, 6 l1-logistic"
 
 # SDCA's order: a fresh random permutation of the rows each epoch reaches a relative
 # gap of 1e-3 in 41 rounds here; rows visited by fixed groups (buckets of 256, as

@@ -341,7 +341,7 @@ static void refusals(const dataset_t *ds)
 int main(int argc, char **argv)
 {
     static const char *const models[] = {"logistic", "svm", "sqsvm", "ridge", "lasso",
-                                         "elastic-net", "l1-logistic"};
+                                         "elastic-net", "l1-logistic", "l1-sqsvm"};
     static dataset_t ds;
     strata_glm_problem_t *prob;
     const st_glm_model_t *loss;

@@ -245,6 +245,7 @@ static const t_kind_t t_kinds[] = {
     {"STRATA_LASSO",        "lasso",       0},
     {"L1R_LR",              "l1-logistic", 1},
     {"STRATA_ELASTIC_NET",  "elastic-net", 0},
+    {"L1R_L2LOSS_SVC",      "l1-sqsvm",    1},
 };
 
 /* A model file in LIBLINEAR's layout, written independently of the library:
@@ -506,7 +507,7 @@ static void t_malformed(void)
         {"", 1, "empty file"},
         {"solver_type MCSVM_CS\nnr_class 2\n", 1, "unknown solver_type 'MCSVM_CS'"},
         {"solver_type L2R_LR_X\n", 1, "unknown solver_type 'L2R_LR_X'"},
-        {"solver_type L1R_L2LOSS_SVC\n", 1, "unknown solver_type"},
+        {"solver_type L2R_L1LOSS_SVR_DUAL\n", 1, "unknown solver_type"},
         {"solver_type\n", 1, "solver_type needs 1 value"},
         {"solver_type L2R_LR L2R_LR\n", 1, "trailing text after solver_type: 'L2R_LR'"},
         {"solver_type L2R_LR\nnr_class 3\n", 2, "only binary models"},

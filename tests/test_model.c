@@ -104,6 +104,7 @@ static int t_loss_of(st_glm_model_kind_t kind)
     case ST_GLM_HINGE:
         return 1;
     case ST_GLM_SQHINGE:
+    case ST_GLM_L1_SQHINGE:
         return 2;
     default:
         return 3;
@@ -117,7 +118,8 @@ static int t_loss_of(st_glm_model_kind_t kind)
 static void t_check_table(void)
 {
     static const char *names[ST_GLM_MODEL_COUNT] = {
-        "logistic", "svm", "sqsvm", "ridge", "lasso", "l1-logistic", "elastic-net"};
+        "logistic", "svm", "sqsvm", "ridge", "lasso", "l1-logistic", "elastic-net",
+        "l1-sqsvm"};
     const st_glm_model_t *m, *l;
     char err[256], upper[32];
     size_t k;
@@ -160,7 +162,8 @@ static void t_check_table(void)
         if (m->classification != (t_loss_of(m->kind) != 3)) {
             t_fail("%s: classification %d", m->name, m->classification);
         }
-        if ((m->line_search != 0) != (m->kind == ST_GLM_L1_LOGISTIC)) {
+        if ((m->line_search != 0) !=
+            (m->kind == ST_GLM_L1_LOGISTIC || m->kind == ST_GLM_L1_SQHINGE)) {
             t_fail("%s: line_search %d", m->name, m->line_search);
         }
     }
@@ -1261,6 +1264,9 @@ static const t_case_t t_cases[] = {
     {ST_GLM_ELASTIC_NET, 300, 60, 0.1, 0, 0.05, 0.9},
     {ST_GLM_ELASTIC_NET, 60, 100, 0.3, 1, 0.2, 0.2},
     {ST_GLM_ELASTIC_NET, 100, 10, 1.0, 0, 0.05, 0.0},
+    {ST_GLM_L1_SQHINGE, 200, 20, 1.0, 1, 0.1, 1.0},
+    {ST_GLM_L1_SQHINGE, 300, 60, 0.1, 0, 0.05, 1.0},
+    {ST_GLM_L1_SQHINGE, 60, 100, 0.3, 1, 0.2, 1.0},
 };
 
 #define T_MAX_EPOCHS 20000
@@ -1526,7 +1532,7 @@ out:
 static void t_check_l1_null(void)
 {
     static const st_glm_model_kind_t kinds[] = {ST_GLM_LASSO, ST_GLM_L1_LOGISTIC,
-                                                ST_GLM_ELASTIC_NET};
+                                                ST_GLM_ELASTIC_NET, ST_GLM_L1_SQHINGE};
     st_glm_serial_problem_t prob;
     st_glm_serial_params_t par;
     st_glm_objectives_t trace[11];
@@ -1611,7 +1617,7 @@ static void t_check_gather_dot(void)
 static void t_check_l1_scaled_dual(void)
 {
     static const st_glm_model_kind_t kinds[] = {ST_GLM_LASSO, ST_GLM_L1_LOGISTIC,
-                                                ST_GLM_ELASTIC_NET};
+                                                ST_GLM_ELASTIC_NET, ST_GLM_L1_SQHINGE};
     const st_glm_model_t *m;
     st_glm_objectives_t obj, ball;
     st_glm_reg_sums_t reg;

@@ -390,7 +390,7 @@ static void check_hierarchical(const dataset_t *ds, int vnodes, int even)
 int main(int argc, char **argv)
 {
     static const char *const duals[] = {"logistic", "svm", "sqsvm", "ridge"};
-    static const char *const primals[] = {"lasso", "elastic-net", "l1-logistic"};
+    static const char *const primals[] = {"lasso", "elastic-net", "l1-logistic", "l1-sqsvm"};
     static const char *const smooth[] = {"logistic", "sqsvm", "ridge"};
     static dataset_t ds;
     strata_glm_param_t p;

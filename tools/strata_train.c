@@ -37,10 +37,11 @@ static void usage(FILE *f)
             "MPI rank on its share of the rows; MODEL_FILE defaults to TRAIN_FILE's name\n"
             "+ \".model\" in the current directory.\n"
             "  -s, --solver NAME     logistic (default), svm, sqsvm, ridge; lasso,\n"
-            "                        l1-logistic, elastic-net; or LIBLINEAR's number of\n"
-            "                        the same model: 0 and 7 logistic, 1 and 2 sqsvm,\n"
-            "                        3 svm, 6 l1-logistic (then -c defaults to 1; -e\n"
-            "                        stays a duality gap; 4, 5, 11-13, 21: none here)\n"
+            "                        l1-logistic, elastic-net, l1-sqsvm; or LIBLINEAR's\n"
+            "                        number of the same model: 0 and 7 logistic, 1 and 2\n"
+            "                        sqsvm, 3 svm, 5 l1-sqsvm, 6 l1-logistic (then -c\n"
+            "                        defaults to 1; -e stays a duality gap; 4, 11-13,\n"
+            "                        21: none here)\n"
             "  -l, --lambda X        regularization lambda > 0 (default 1e-4): minimizes\n"
             "                        (1/n) sum loss + lambda/2 ||w||^2\n"
             "  -c, --cost C          LIBLINEAR's C instead of -l: lambda = 1/(C n)\n"
@@ -216,9 +217,7 @@ static const struct {
     {4,  "MCSVM_CS",            NULL,
      "Crammer and Singer's multi-class SVM; Strata trains two-class models only "
      "(nearest: -s svm, the hinge loss)"},
-    {5,  "L1R_L2LOSS_SVC",      NULL,
-     "the squared hinge with an L1 regularizer; Strata has no such model (nearest: "
-     "-s l1-logistic, L1-regularized, or -s sqsvm, the squared hinge with L2)"},
+    {5,  "L1R_L2LOSS_SVC",      "l1-sqsvm",    NULL},
     {6,  "L1R_LR",              "l1-logistic", NULL},
     {7,  "L2R_LR_DUAL",         "logistic",    NULL},
     {11, "L2R_L2LOSS_SVR",      NULL, LIBLINEAR_L2_SVR},
@@ -231,7 +230,8 @@ static const struct {
 };
 
 #define LIBLINEAR_TYPES "0-7, 11-13, 21"
-#define MODEL_NAMES     "logistic, svm, sqsvm, ridge, lasso, l1-logistic, elastic-net"
+#define MODEL_NAMES     "logistic, svm, sqsvm, ridge, lasso, l1-logistic, elastic-net, " \
+                        "l1-sqsvm"
 
 /* -s: a model name (left to strata_glm_check_param), or LIBLINEAR's number of one
  * (*type_p = it; else -1); a number Strata has no model for is a usage error. */
@@ -706,7 +706,7 @@ int main(int argc, char **argv)
         }
     }
     l1 = !strcmp(param.solver, "lasso") || !strcmp(param.solver, "l1-logistic") ||
-         !strcmp(param.solver, "elastic-net");
+         !strcmp(param.solver, "elastic-net") || !strcmp(param.solver, "l1-sqsvm");
     if (rank == 0 && param.verbose) {
         char ll[64] = "";
 
