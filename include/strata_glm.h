@@ -97,8 +97,9 @@ enum {
         method, on every thread and rank. Fast where SDCA is slow: small lambda n.
         No checkpoints or hierarchical schedule; with gpu, its conjugate gradients
         (Hessian-vector passes, vector sweeps) run on the GPU (strata_glm_param_t.gpu;
-        gpu_rows refused). gap_every,
-        local_epochs and thread_mode do not apply. For the L1 models across ranks
+        gpu_rows refused). gap_every (but for lasso and elastic net on one rank,
+        whose serial solver runs whatever the method), local_epochs and thread_mode
+        do not apply. For the L1 models across ranks
         (lasso, l1-logistic, elastic net, l1-sqsvm): block proximal Newton, the loss's
         quadratic model minimized by block Jacobi over the ranks' features (an
         allreduce of the n margins' update per solve, up to 16 solves a round), then

@@ -422,14 +422,16 @@ const char *st_glm_serial_check(const st_glm_model_t *model,
 
 /**
  * Train @a model on @a prob, from w = 0 (alpha = 0): SDCA epochs (sigma' = 1) for the
- * dual models, cyclic coordinate descent over features for the primal ones (with the
- * Armijo line search for l1-logistic). After every epoch, w(alpha) (dual) or the margins
- * X w (primal) are recomputed from scratch and the objectives evaluated.
+ * dual models, cyclic coordinate descent over features for the squared-loss primal ones
+ * (lasso, elastic net), newGLMNET's iterations for those with a line search
+ * (l1-logistic, l1-sqsvm; MODELS.md 4.3). After every epoch, w(alpha) (dual) or the
+ * margins X w (primal) are recomputed from scratch and the objectives evaluated.
  * Allocates O(n + d + nnz) scratch, freed before returning.
  * @param w_p      d doubles: the model, on success
  * @param alpha_p  n doubles: the dual variables (dual models) or the dual candidate
  *                 -c_i phi'(z_i, y_i) (primal models), on success; may be NULL
- * @param trace_p  max_epochs + 1 entries: [0] at the start, [k] after epoch k; may be NULL
+ * @param trace_p  max_epochs + 1 entries: [0] at the start, [k] after epoch k (with
+ *                 st_glm_serial_train_hooked's certify: the last computed); may be NULL
  * @param epochs_p epochs run (the last entry of the trace); may be NULL
  * @return ST_OK; ST_ERR_INVALID_PARAM (st_glm_serial_check fails); ST_ERR_NO_MEMORY.
  */

@@ -391,7 +391,9 @@ static void st_glm_pn_free(st_glm_pn_t *pn)
 }
 
 #define ST_GLM_PN_TRIALS 30    /* trial steps of the line search: 1, 1/2, ... */
-#define ST_GLM_PN_TAUS   8     /* trial steps of a solve's change: 1, 2^-1/2, ... */
+#define ST_GLM_PN_TAUS   9     /* trial steps of a solve's change: 1, 2^-1/2, ...,
+                                  2^-7/2, and 1/K (K ranks), which never raises the
+                                  model (MODELS.md 4.5) */
 #define ST_GLM_PN_SOLVES 16    /* block Jacobi solves of the direction per round, at most */
 #define ST_GLM_PN_STALL  0.1   /* and the last: one that lowered the model by less than
                                   this fraction of what the round's solves did */
@@ -422,11 +424,17 @@ static void st_glm_primal_pn(st_glm_primal_t *pt, st_glm_pn_t *pn, double lambda
                              MPI_Comm comm, double *comm_s)
 {
     st_glm_csc_t X = {pt->nloc, pt->cp, pt->ri, pt->cv};
-    double inv_n = 1.0 / (double)pt->n, t, diff, tc, viol, first, lin, quad, q, best, x;
+    double inv_n = 1.0 / (double)pt->n, t, diff, tc, viol, first, lin, quad, best, x;
     double total = 0.0;             /* what the round's solves lowered the model by */
     double *sum  = pn->xd + pt->n;  /* after X Delta: the solve's other sums */
+    double tau[ST_GLM_PN_TAUS], q[ST_GLM_PN_TAUS];
     int64_t i, j, a, nact, n = pt->n;
     int s, c, moved, agree[2];
+
+    for (tau[0] = 1.0, s = 1; s < ST_GLM_PN_TAUS - 1; s++) {
+        tau[s] = tau[s - 1] * M_SQRT1_2;
+    }
+    tau[ST_GLM_PN_TAUS - 1] = 1.0 / (double)pt->nranks;
 
     for (i = 0; i < n; i++) {
         pn->dd[i] = pt->c[i] * pt->loss->d2loss(pt->z[i], pt->y[i]) * inv_n;
@@ -452,8 +460,8 @@ static void st_glm_primal_pn(st_glm_primal_t *pt, st_glm_pn_t *pn, double lambda
             x          = pt->w[j] + pn->prev[a];
             pn->dir[j] = pn->dir[j] - pn->prev[a];
             sum[0]    += pt->grad[j] * pn->dir[j];
-            for (s = 0, t = 1.0; s < ST_GLM_PN_TAUS; s++, t *= M_SQRT1_2) {
-                sum[1 + s] += lambda * (st_glm_reg_coord(x + t * pn->dir[j], eta) -
+            for (s = 0; s < ST_GLM_PN_TAUS; s++) {
+                sum[1 + s] += lambda * (st_glm_reg_coord(x + tau[s] * pn->dir[j], eta) -
                                         st_glm_reg_coord(x, eta));
             }
         }
@@ -469,25 +477,25 @@ static void st_glm_primal_pn(st_glm_primal_t *pt, st_glm_pn_t *pn, double lambda
             quad += pn->dd[i] * pn->xd[i] * pn->xd[i];
         }
         agree[0] = ST_GLM_PN_TAUS;   /* the trial step taken (none) */
-        for (best = 0.0, s = 0, t = 1.0; s < ST_GLM_PN_TAUS; s++, t *= M_SQRT1_2) {
-            q = t * lin + 0.5 * t * t * quad + sum[1 + s];
-            if (q < best) {
-                best     = q;
+        for (best = 0.0, s = 0; s < ST_GLM_PN_TAUS; s++) {
+            q[s] = tau[s] * lin + 0.5 * tau[s] * tau[s] * quad + sum[1 + s];
+            if (q[s] < best) {
+                best     = q[s];
                 agree[0] = s;
             }
         }
-        total   -= best;
         agree[1] = !(sum[ST_GLM_PN_TAUS + 3] > 0.0) ||
                    (c > 1 && (sum[ST_GLM_PN_TAUS + 1] <= ST_GLM_PN_INNER *
                                                         sum[ST_GLM_PN_TAUS + 2] ||
-                              -best < ST_GLM_PN_STALL * total));
+                              -best < ST_GLM_PN_STALL * (total - best)));
         /* the same on every rank (the sums' last bits may differ by rank): the
            shortest step, and the end where any rank sees it */
         tc = st_glm_now();
         st_glm_allreduce(comm, agree, 2, MPI_INT, MPI_MAX);
         *comm_s += st_glm_now() - tc;
-        for (t = 1.0, s = 0; s < agree[0]; s++) {   /* as the trials' (none: 0) */
-            t = (s + 1 < ST_GLM_PN_TAUS) ? t * M_SQRT1_2 : 0.0;
+        t = (agree[0] < ST_GLM_PN_TAUS) ? tau[agree[0]] : 0.0;
+        if (t > 0.0) {
+            total -= q[agree[0]];   /* (the agreed step's, as this rank sums it) */
         }
         for (a = 0; a < nact; a++) {
             j          = pn->act[a];

@@ -40,8 +40,9 @@ kill_resume() {
     shift 2
     full="$dir/full.model" part="$dir/part.model" ck="$dir/part.model.ckpt"
     rm -f "$full" "$part" "$ck"
-    expect 0 "$name: uninterrupted" $pre $run -np "$np" tools/strata-train -q --method $meth \
+    expect 0 "$name: uninterrupted" $pre $run -np "$np" tools/strata-train --method $meth \
         "$@" "$dir/c1.svm" "$full"
+    full_rounds=$(awk '/^round/ { printf "%s ", $2 }' "$out")
     setsid $pre $ST_MPIRUN -np "$np" tools/strata-train -q --method $meth --checkpoint-every 5 \
         "$@" "$dir/c1.svm" "$part" >"$out" 2>&1 &
     job=$!   # mpirun, leader of a session of its own (setsid forks not from a job)
@@ -70,6 +71,13 @@ kill_resume() {
         "^checkpoint: resuming from .*part.model.ckpt after round [1-9]"
     cmp -s "$full" "$part" ||
         { echo "FAIL: $name: the resumed run's model differs"; fail=1; }
+    # ... and computed its gaps (the progress lines) at the uninterrupted run's rounds
+    after=$(sed -n 's/^checkpoint: resuming from .* after round \([0-9]*\).*/\1/p' "$out")
+    rounds=$(awk '/^round/ { printf "%s ", $2 }' "$out")
+    want=$(echo "$full_rounds" | tr ' ' '\n' | awk -v a="$after" '$1 > a { printf "%s ", $1 }')
+    [ "$rounds" = "$want" ] ||
+        { echo "FAIL: $name: the resumed run's gaps after round $after at '$rounds'," \
+               "the uninterrupted run's at '$want'"; fail=1; }
 }
 
 kill_resume "logistic, 1 rank" 1 -e 0 -r 150
@@ -119,6 +127,20 @@ for r in 7 10 40; do
     cmp -s "$dir/full.model" "$dir/part.model" ||
         { echo "FAIL: gap auto: the run resumed after round $r has another model"; fail=1; }
 done
+
+# one rank's lasso resumed from a checkpoint written between its gaps (round 167 of
+# gaps every 4th): the start's gap is not tested, as the uninterrupted run did not
+# test it there, and the run ends at that run's round 168 with its model (the
+# start's test would stop it at 167)
+expect 0 "lasso, gap every 4, checkpoint at 167" tools/strata-train --gap-every 4 \
+    --checkpoint-every 167 -s lasso -l 1e-3 -r 300 "$dir/c1.svm" "$dir/l4.model"
+contains "lasso, gap every 4: converged at 168" "^converged after 168 rounds"
+cp "$dir/l4.model" "$dir/l4.full"
+expect 0 "lasso, gap every 4, resumed at 167" tools/strata-train --gap-every 4 \
+    --checkpoint-every 167 --resume -s lasso -l 1e-3 -r 300 "$dir/c1.svm" "$dir/l4.model"
+contains "lasso, gap every 4, resumed at 167: converged at 168" "^converged after 168 rounds"
+cmp -s "$dir/l4.model" "$dir/l4.full" ||
+    { echo "FAIL: lasso, gap every 4, resumed at 167: another model"; fail=1; }
 
 # resumed at its last round from a checkpoint written without the gap (round 18 of
 # gaps every 5th): that round's gap is computed, and the run ends as the run of 18

@@ -183,6 +183,16 @@ contains "l1-logistic convergence" "^converged after"
 expect 0 "l1-logistic convergence, 2 ranks" $ST_MPIRUN -np 2 tools/strata-train -s 6 -e 1e-3 \
     -r 200 "$dir/c20k.svm" "$dir/ml1"
 contains "l1-logistic convergence, 2 ranks" "^converged after"
+# 24 ranks, each holding one of 24 copies of a column: the blocks' changes all
+# overlap, and only a step of 1/24 of their sum lowers the model (smaller than the
+# trial steps 2^-k/2 down to 2^-7/2); 1/K among the trials (before: no step, w = 0
+# for every round, a relative gap of 0.999)
+awk 'BEGIN { srand(3); for (i = 0; i < 200; i++) { v = rand() - 0.5; y = 2 * v + 0.1 * (rand() - 0.5);
+    printf "%g", y; for (j = 1; j <= 24; j++) printf " %d:%g", j, v; printf "\n" } }' \
+    >"$dir/copies24.svm"
+expect 0 "lasso, 24 ranks, 24 copies of a column" $ST_MPIRUN -np 24 tools/strata-train \
+    -s lasso -l 1e-3 -r 30 "$dir/copies24.svm" "$dir/m24"
+contains "lasso, 24 ranks, 24 copies of a column" "^converged after"
 
 # same_optimum METHOD PRIMAL STEPS MAX_STEPS CD_PRIMAL: METHOD's primal within 2e-9 of
 # coordinate descent's, in at most MAX_STEPS steps
