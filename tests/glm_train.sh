@@ -440,6 +440,12 @@ awk -v a="$p1" -v b="$p2" 'BEGIN { d = (a - b) / a; exit !(a != "" && b != "" &&
 expect 0 "lasso, one rank, -t 2" tools/strata-train -s lasso -t 2 -r 3 "$dir/reg.svm" "$dir/ml"
 contains "lasso: round lines" "^round    3  primal .* rel .* time .* s (allreduce"
 contains "lasso: one thread said" "1 rank(s) x 1 thread(s)"
+# model names in any case, as the library takes them (before: -s LASSO read the real
+# targets as class labels and failed, --eta was refused with -s ELASTIC-NET)
+expect 0 "-s LASSO" tools/strata-train -s LASSO -t 2 -r 3 "$dir/reg.svm" "$dir/ml"
+contains "-s LASSO: lasso, one thread" "^strata-train: lasso, .* 1 rank(s) x 1 thread(s)"
+expect 0 "-s Elastic-Net --eta 0.3" tools/strata-train -q -s Elastic-Net --eta 0.3 -r 3 \
+    "$dir/reg.svm" "$dir/ml"
 # ... and compute the certificate (its line) every --gap-every N rounds and after the
 # last; its coordinate steps are the same whatever N (each epoch's margins from w)
 expect 0 "lasso, one rank" tools/strata-train -s lasso -e 0 -r 10 "$dir/c20k.svm" "$dir/ml"

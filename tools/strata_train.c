@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <limits.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -233,17 +234,26 @@ static const struct {
 #define MODEL_NAMES     "logistic, svm, sqsvm, ridge, lasso, l1-logistic, elastic-net, " \
                         "l1-sqsvm"
 
-/* -s: a model name (left to strata_glm_check_param), or LIBLINEAR's number of one
- * (*type_p = it; else -1); a number Strata has no model for is a usage error. */
+/* -s: a model name (in any case, as the library takes it; given back in its own, which
+ * the checks below compare; an unknown one is left to strata_glm_check_param), or
+ * LIBLINEAR's number of one (*type_p = it; else -1); a number Strata has no model for
+ * is a usage error. */
 static const char *parse_solver(const char *s, int *type_p)
 {
+    static const char *const names[] = {"logistic", "svm", "sqsvm", "ridge", "lasso",
+                                        "l1-logistic", "elastic-net", "l1-sqsvm"};
     size_t i;
     long v;
 
     *type_p = -1;
     if (!(s[0] >= '0' && s[0] <= '9') &&
         !((s[0] == '-' || s[0] == '+') && s[1] >= '0' && s[1] <= '9')) {
-        return s;   /* a name */
+        for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+            if (!strcasecmp(s, names[i])) {
+                return names[i];
+            }
+        }
+        return s;   /* not a model's name */
     }
     if (!str_to_long(s, &v)) {
         die_usage("-s '%s' is neither a model name (" MODEL_NAMES ") nor a LIBLINEAR "
