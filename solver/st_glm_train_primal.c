@@ -1,5 +1,5 @@
 /*
- * Training of the L1 models (lasso, l1-logistic, elastic net) across ranks, over a
+ * Training of the L1 models (lasso, l1-logistic, elastic net, l1-sqsvm) across ranks, over a
  * partition of the features: ProxCoCoA+ (Smith, Forte, Ma, Takac, Jordan, Jaggi,
  * "CoCoA: A General Framework for Communication-Efficient Distributed Optimization",
  * JMLR 2018, the primal setting, adding with sigma' = K ranks):
@@ -38,7 +38,7 @@
  * After every round the certificate of MODELS.md 4.4 (the Lipschitzed and the scaled
  * dual points): the loss gradient on my features at the new z, st_glm_reg_sums over my
  * block, loss and conjugate sums over my share of the rows, all summed over ranks (max
- * for vmax). With one rank the serial solver (newGLMNET for l1-logistic) is used
+ * for vmax). With one rank the serial solver (newGLMNET for l1-logistic and l1-sqsvm) is used
  * instead.
  */
 #include "config.h"
@@ -488,8 +488,9 @@ static void st_glm_primal_pn(st_glm_primal_t *pt, st_glm_pn_t *pn, double lambda
                    (c > 1 && (sum[ST_GLM_PN_TAUS + 1] <= ST_GLM_PN_INNER *
                                                         sum[ST_GLM_PN_TAUS + 2] ||
                               -best < ST_GLM_PN_STALL * (total - best)));
-        /* the same on every rank (the sums' last bits may differ by rank): the
-           shortest step, and the end where any rank sees it */
+        /* the same on every rank (the sums' last bits may differ by rank): the step of
+           the largest index (any of them lowers the model where that rank's sums say
+           so; 1/K, the last, never raises it), and the end where any rank sees it */
         tc = st_glm_now();
         st_glm_allreduce(comm, agree, 2, MPI_INT, MPI_MAX);
         *comm_s += st_glm_now() - tc;
@@ -522,10 +523,10 @@ static void st_glm_primal_pn(st_glm_primal_t *pt, st_glm_pn_t *pn, double lambda
     tc = st_glm_now();
     st_glm_allreduce(comm, pn->reg, ST_GLM_PN_TRIALS + 1, MPI_DOUBLE, MPI_SUM);
     *comm_s += st_glm_now() - tc;
-    if (!(pn->reg[ST_GLM_PN_TRIALS] < 0.0)) {
-        return;   /* no descent left in the model, on any rank */
-    }
-    for (s = 0, t = 1.0; s < ST_GLM_PN_TRIALS; s++, t *= ST_GLM_ARMIJO_SHRINK) {
+    /* no descent left in the model: no step (decided with the others below, as this
+       sum's last bits, and so its sign near 0, may differ by rank) */
+    s = (pn->reg[ST_GLM_PN_TRIALS] < 0.0) ? 0 : ST_GLM_PN_TRIALS;
+    for (t = 1.0; s < ST_GLM_PN_TRIALS; s++, t *= ST_GLM_ARMIJO_SHRINK) {
         diff = st_glm_loss_diff_sum(pt->loss, pt->n, pt->z, t, pt->dz, pt->y, pt->c);
         if (diff * inv_n + pn->reg[s] <= ST_GLM_ARMIJO_SIGMA * t * pn->reg[ST_GLM_PN_TRIALS]) {
             break;
@@ -535,7 +536,8 @@ static void st_glm_primal_pn(st_glm_primal_t *pt, st_glm_pn_t *pn, double lambda
      * round the sums in another order on each rank (Open MPI's on 3 ranks), so the
      * replicated margins, and a test at its threshold, can differ in the last bits;
      * ranks that stepped apart made w and z disagree (an objective of 1e14 after 8
-     * rounds, l1-logistic on 3 ranks) */
+     * rounds, l1-logistic on 3 ranks), and a rank that returned alone would leave the
+     * others in this allreduce */
     tc = st_glm_now();
     st_glm_allreduce(comm, &s, 1, MPI_INT, MPI_MAX);
     *comm_s += st_glm_now() - tc;
