@@ -364,7 +364,8 @@ strata_status_t strata_glm_evaluate(const strata_glm_model_t *model,
 
 /**
  * Save @a model as text in LIBLINEAR's model format (readable by LIBLINEAR's
- * predict for the models LIBLINEAR has: logistic, svm, sqsvm, ridge), atomically:
+ * predict for the models LIBLINEAR has: logistic, svm, sqsvm, ridge, l1-logistic,
+ * l1-sqsvm), atomically:
  * a temporary file in the same directory, then a rename.
  */
 strata_status_t strata_glm_model_save(const strata_glm_model_t *model, const char *path,

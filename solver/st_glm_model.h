@@ -11,7 +11,7 @@
  * with n examples x_i, labels y_i (+1/-1 for classification, real for regression),
  * class weights c_i > 0 (1 when none are given) and lambda > 0. The L2 models
  * (logistic, svm, sqsvm, ridge) have eta = 0 and are solved in the dual by SDCA /
- * CoCoA+; the L1 models (lasso, l1-logistic: eta = 1; elastic-net: eta given) in the
+ * CoCoA+; the L1 models (lasso, l1-logistic, l1-sqsvm: eta = 1; elastic-net: eta given) in the
  * primal by coordinate descent. solver/MODELS.md derives every formula used here
  * and states the conventions; read it before building a solver on this header.
  *
@@ -66,7 +66,7 @@ typedef struct st_glm_model {
     const char         *description;    /**< one line, for help texts */
     st_glm_form_t       form;
     int                 classification; /**< 1: labels +1/-1; 0: real labels */
-    /** L1 share of the regularizer: 0 (L2 models), 1 (lasso, l1-logistic) or
+    /** L1 share of the regularizer: 0 (L2 models), 1 (lasso, l1-logistic, l1-sqsvm) or
      *  ST_GLM_ETA_PARAM (elastic net); see st_glm_model_eta(). */
     double              eta;
     /** sup_z phi''(z, y): 1/4 logistic, 2 squared hinge, 1 squared; INFINITY for the
@@ -123,13 +123,14 @@ const st_glm_model_t *st_glm_model_get(st_glm_model_kind_t kind);
 
 /**
  * Look a model up by its CLI name (case-insensitive): logistic, svm, sqsvm, ridge,
- * lasso, l1-logistic, elastic-net.
+ * lasso, l1-logistic, elastic-net, l1-sqsvm.
  * @return the model, or NULL with a message naming the accepted names in @a err
  *         (when @a err is not NULL and @a errlen > 0).
  */
 const st_glm_model_t *st_glm_model_lookup(const char *name, char *err, size_t errlen);
 
-/** @return "logistic, svm, sqsvm, ridge, lasso, l1-logistic, elastic-net" (static). */
+/** @return "logistic, svm, sqsvm, ridge, lasso, l1-logistic, elastic-net, l1-sqsvm"
+ *  (static). */
 const char *st_glm_model_names(void);
 
 /**

@@ -401,7 +401,7 @@ typedef struct {
 } st_glm_glmnet_t;
 
 /*
- * L1 models with a line search (l1-logistic): one iteration of newGLMNET (Yuan, Ho &
+ * L1 models with a line search (l1-logistic, l1-sqsvm): one iteration of newGLMNET (Yuan, Ho &
  * Lin, "An Improved GLMNET for L1-regularized Logistic Regression", JMLR 2012). The
  * loss's quadratic model at w, g.d + d^T X^T D X d / 2 (D_ii = c_i phi''(z_i) / n),
  * plus lambda R(w + d), is minimized over d by cyclic coordinate descent on the

@@ -36,7 +36,7 @@
  * (solver/st_glm_order.c) when the vector is large, and always in shared mode, so
  * the hot columns are 0 .. ST_GLM_HOT-1.
  *
- * The L1 models (lasso, l1-logistic, elastic net) are primal problems: on one rank
+ * The L1 models (lasso, l1-logistic, elastic net, l1-sqsvm) are primal problems: on one rank
  * the serial reference solver (solver/st_glm_model_serial.c) trains them, across
  * ranks ProxCoCoA+ over a partition of the features (solver/st_glm_train_primal.c).
  */
