@@ -234,26 +234,42 @@ static const struct {
 #define MODEL_NAMES     "logistic, svm, sqsvm, ridge, lasso, l1-logistic, elastic-net, " \
                         "l1-sqsvm"
 
-/* -s: a model name (in any case, as the library takes it; given back in its own, which
- * the checks below compare; an unknown one is left to strata_glm_check_param), or
- * LIBLINEAR's number of one (*type_p = it; else -1); a number Strata has no model for
- * is a usage error. */
+/* The models, as the checks below need them (MODEL_NAMES in this order) */
+static const struct {
+    const char *name;
+    int         regression;   /* real targets, every row weighing 1 */
+    int         l1;           /* the L1 models: one thread */
+} models[] = {
+    {"logistic", 0, 0}, {"svm", 0, 0},         {"sqsvm", 0, 0},       {"ridge", 1, 0},
+    {"lasso", 1, 1},    {"l1-logistic", 0, 1}, {"elastic-net", 1, 1}, {"l1-sqsvm", 0, 1},
+};
+
+/* @a name's entry in models[] (in any case, as the library takes it), or -1 */
+static int model_index(const char *name)
+{
+    size_t i;
+
+    for (i = 0; name != NULL && i < sizeof(models) / sizeof(models[0]); i++) {
+        if (!strcasecmp(name, models[i].name)) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+/* -s: a model name (in any case; given back in its own, which the checks below compare;
+ * an unknown one is left to strata_glm_check_param), or LIBLINEAR's number of one
+ * (*type_p = it; else -1); a number Strata has no model for is a usage error. */
 static const char *parse_solver(const char *s, int *type_p)
 {
-    static const char *const names[] = {"logistic", "svm", "sqsvm", "ridge", "lasso",
-                                        "l1-logistic", "elastic-net", "l1-sqsvm"};
     size_t i;
     long v;
+    int m;
 
     *type_p = -1;
     if (!(s[0] >= '0' && s[0] <= '9') &&
         !((s[0] == '-' || s[0] == '+') && s[1] >= '0' && s[1] <= '9')) {
-        for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-            if (!strcasecmp(s, names[i])) {
-                return names[i];
-            }
-        }
-        return s;   /* not a model's name */
+        return ((m = model_index(s)) >= 0) ? models[m].name : s;
     }
     if (!str_to_long(s, &v)) {
         die_usage("-s '%s' is neither a model name (" MODEL_NAMES ") nor a LIBLINEAR "
@@ -462,7 +478,7 @@ int main(int argc, char **argv)
     char model_file[4096], ckpt_file[4096 + 8], msg[1024];
     double cost = 0;
     int ll_type = -1;   /* -s given as LIBLINEAR's number: it */
-    int opt, nranks, regression, l1, cost_set = 0, prec = 0, rc = 0, weights_set = 0, same;
+    int opt, nranks, regression, l1, kind, cost_set = 0, prec = 0, rc = 0, weights_set = 0, same;
     int lambda_set = 0, eta_set = 0, inner_set = 0, gpu_mem_set = 0, gpu_rows_set = 0;
     int zero_one = 0;
     int64_t classes[2];
@@ -684,9 +700,8 @@ int main(int argc, char **argv)
             goto out;
         }
     }
-    regression = (param.solver != NULL &&
-                  (!strcmp(param.solver, "ridge") || !strcmp(param.solver, "lasso") ||
-                   !strcmp(param.solver, "elastic-net")));
+    kind       = model_index(param.solver);
+    regression = (kind >= 0 && models[kind].regression);
     if (regression && weights_set) {   /* the regression models weigh every row 1 */
         die_usage("--weight-pos and --weight-neg apply to the classification models, not "
                   "to %s", param.solver);
@@ -715,8 +730,7 @@ int main(int argc, char **argv)
             goto out;
         }
     }
-    l1 = !strcmp(param.solver, "lasso") || !strcmp(param.solver, "l1-logistic") ||
-         !strcmp(param.solver, "elastic-net") || !strcmp(param.solver, "l1-sqsvm");
+    l1 = (kind >= 0 && models[kind].l1);
     if (rank == 0 && param.verbose) {
         char ll[64] = "";
 
