@@ -1197,6 +1197,21 @@ static int st_glm_gap_next(st_glm_gap_sched_t *g, int round, double rel, double 
     return (int)fmin(round + fmin(fmax(floor(m / 2), 1.0), ST_GLM_GAP_AUTO_MAX), INT_MAX);
 }
 
+/* Whether @a round computes the gap: every @a every-th round, or (0: auto) @a g's next */
+static int st_glm_gap_due(const st_glm_gap_sched_t *g, int every, int round)
+{
+    return (every == 0) ? round >= g->next : round % every == 0;
+}
+
+/* Auto, after the gap @a rel (relative) of @a round: the schedule moves on at its own
+ * gaps only, not at a gap forced outside it (the last round's) */
+static void st_glm_gap_moved(st_glm_gap_sched_t *g, int round, double rel, double tol)
+{
+    if (round >= g->next && round < INT_MAX) {
+        g->next = st_glm_gap_next(g, round, rel, tol);
+    }
+}
+
 /*
  * Every worker: the duality gap of the model in hand (worker 0 between barriers, the
  * others waiting), then worker 0 ends the round with it: the stopping test, the next
@@ -1248,10 +1263,9 @@ static void st_glm_worker_certify(st_glm_worker_t *wk, int round, int due)
            was one (a run resumed from that round's checkpoint then computes its
            gaps where the uninterrupted run did), not at the last round's forced
            gap */
-        if (round > 0 && autogap && round >= tr->gap.next && round < INT_MAX) {
-            tr->gap.next = st_glm_gap_next(&tr->gap, round, ctx->info.gap /
-                                           fmax(fabs(obj.primal), 1e-300),
-                                           ctx->param->tol);
+        if (round > 0 && autogap) {
+            st_glm_gap_moved(&tr->gap, round, ctx->info.gap / fmax(fabs(obj.primal), 1e-300),
+                             ctx->param->tol);
         }
         if (due) {
             st_glm_checkpoint(tr, ctx, 1);
@@ -1284,7 +1298,7 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
         /* the certificate every gap_every rounds (auto: at gap.next, set by worker 0
            before the last barrier), and after the last */
         round++;
-        certify = (autogap ? round >= tr->gap.next : round % every == 0) ||
+        certify = st_glm_gap_due(&tr->gap, autogap ? 0 : every, round) ||
                   round >= st_glm_ctx->param->max_rounds;
         due     = st_glm_ckpt_due(&tr->ck, round);
         inner   = h->on ? h->inner : 1;   /* set by worker 0 before the last barrier */
@@ -1745,7 +1759,7 @@ static int st_glm_serial_certify(void *arg, int epoch)
     if (epoch == 0) {
         return sc->test0;
     }
-    return (sc->every == 0) ? round >= sc->gap.next : round % sc->every == 0;
+    return st_glm_gap_due(&sc->gap, sc->every, round);
 }
 
 static st_status_t st_glm_serial_epoch_done(void *arg, int epoch, const double *w,
@@ -1758,10 +1772,9 @@ static st_status_t st_glm_serial_epoch_done(void *arg, int epoch, const double *
 
     if (obj != NULL) {
         sc->last = *obj;
-        /* auto's schedule moves on at its own gaps (as the dual trainer's) */
-        if (sc->every == 0 && round >= sc->gap.next && round < INT_MAX) {
-            sc->gap.next = st_glm_gap_next(&sc->gap, round, obj->gap /
-                                           fmax(fabs(obj->primal), 1e-300), sc->tol);
+        if (sc->every == 0) {
+            st_glm_gap_moved(&sc->gap, round, obj->gap / fmax(fabs(obj->primal), 1e-300),
+                             sc->tol);
         }
     }
     if (sc->verbose && obj != NULL) {   /* the rounds' line (one rank: no allreduce) */
