@@ -316,17 +316,14 @@ fail:
 /* gz = c_i phi'(z_i) / n for all rows, and the loss gradient on my features. */
 static void st_glm_primal_gradient(st_glm_primal_t *pt)
 {
-    double inv_n = 1.0 / (double)pt->n, g;
-    int64_t i, j, k;
+    double inv_n = 1.0 / (double)pt->n;
+    int64_t i, j;
 
     for (i = 0; i < pt->n; i++) {
         pt->gz[i] = pt->c[i] * pt->loss->dloss(pt->z[i], pt->y[i]) * inv_n;
     }
     for (j = 0; j < pt->nloc; j++) {
-        for (g = 0, k = pt->cp[j]; k < pt->cp[j + 1]; k++) {
-            g += pt->cv[k] * pt->gz[pt->ri[k]];
-        }
-        pt->grad[j] = g;
+        pt->grad[j] = st_glm_gather_dot(pt->ri, pt->cv, pt->cp[j], pt->cp[j + 1], pt->gz, NULL);
     }
 }
 
@@ -349,10 +346,8 @@ static void st_glm_primal_local(st_glm_primal_t *pt, const strata_glm_param_t *p
         for (q = 0; q < pt->nloc; q++) {
             j = pt->perm[q];
             /* the subproblem's gradient at dw: grad_j + sigma' sum_i b_i x_ij dz_i */
-            for (g = 0, k = pt->cp[j]; k < pt->cp[j + 1]; k++) {
-                g += pt->cv[k] * pt->c[pt->ri[k]] * pt->dz[pt->ri[k]];
-            }
-            g     = pt->grad[j] + sb * g;
+            g     = pt->grad[j] + sb * st_glm_gather_dot(pt->ri, pt->cv, pt->cp[j],
+                                                         pt->cp[j + 1], pt->c, pt->dz);
             wn    = pt->w[j];
             delta = st_glm_prox_step(g, pt->h[j], param->lambda, eta, &wn);
             if (delta == 0.0) {
