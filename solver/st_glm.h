@@ -120,6 +120,7 @@ typedef struct {
     void       *buf;
     int64_t     count, blo, bhi, lo, hi;
     int         upto;   /* the last format version that has it (0: every version) */
+    int         since;  /* the first format version that has it */
 } st_glm_ckpt_sec_t;
 
 /* A run's checkpoint: path NULL when the run keeps none. */
@@ -135,6 +136,7 @@ typedef struct {
     int               nall, nsec;
     uint64_t          state[ST_GLM_CKPT_STATE];  /* the trainer's scalars, saved and
                                                     loaded as they are (0 in older files) */
+    int               loaded;                    /* the format version loaded (0: none) */
 } st_glm_ckpt_t;
 
 /* Set up @a ck for a run of @a trainer (collective): nothing unless the parameters ask
@@ -156,6 +158,11 @@ void st_glm_ckpt_add(st_glm_ckpt_t *ck, const char *name, void *buf, int64_t cou
  * only: a checkpoint of such a version is read with it (into its buffer), newer ones
  * are written without it. */
 void st_glm_ckpt_retired(st_glm_ckpt_t *ck, int version);
+
+/* The array added last is in the checkpoints of format versions from @a version on
+ * only: an older checkpoint is read without it (the buffer is left as it was;
+ * ck->loaded says which version was read), and the next save writes it. */
+void st_glm_ckpt_since(st_glm_ckpt_t *ck, int version);
 
 /* A hierarchical run (st_glm_train.c) on @a nodes nodes: its identity words, set after
  * st_glm_ckpt_init (flat runs leave them 0, as checkpoints from before had them). */

@@ -13,9 +13,10 @@
  *     512   the sections, back to back, 8-byte elements: the rank table (4 words per
  *           rank: first row, rows, workers, first feature), then the trainer's arrays
  *           (dual: v, alpha, random states; ProxCoCoA+: w, margins, feature orders,
- *           random states; the one-rank L1 solver: w). Version 1 had the dual
- *           trainer's row orders after alpha (each epoch's order now comes from the
- *           random state alone); it is still read.
+ *           random states; the one-rank L1 solver: w, and lasso's and elastic
+ *           net's residual). Version 1 had the dual trainer's row orders after alpha
+ *           (each epoch's order now comes from the random state alone), version 2
+ *           not the residual; both are still read.
  *
  * No gaps: every byte is under a checksum. The checksums are the binary CSR format's
  * (a sum of mixed per-element terms, st_glm_sum64), so each rank sums the slice it
@@ -46,7 +47,8 @@
 #include <unistd.h>
 
 #define ST_GLM_CKPT_MAGIC   "STGLMCKP"
-#define ST_GLM_CKPT_VERSION 2   /* 2: without the dual trainer's row orders */
+#define ST_GLM_CKPT_VERSION 3   /* 2: without the dual trainer's row orders; 3: with
+                                   the serial solver's residual (lasso, elastic net) */
 #define ST_GLM_CKPT_HEADER  512
 #define ST_GLM_CKPT_WORDS   (ST_GLM_CKPT_HEADER / 8)
 #define ST_GLM_CKPT_SALT    0x8cb92ba72f3d8dd7ULL
@@ -292,7 +294,8 @@ static void st_glm_ckpt_view(st_glm_ckpt_t *ck, uint64_t version)
 
     ck->nsec = 0;
     for (s = 0; s < ck->nall; s++) {
-        if (ck->all[s].upto == 0 || (uint64_t)ck->all[s].upto >= version) {
+        if ((uint64_t)ck->all[s].since <= version &&
+            (ck->all[s].upto == 0 || (uint64_t)ck->all[s].upto >= version)) {
             ck->sec[ck->nsec++] = ck->all[s];
         }
     }
@@ -311,12 +314,19 @@ void st_glm_ckpt_add(st_glm_ckpt_t *ck, const char *name, void *buf, int64_t cou
     sec->lo    = lo;
     sec->hi    = hi;
     sec->upto  = 0;
+    sec->since = 1;
     st_glm_ckpt_view(ck, ST_GLM_CKPT_VERSION);
 }
 
 void st_glm_ckpt_retired(st_glm_ckpt_t *ck, int version)
 {
     ck->all[ck->nall - 1].upto = version;
+    st_glm_ckpt_view(ck, ST_GLM_CKPT_VERSION);
+}
+
+void st_glm_ckpt_since(st_glm_ckpt_t *ck, int version)
+{
+    ck->all[ck->nall - 1].since = version;
     st_glm_ckpt_view(ck, ST_GLM_CKPT_VERSION);
 }
 
@@ -708,6 +718,7 @@ strata_status_t st_glm_ckpt_load(st_glm_ckpt_t *ck, strata_glm_info_t *info_p,
     info_p->inner_rounds = (int)h[ST_GLM_W_INNER];
     memcpy(ck->state, &h[ST_GLM_W_STATE], sizeof(ck->state));
     *certified_p         = (h[ST_GLM_W_CERTIFIED] != 0);
+    ck->loaded           = (int)h[ST_GLM_W_VERSION];
     if (ck->verbose) {
         st_glm_print("checkpoint: resuming from %s after round %d\n", ck->path,
                      info_p->rounds);

@@ -458,12 +458,20 @@ typedef struct {
     int         (*certify)(void *arg, int epoch);
     void         *arg;
     st_glm_objectives_t *start;   /**< the starting point's objectives go here; NULL: none */
+    /** the squared-loss models: n doubles where the residual X w - y is kept through the
+     *  epochs (part of the state between them: a checkpoint saves it); NULL: the
+     *  solver's own */
+    double       *resid;
+    int           resid_set;   /**< resid holds w0's residual on entry (a resumed run's),
+                                    else it is computed from w0 */
 } st_glm_serial_hooks_t;
 
 /**
- * st_glm_serial_train() with @a hooks (NULL: none). A primal run started from w0 takes
- * the same steps as the run that reached w0 would have taken from there: the state
- * between epochs is w alone (the margins are recomputed from it, the order is cyclic).
+ * st_glm_serial_train() with @a hooks (NULL: none). A primal run started from w0 (and,
+ * for the squared-loss models, its residual in hooks->resid) takes the same steps as
+ * the run that reached w0 would have taken from there: the state between epochs is w
+ * (the line-search models recompute their margins from it), the squared-loss models'
+ * residual, and nothing else (the order is cyclic).
  * @return as st_glm_serial_train(), or what epoch_done returned.
  */
 st_status_t st_glm_serial_train_hooked(const st_glm_model_t *model,

@@ -310,25 +310,24 @@ static st_status_t st_glm_serial_dual(const st_glm_model_t *model,
 
 /* ---- L1 models: cyclic coordinate descent ---- */
 
-/* z = X w recomputed; grad = X^T (c phi'(z)) / n (one pass over the rows: each row's
- * gradient term while the row is in cache); the objectives */
+/* z = X w recomputed (a pass over the rows); grad = X^T u with u_i = c_i phi'(z_i) / n
+ * (a pass over the columns, each a gathered dot: the rows' pass would scatter into
+ * grad); the objectives. @a u: n doubles of scratch. */
 static void st_glm_serial_primal_eval(const st_glm_model_t *model,
                                       const st_glm_serial_data_t *data, double lambda,
-                                      double eta, const double *w, double *z, double *grad,
-                                      st_glm_objectives_t *obj)
+                                      double eta, const double *w, double *z, double *u,
+                                      double *grad, st_glm_objectives_t *obj)
 {
     st_glm_reg_sums_t sums;
-    double u, scale;
-    int64_t i, k;
+    double scale, inv_n = 1.0 / (double)data->n;
+    int64_t i, j;
 
-    memset(grad, 0, (size_t)data->d * sizeof(double));
     for (i = 0; i < data->n; i++) {
         z[i] = st_glm_serial_row_dot(data, i, w);
-        u    = st_glm_serial_weight(data, i) * model->dloss(z[i], data->y[i]) /
-               (double)data->n;
-        for (k = data->rp[i]; k < data->rp[i + 1]; k++) {
-            grad[data->ci[k]] += u * data->v[k];
-        }
+        u[i] = st_glm_serial_weight(data, i) * model->dloss(z[i], data->y[i]) * inv_n;
+    }
+    for (j = 0; j < data->d; j++) {
+        grad[j] = st_glm_gather_dot(data->ri, data->cv, data->cp[j], data->cp[j + 1], u, NULL);
     }
     st_glm_reg_sums(data->d, w, grad, lambda, eta, &sums);
     scale = st_glm_dual_scale(&sums, lambda, eta);
@@ -340,10 +339,14 @@ static void st_glm_serial_primal_eval(const st_glm_model_t *model,
 }
 
 /* the squared-loss models' coordinate descent: each feature's curvature
- * h_j = sum_i c_i x_ij^2 / n, fixed, and the residual r = z - y kept through the epoch */
+ * h_j = sum_i c_i x_ij^2 / n, fixed, and the residual r = X w - y, kept through the
+ * epochs (as scikit-learn's coordinate descent keeps it): no pass over the rows
+ * between two epochs, and the steps are the same whatever epochs compute the
+ * certificate (which recomputes X w for itself) */
 typedef struct {
     double *h;       /* d */
     double *r;       /* n */
+    int     own_r;   /* r is ours to free (else the caller's: hooks->resid) */
     int     unit;    /* every c_i is 1 */
 } st_glm_sqcd_t;
 
@@ -363,19 +366,15 @@ static void st_glm_serial_sqcd_init(const st_glm_serial_data_t *data, st_glm_sqc
     }
 }
 
-/* one epoch, cyclic, each coordinate's exact step on the squared loss (z: the margins
- * at the epoch's start; they are recomputed from w after it) */
+/* one epoch, cyclic, each coordinate's exact step on the squared loss */
 static void st_glm_serial_sqcd_epoch(const st_glm_serial_data_t *data, st_glm_sqcd_t *cd,
-                                     double lambda, double eta, double *w, const double *z)
+                                     double lambda, double eta, double *w)
 {
     const uint32_t *ri = data->ri;
     const double *cv = data->cv;
     double inv_n = 1.0 / (double)data->n, *r = cd->r, g, wn, delta;
-    int64_t i, j, k;
+    int64_t j, k;
 
-    for (i = 0; i < data->n; i++) {
-        r[i] = z[i] - data->y[i];
-    }
     for (j = 0; j < data->d; j++) {
         g = st_glm_gather_dot(ri, cv, data->cp[j], data->cp[j + 1], r,
                               cd->unit ? NULL : data->c);
@@ -468,7 +467,7 @@ static st_status_t st_glm_serial_primal(const st_glm_model_t *model,
                                         const st_glm_serial_hooks_t *hooks, double *w,
                                         double *alpha, st_glm_objectives_t *trace, int *epochs)
 {
-    double eta = st_glm_model_eta(model, params->eta), *z, *grad, ci;
+    double eta = st_glm_model_eta(model, params->eta), *z, *u, *grad, ci;
     st_glm_objectives_t obj;
     st_glm_glmnet_t ws;
     st_glm_sqcd_t cd;
@@ -479,10 +478,12 @@ static st_status_t st_glm_serial_primal(const st_glm_model_t *model,
     memset(&ws, 0, sizeof(ws));
     memset(&cd, 0, sizeof(cd));
     z    = malloc((size_t)data->n * sizeof(double));
+    u    = malloc((size_t)data->n * sizeof(double));
     grad = malloc((size_t)data->d * sizeof(double));
     if (!glmnet) {   /* lasso, elastic net: the squared loss */
-        cd.h = malloc((size_t)data->d * sizeof(double));
-        cd.r = malloc((size_t)data->n * sizeof(double));
+        cd.h     = malloc((size_t)data->d * sizeof(double));
+        cd.own_r = (hooks == NULL || hooks->resid == NULL);
+        cd.r     = cd.own_r ? malloc((size_t)data->n * sizeof(double)) : hooks->resid;
     }
     if (glmnet) {
         ws.dd    = malloc((size_t)data->n * sizeof(double));
@@ -491,7 +492,7 @@ static st_status_t st_glm_serial_primal(const st_glm_model_t *model,
         ws.hdiag = malloc((size_t)data->d * sizeof(double));
         ws.act   = malloc((size_t)data->d * sizeof(int64_t));
     }
-    if (z == NULL || grad == NULL || (glmnet && (ws.dd == NULL || ws.xd == NULL ||
+    if (z == NULL || u == NULL || grad == NULL || (glmnet && (ws.dd == NULL || ws.xd == NULL ||
                                                  ws.dir == NULL || ws.hdiag == NULL ||
                                                  ws.act == NULL)) ||
         (!glmnet && (cd.h == NULL || cd.r == NULL))) {
@@ -506,7 +507,12 @@ static st_status_t st_glm_serial_primal(const st_glm_model_t *model,
     } else {
         memset(w, 0, (size_t)data->d * sizeof(double));
     }
-    st_glm_serial_primal_eval(model, data, params->lambda, eta, w, z, grad, &obj);
+    st_glm_serial_primal_eval(model, data, params->lambda, eta, w, z, u, grad, &obj);
+    if (!glmnet && (cd.own_r || !hooks->resid_set)) {
+        for (i = 0; i < data->n; i++) {
+            cd.r[i] = z[i] - data->y[i];
+        }
+    }
     if (trace != NULL) {
         trace[0] = obj;
     }
@@ -522,14 +528,12 @@ static st_status_t st_glm_serial_primal(const st_glm_model_t *model,
         if (glmnet) {
             st_glm_serial_glmnet(model, data, params->lambda, eta, &ws, w, z, grad);
         } else {
-            st_glm_serial_sqcd_epoch(data, &cd, params->lambda, eta, w, z);
+            st_glm_serial_sqcd_epoch(data, &cd, params->lambda, eta, w);
         }
         certified = glmnet || hooks == NULL || hooks->certify == NULL ||
                     epoch == params->max_epochs || hooks->certify(hooks->arg, epoch);
         if (certified) {
-            st_glm_serial_primal_eval(model, data, params->lambda, eta, w, z, grad, &obj);
-        } else {
-            st_glm_serial_margins(data, w, z);   /* the next epoch's, from w alone */
+            st_glm_serial_primal_eval(model, data, params->lambda, eta, w, z, u, grad, &obj);
         }
         if (trace != NULL) {
             trace[epoch] = obj;   /* (the last certificate, where none was computed) */
@@ -547,6 +551,7 @@ static st_status_t st_glm_serial_primal(const st_glm_model_t *model,
     }
 out:
     free(z);
+    free(u);
     free(grad);
     free(ws.dd);
     free(ws.xd);
@@ -554,7 +559,9 @@ out:
     free(ws.hdiag);
     free(ws.act);
     free(cd.h);
-    free(cd.r);
+    if (cd.own_r) {
+        free(cd.r);
+    }
     return status;
 }
 

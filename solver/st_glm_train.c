@@ -1815,9 +1815,9 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
     st_glm_serial_ckpt_t sc;
     int64_t *indptr = NULL;
     uint32_t *indices = NULL;
-    double *values = NULL, *c = NULL;
+    double *values = NULL, *c = NULL, *resid = NULL;
     const char *why;
-    int epochs = 0, certified = 0, copy;
+    int epochs = 0, certified = 0, copy, sq = !loss->line_search;
     double t0 = st_glm_now();
     st_status_t status;
 
@@ -1829,10 +1829,19 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
     if (status != STRATA_OK) {
         return status;
     }
+    /* (lasso, elastic net: and the residual X w - y, kept by the solver in resid) */
+    if (sq && (resid = malloc(((size_t)n + 1) * sizeof(*resid))) == NULL) {
+        st_glm_msg(msg, msg_len, "out of memory");
+        return STRATA_ERR_NO_MEMORY;
+    }
     if (sc.ck.path != NULL) {
         st_glm_ckpt_entry(&sc.ck, 0, n, 1, 0);
         st_glm_ckpt_add(&sc.ck, "weights", model->w, data->n_cols + nb, 0, data->n_cols + nb,
                         0, data->n_cols + nb);
+        if (sq) {
+            st_glm_ckpt_add(&sc.ck, "residual", resid, n, 0, n, 0, n);
+            st_glm_ckpt_since(&sc.ck, 3);
+        }
         sc.msg        = msg;
         sc.msg_len    = msg_len;
     }
@@ -1845,14 +1854,18 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
     hooks.epoch_done = st_glm_serial_epoch_done;
     hooks.certify    = st_glm_serial_certify;
     hooks.arg        = &sc;
+    hooks.resid      = resid;
     if (param->resume) {
         status = st_glm_ckpt_load(&sc.ck, &sc.info, &certified, msg, msg_len);
         if (status != STRATA_OK) {
-            return status;
+            goto out;
         }
         sc.done  = sc.info.rounds;
         sc.test0 = certified;   /* the uninterrupted run tested that round's then */
         hooks.w0 = model->w;
+        /* (a version 2 checkpoint has no residual: recomputed from w, so the steps
+           after it differ from the uninterrupted run's by rounding) */
+        hooks.resid_set = (sc.ck.loaded >= 3);
         t0      -= sc.info.seconds;
     }
     st_glm_gap_sched_load(&sc.gap, sc.ck.state, sc.done);
@@ -1945,6 +1958,7 @@ out:
     free(indices);
     free(values);
     free(c);
+    free(resid);
     return status;
 }
 

@@ -8,6 +8,8 @@
 # (the serial solvers) and lasso on 2 (ProxCoCoA+, and block proximal Newton, over
 # features; the one's checkpoint refused by the other). A run resumed at its
 # last round from a checkpoint written without the gap reports that round's gap.
+# Checkpoints of format version 1 (the dual trainer's) and 2 (one rank's lasso, without
+# its residual) are resumed.
 # Refused with exit status 1, a message naming what differs and no hang: other data,
 # another rank count, another lambda, a flipped byte, a truncated file, -r below the
 # checkpoint's round, --resume without a checkpoint, a checkpoint file that is not one
@@ -239,7 +241,7 @@ expect 0 "the checkpoint again" $train --resume --checkpoint "$ck" "$dir/s1.svm"
 
 # a checkpoint of format version 1 (tests/data/ckpt-v1: 2 ranks x 2 threads after round
 # 3, written by the build of aa76202, with the row orders that version 2 leaves out) is
-# resumed to the uninterrupted run's model, and the next save writes version 2; a
+# resumed to the uninterrupted run's model, and the next save writes version 3; a
 # version this build does not know is refused, naming it
 v1="${top_srcdir}/tests/data/ckpt-v1" v1ck="$dir/v1.ckpt"
 v1args="--method cd -l 1e-3 -e 1e-9 -r 10 -t 2"
@@ -251,13 +253,36 @@ expect 0 "version 1: resumed" $run -np 2 tools/strata-train $v1args --checkpoint
 contains "version 1: resumed from it" "^checkpoint: resuming from .*v1.ckpt after round 3"
 cmp -s "$dir/v1full.model" "$dir/v1.model" ||
     { echo "FAIL: version 1: the resumed run's model differs"; fail=1; }
-[ "$(od -An -tu8 -j 8 -N 8 "$v1ck" | tr -d ' ')" = 2 ] ||
+[ "$(od -An -tu8 -j 8 -N 8 "$v1ck" | tr -d ' ')" = 3 ] ||
     { echo "FAIL: version 1: the resumed run saved version" \
            "$(od -An -tu8 -j 8 -N 8 "$v1ck")"; fail=1; }
-printf '\003' | dd of="$v1ck" bs=1 seek=8 conv=notrunc 2>/dev/null
-expect 1 "version 3" $run -np 2 tools/strata-train -q $v1args --checkpoint "$v1ck" \
+printf '\004' | dd of="$v1ck" bs=1 seek=8 conv=notrunc 2>/dev/null
+expect 1 "version 4" $run -np 2 tools/strata-train -q $v1args --checkpoint "$v1ck" \
     --checkpoint-every 3 --resume "$v1/train.svm" "$dir/v1.model"
-contains "version 3 named" "v1.ckpt: checkpoint version 3; this Strata reads versions 1 to 2"
+contains "version 4 named" "v1.ckpt: checkpoint version 4; this Strata reads versions 1 to 3"
+
+# a version 2 checkpoint of one rank's lasso (tests/data/ckpt-v2-lasso: after round 6
+# of -r 6, written by the build of f3fb9e1) has w but not the residual X w - y that
+# version 3 keeps: resumed, the residual is recomputed from w (so the steps differ from
+# the uninterrupted run's by rounding) and the run converges to the uninterrupted
+# run's optimum; the next save writes version 3, with the residual's 200 doubles
+v2="${top_srcdir}/tests/data/ckpt-v2-lasso" v2ck="$dir/v2.ckpt"
+v2args="-s lasso -l 1e-3 -e 1e-10 -r 2000"
+cp "$v2/train.ckpt" "$v2ck" && chmod u+w "$v2ck"
+expect 0 "lasso version 2: uninterrupted" tools/strata-train $v2args "$v2/train.svm" \
+    "$dir/v2full.model"
+p_full=$(sed -n 's/^converged after .* primal \([^,]*\),.*/\1/p' "$out")
+expect 0 "lasso version 2: resumed" tools/strata-train $v2args --checkpoint-every 7 \
+    --checkpoint "$v2ck" --resume "$v2/train.svm" "$dir/v2.model"
+contains "lasso version 2: resumed from it" "^checkpoint: resuming from .*v2.ckpt after round 6"
+p_res=$(sed -n 's/^converged after .* primal \([^,]*\),.*/\1/p' "$out")
+check "lasso version 2: the uninterrupted run's optimum ($p_full, resumed $p_res)" \
+    awk -v a="$p_full" -v b="$p_res" 'BEGIN { d = a - b; if (d < 0) d = -d
+                                              exit !(a > 0 && d <= 1e-9 * a) }'
+[ "$(od -An -tu8 -j 8 -N 8 "$v2ck" | tr -d ' ')" = 3 ] &&
+    [ "$(wc -c < "$v2ck")" -eq $((512 + 32 + 8 * 30 + 8 * 200)) ] ||
+    { echo "FAIL: lasso version 2: the resumed run saved version" \
+           "$(od -An -tu8 -j 8 -N 8 "$v2ck"), $(wc -c < "$v2ck") bytes"; fail=1; }
 
 # a checkpoint file that is not one is not overwritten; usage errors
 cp "$dir/s2.svm" "$dir/s2.keep"
