@@ -363,6 +363,34 @@ strata_status_t strata_glm_evaluate(const strata_glm_model_t *model,
                                     strata_glm_metrics_t *metrics_p);
 
 /**
+ * K-fold cross-validation, LIBLINEAR's train -v (collective over @a comm): the rows
+ * over all ranks are dealt into @a folds folds by a permutation of their global
+ * indices keyed by param->seed (the same folds whatever the rank count; sizes differ
+ * by at most one); for each fold a model is trained with @a param on the other folds'
+ * rows (strata_glm_train over the same ranks, each rank its own rows) and scores the
+ * fold's rows. The metrics are those of all rows' out-of-fold scores, as
+ * strata_glm_evaluate computes them.
+ *
+ * @param folds      2 to the number of rows
+ * @param cost       > 0: each fold's lambda is 1/(cost x the fold's training rows),
+ *                   LIBLINEAR's C for the rows it trains on (strata-train -c); 0:
+ *                   param->lambda for every fold
+ * @param scores     NULL, or this rank's rows' out-of-fold scores (rows(prob) entries)
+ * @param infos      NULL, or @a folds entries: how each fold's training went
+ * @param [out] msg  on failure, why ("fold K of N: " and the trainer's message where a
+ *                   fold's training failed)
+ * @return STRATA_OK; STRATA_ERR_INVALID_PARAM (folds out of range, checkpoints asked
+ *         for, a parameter strata_glm_check_param refuses); what a fold's training
+ *         returned. The same on every rank.
+ */
+strata_status_t strata_glm_cross_validate(const strata_glm_problem_t *prob,
+                                          const strata_glm_param_t *param, int folds,
+                                          double cost, MPI_Comm comm, char *msg,
+                                          size_t msg_len, double *scores,
+                                          strata_glm_info_t *infos,
+                                          strata_glm_metrics_t *metrics_p);
+
+/**
  * Save @a model as text in LIBLINEAR's model format (readable by LIBLINEAR's
  * predict for the models LIBLINEAR has: logistic, svm, sqsvm, ridge, l1-logistic,
  * l1-sqsvm), atomically:

@@ -29,6 +29,13 @@ struct strata_glm_model {
     strata_glm_info_t     info;
 };
 
+/* The metrics of this rank's scores @a z of @a d's rows (@a local: this rank's status
+ * in computing them; any rank's error is every rank's), over all ranks of @a comm as
+ * strata_glm_evaluate computes them (st_glm_predict.c). */
+st_status_t st_glm_evaluate_scores(const strata_glm_model_t *model, const st_glm_data_t *d,
+                                   const double *z, st_status_t local, MPI_Comm comm,
+                                   strata_glm_metrics_t *m);
+
 /* A model of @a loss with zero weights; NULL without memory. */
 strata_glm_model_t *st_glm_model_new(const st_glm_model_t *loss, int64_t n_features,
                                      double bias);

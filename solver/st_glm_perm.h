@@ -101,6 +101,25 @@ ST_GLM_PERM_HD uint64_t st_glm_perm_at(const st_glm_perm_t *p, uint64_t j)
 #ifndef __CUDACC__
 /* Host: out[j] = @a base + the j-th element, j < n (solver/st_glm_perm.c). */
 void st_glm_perm_fill(const st_glm_perm_t *p, int64_t base, int64_t *out, int64_t n);
+
+/*
+ * Cross-validation's folds (strata_glm_cross_validate): global row g of n is in the
+ * fold of its position p = perm(g) in the permutation keyed by the seed, folds cut at
+ * floor(i n / folds) as LIBLINEAR cuts its shuffled rows (fold sizes differ by at
+ * most one, whatever the rank count). @a p: st_glm_cv_perm's.
+ */
+static inline void st_glm_cv_perm(st_glm_perm_t *p, uint64_t n, uint64_t seed)
+{
+    st_glm_perm_init(p, n, st_glm_perm_mix(seed ^ 0x6a09e667f3bcc909ULL));
+}
+
+/* (p + 1) folds > i n holds for folds i = 0 .. the answer: floor(((p + 1) folds - 1) / n) */
+static inline int st_glm_cv_fold(const st_glm_perm_t *p, int folds, uint64_t g)
+{
+    unsigned __int128 pos = st_glm_perm_at(p, g);
+
+    return (int)(((pos + 1) * (unsigned)folds - 1) / p->n);
+}
 #endif
 
 #endif /* ST_GLM_PERM_H */

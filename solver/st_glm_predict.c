@@ -338,6 +338,31 @@ out_all:
     return status;
 }
 
+st_status_t st_glm_evaluate_scores(const strata_glm_model_t *model, const st_glm_data_t *d,
+                                   const double *z, st_status_t local, MPI_Comm comm,
+                                   strata_glm_metrics_t *m)
+{
+    int rank = 0, size = 1, flag;
+
+    if (comm != MPI_COMM_NULL) {
+        if (MPI_Initialized(&flag) != MPI_SUCCESS || !flag ||
+            MPI_Finalized(&flag) != MPI_SUCCESS || flag) {
+            return ST_ERR_NOT_INITIALIZED;   /* (before MPI_Init, or after MPI_Finalize) */
+        }
+        if (ST_MPI_CALL(MPI_Comm_size(comm, &size)) != ST_OK ||
+            ST_MPI_CALL(MPI_Comm_rank(comm, &rank)) != ST_OK) {
+            return ST_ERR_MPI;
+        }
+    }
+    if (size > 1) {
+        return st_glm_evaluate_mpi(model, d, z, local, comm, rank, size, m);
+    }
+    if (local == ST_OK && d->n_rows != d->n_rows_global) {
+        local = ST_ERR_INVALID_PARAM;
+    }
+    return (local == ST_OK) ? st_glm_metrics(model, d->n_rows, z, d->y, m) : local;
+}
+
 ST_EXPORT strata_status_t strata_glm_evaluate(const strata_glm_model_t *model,
                                               const strata_glm_problem_t *prob, MPI_Comm comm,
                                               strata_glm_metrics_t *metrics_p)
@@ -345,7 +370,6 @@ ST_EXPORT strata_status_t strata_glm_evaluate(const strata_glm_model_t *model,
     strata_glm_metrics_t m;
     const st_glm_data_t *d;
     st_status_t status, local;
-    int rank = 0, size = 1, flag;
     double *z;
 
     if (model == NULL || model->loss == NULL || model->w == NULL || prob == NULL ||
@@ -357,31 +381,10 @@ ST_EXPORT strata_status_t strata_glm_evaluate(const strata_glm_model_t *model,
     if (!prob->regression != !!model->loss->classification) {
         return ST_ERR_INVALID_PARAM;
     }
-    if (comm != MPI_COMM_NULL) {
-        if (MPI_Initialized(&flag) != MPI_SUCCESS || !flag ||
-            MPI_Finalized(&flag) != MPI_SUCCESS || flag) {
-            return ST_ERR_NOT_INITIALIZED;   /* (before MPI_Init, or after MPI_Finalize) */
-        }
-        if (ST_MPI_CALL(MPI_Comm_size(comm, &size)) != ST_OK ||
-            ST_MPI_CALL(MPI_Comm_rank(comm, &rank)) != ST_OK) {
-            return ST_ERR_MPI;
-        }
-    }
-    d = prob->data;
-
+    d     = prob->data;
     z     = malloc((size_t)ST_MAX(d->n_rows, 1) * sizeof(double));
     local = (z != NULL) ? strata_glm_predict(model, prob, z) : ST_ERR_NO_MEMORY;
-    if (size == 1) {
-        status = local;
-        if (status == ST_OK && d->n_rows != d->n_rows_global) {
-            status = ST_ERR_INVALID_PARAM;
-        }
-        if (status == ST_OK) {
-            status = st_glm_metrics(model, d->n_rows, z, d->y, &m);
-        }
-    } else {
-        status = st_glm_evaluate_mpi(model, d, z, local, comm, rank, size, &m);
-    }
+    status = st_glm_evaluate_scores(model, d, z, local, comm, &m);
     free(z);
     if (status == ST_OK) {
         *metrics_p = m;

@@ -271,14 +271,11 @@ v2args="-s lasso -l 1e-3 -e 1e-10 -r 2000"
 cp "$v2/train.ckpt" "$v2ck" && chmod u+w "$v2ck"
 expect 0 "lasso version 2: uninterrupted" tools/strata-train $v2args "$v2/train.svm" \
     "$dir/v2full.model"
-p_full=$(sed -n 's/^converged after .* primal \([^,]*\),.*/\1/p' "$out")
+p_full=$(converged_primal)
 expect 0 "lasso version 2: resumed" tools/strata-train $v2args --checkpoint-every 7 \
     --checkpoint "$v2ck" --resume "$v2/train.svm" "$dir/v2.model"
 contains "lasso version 2: resumed from it" "^checkpoint: resuming from .*v2.ckpt after round 6"
-p_res=$(sed -n 's/^converged after .* primal \([^,]*\),.*/\1/p' "$out")
-check "lasso version 2: the uninterrupted run's optimum ($p_full, resumed $p_res)" \
-    awk -v a="$p_full" -v b="$p_res" 'BEGIN { d = a - b; if (d < 0) d = -d
-                                              exit !(a > 0 && d <= 1e-9 * a) }'
+near "lasso version 2: the uninterrupted run's optimum" "$(converged_primal)" "$p_full" 1e-9
 [ "$(od -An -tu8 -j 8 -N 8 "$v2ck" | tr -d ' ')" = 3 ] &&
     [ "$(wc -c < "$v2ck")" -eq $((512 + 32 + 8 * 30 + 8 * 200)) ] ||
     { echo "FAIL: lasso version 2: the resumed run saved version" \

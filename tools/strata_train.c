@@ -6,7 +6,8 @@
  * Rank 0 prints a progress line per round (primal objective, duality gap, time)
  * unless -q; the model is written by rank 0 in LIBLINEAR's format. With
  * --checkpoint-every N the training's state goes to MODEL_FILE.ckpt after every N
- * rounds, and --resume continues from it.
+ * rounds, and --resume continues from it. With -v N it cross-validates instead (N
+ * folds, LIBLINEAR's train -v) and writes no model.
  */
 #include "config.h"
 
@@ -34,9 +35,10 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "Usage: strata-train [OPTION]... TRAIN_FILE [MODEL_FILE]\n"
+            "       strata-train -v N [OPTION]... TRAIN_FILE\n"
             "Train a linear model on TRAIN_FILE (svmlight text or strata-gen binary), every\n"
             "MPI rank on its share of the rows; MODEL_FILE defaults to TRAIN_FILE's name\n"
-            "+ \".model\" in the current directory.\n"
+            "+ \".model\" in the current directory. With -v, cross-validate instead.\n"
             "  -s, --solver NAME     logistic (default), svm, sqsvm, ridge; lasso,\n"
             "                        l1-logistic, elastic-net, l1-sqsvm; or LIBLINEAR's\n"
             "                        number of the same model: 0 and 7 logistic, 1 and 2\n"
@@ -105,6 +107,10 @@ static void usage(FILE *f)
             "      --weight-neg X    weight of the -1 examples (default 1)\n"
             "      --seed N          seed of the coordinate order, 0 to 2^64-1 (default 1)\n"
             "      --test FILE       after training, print the metrics on FILE\n"
+            "  -v, --cross-validation N  N-fold cross-validation (LIBLINEAR's -v): train N\n"
+            "                        models, each on all folds but one, and print the\n"
+            "                        metrics of every example scored by the model that\n"
+            "                        did not see it; writes no model\n"
             "      --checkpoint-every N  write the training's state after every N rounds\n"
             "                        (atomically) to the checkpoint file\n"
             "      --checkpoint FILE the checkpoint file (default MODEL_FILE.ckpt)\n"
@@ -391,7 +397,8 @@ static int early_checks(const char *test_file, const char *model_file, const cha
 
 /* Rank 0, a run that ended before the gap reached -e (LIBLINEAR warns as well):
  * say so on stderr, with what would help. Not for -e 0 (a fixed number of rounds). */
-static void warn_unconverged(const strata_glm_info_t *info, const strata_glm_param_t *param)
+static void warn_unconverged(const strata_glm_info_t *info, const strata_glm_param_t *param,
+                             const char *what)
 {
     const char *s = param->solver;
     double rel    = info->gap / fmax(fabs(info->primal), 1e-300);
@@ -417,8 +424,8 @@ static void warn_unconverged(const strata_glm_info_t *info, const strata_glm_par
     } else {
         hint = "raise -r to go on";
     }
-    fprintf(stderr, "strata-train: warning: the relative gap %.3e did not reach -e %g in %d "
-            "rounds: %s\n", rel, param->tol, info->rounds, hint);
+    fprintf(stderr, "strata-train: warning: %sthe relative gap %.3e did not reach -e %g in %d "
+            "rounds: %s\n", what, rel, param->tol, info->rounds, hint);
 }
 
 static void print_metrics(const char *file, const strata_glm_metrics_t *m)
@@ -437,6 +444,75 @@ static void print_metrics(const char *file, const strata_glm_metrics_t *m)
         printf(", RMSE %.6g", m->rmse);
     }
     printf("\n");
+}
+
+/* The training's summary line (rank 0): "converged after ..." (@a what: "" or a fold's
+ * "fold K of N: "), and its warning where it stopped before -e */
+static void print_info(const char *what, const strata_glm_info_t *info,
+                       const strata_glm_param_t *param, int line)
+{
+    if (line) {
+        printf("%s%s after %d rounds: primal %.10e, gap %.3e (relative %.3e), %.3f s "
+               "(allreduce %.3f s)\n", what, info->converged ? "converged" : "stopped",
+               info->rounds, info->primal, info->gap,
+               info->gap / fmax(fabs(info->primal), 1e-300), info->seconds,
+               info->comm_seconds);
+        if (info->nodes > 0) {
+            printf("%shierarchical: %d nodes, %d inner rounds per round\n", what, info->nodes,
+                   info->inner_rounds);
+        }
+    }
+    if (!info->converged && param->tol > 0) {
+        warn_unconverged(info, param, what);
+    }
+}
+
+/* -v: @a folds-fold cross-validation (collective), each fold's training quiet and
+ * summed up in a line (unless -q), then LIBLINEAR's result lines and the other
+ * metrics. @return the exit status. */
+static int cross_validate(const strata_glm_problem_t *prob, const strata_glm_param_t *param,
+                          int folds, double cost)
+{
+    strata_glm_param_t p = *param;
+    strata_glm_metrics_t m;
+    strata_glm_info_t *infos;
+    strata_status_t status;
+    char msg[1024], what[64];
+    int k;
+
+    infos = calloc((size_t)folds, sizeof(*infos));
+    if (infos == NULL) {
+        fprintf(stderr, "strata-train: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);   /* (the other ranks would wait in the folds) */
+    }
+    p.verbose = 0;
+    status    = strata_glm_cross_validate(prob, &p, folds, cost, MPI_COMM_WORLD, msg,
+                                          sizeof(msg), NULL, infos, &m);
+    if (status != STRATA_OK) {
+        if (rank == 0) {
+            fprintf(stderr, "strata-train: %s\n", msg);
+        }
+        free(infos);
+        return 1;
+    }
+    for (k = 0; k < folds && rank == 0; k++) {
+        snprintf(what, sizeof(what), "fold %d of %d: ", k + 1, folds);
+        print_info(what, &infos[k], param, param->verbose);
+    }
+    if (rank == 0 && !isnan(m.rmse)) {
+        printf("Cross Validation Mean squared error = %g\n", m.rmse * m.rmse);
+        printf("Cross Validation RMSE = %g (%lld examples, %d folds)\n", m.rmse,
+               (long long)m.n, folds);
+    } else if (rank == 0) {
+        printf("Cross Validation Accuracy = %g%%\n", 100.0 * m.accuracy);
+        printf("Cross Validation AUC = %.6f", m.auc);
+        if (!isnan(m.logloss)) {
+            printf(", log loss = %.6f", m.logloss);
+        }
+        printf(" (%lld examples, %d folds)\n", (long long)m.n, folds);
+    }
+    free(infos);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -467,6 +543,7 @@ int main(int argc, char **argv)
         {"checkpoint", required_argument, NULL, OPT_CKPT},
         {"checkpoint-every", required_argument, NULL, OPT_CKPT_EVERY},
         {"resume", no_argument, NULL, OPT_RESUME},
+        {"cross-validation", required_argument, NULL, 'v'},
         {"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     strata_glm_problem_t *prob = NULL, *test = NULL;
@@ -480,7 +557,7 @@ int main(int argc, char **argv)
     int ll_type = -1;   /* -s given as LIBLINEAR's number: it */
     int opt, nranks, regression, l1, kind, cost_set = 0, prec = 0, rc = 0, weights_set = 0, same;
     int lambda_set = 0, eta_set = 0, inner_set = 0, gpu_mem_set = 0, gpu_rows_set = 0;
-    int zero_one = 0;
+    int zero_one = 0, folds = 0;
     int64_t classes[2];
     strata_status_t status;
 
@@ -492,7 +569,7 @@ int main(int argc, char **argv)
     strata_glm_param_default(&param);
     param.verbose = 1;
     opterr        = 0;
-    while ((opt = getopt_long(argc, argv, ":s:l:c:e:r:E:t:p:B:qh", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":s:l:c:e:r:E:t:p:B:v:qh", longopts, NULL)) != -1) {
         switch (opt) {
         case 's': param.solver = parse_solver(optarg, &ll_type); break;
         case 'l': param.lambda = parse_double("--lambda", optarg); lambda_set = 1; break;
@@ -592,6 +669,12 @@ int main(int argc, char **argv)
             break;
         }
         case OPT_RESUME: param.resume = 1; break;
+        case 'v':
+            folds = parse_int("--cross-validation", optarg);
+            if (folds < 2) {
+                die_usage("-v needs 2 folds or more, not '%s'", optarg);
+            }
+            break;
         case 'q': param.verbose = 0; break;
         case 'h':
             if (rank == 0) {
@@ -637,6 +720,18 @@ int main(int argc, char **argv)
     if (eta_set && (param.solver == NULL || strcmp(param.solver, "elastic-net") != 0)) {
         die_usage("--eta applies only to -s elastic-net, not to -s %s",
                   param.solver ? param.solver : "logistic");
+    }
+    if (folds > 0 && argc - optind == 2) {
+        die_usage("-v cross-validates and writes no model: no MODEL_FILE ('%s')",
+                  argv[optind + 1]);
+    }
+    if (folds > 0 && (param.checkpoint_every > 0 || param.resume || ckpt_opt != NULL)) {
+        die_usage("%s", "-v cross-validates: no checkpoints (--checkpoint-every, --resume, "
+                  "--checkpoint)");
+    }
+    if (folds > 0 && test_file != NULL) {
+        die_usage("%s", "-v cross-validates on the training file: no --test (train a model "
+                  "without -v to test it)");
     }
     train_file = argv[optind];
     if (argc - optind == 2) {
@@ -706,7 +801,7 @@ int main(int argc, char **argv)
         die_usage("--weight-pos and --weight-neg apply to the classification models, not "
                   "to %s", param.solver);
     }
-    if (early_checks(test_file, model_file,
+    if (early_checks(test_file, folds > 0 ? NULL : model_file,
                      param.checkpoint_every > 0 ? ckpt_file : NULL) != 0) {
         rc = 1;   /* (a run-time error, found before the training rather than after it) */
         goto out;
@@ -753,6 +848,10 @@ int main(int argc, char **argv)
                 "model never sees another class, so it tells none apart (is this the data "
                 "you meant?)\n", classes[0] > 0 ? "1" : zero_one ? "0" : "-1");
     }
+    if (folds > 0) {
+        rc = cross_validate(prob, &param, folds, cost_set ? cost : 0);
+        goto out;
+    }
     status = strata_glm_train(prob, &param, MPI_COMM_WORLD, msg, sizeof(msg), &model);
     if (status != STRATA_OK) {
         if (rank == 0) {
@@ -763,17 +862,7 @@ int main(int argc, char **argv)
     }
     strata_glm_model_info(model, &info);
     if (rank == 0) {
-        printf("%s after %d rounds: primal %.10e, gap %.3e (relative %.3e), %.3f s "
-               "(allreduce %.3f s)\n", info.converged ? "converged" : "stopped", info.rounds,
-               info.primal, info.gap, info.gap / fmax(fabs(info.primal), 1e-300),
-               info.seconds, info.comm_seconds);
-        if (info.nodes > 0) {
-            printf("hierarchical: %d nodes, %d inner rounds per round\n", info.nodes,
-                   info.inner_rounds);
-        }
-        if (!info.converged && param.tol > 0) {
-            warn_unconverged(&info, &param);
-        }
+        print_info("", &info, &param, 1);
         status = strata_glm_model_save(model, model_file, msg, sizeof(msg));
         if (status != STRATA_OK) {
             fprintf(stderr, "strata-train: %s\n", msg);

@@ -1,0 +1,83 @@
+#!/bin/sh
+#
+# strata-train -v N, cross-validation (LIBLINEAR's train -v): LIBLINEAR's result lines
+# ("Cross Validation Accuracy = ...%", for regression "... Mean squared error = ...")
+# and the other metrics; a line per fold unless -q; the same folds and result on 1 and
+# 3 ranks; no model file written; 32-bit values. Usage errors (exit 2, naming the
+# problem): -v 1, -v with a MODEL_FILE, with checkpoints, with --test. More folds than
+# examples: exit 1 with the counts. Where LIBLINEAR's train is installed, its -v on
+# the same data and C gives an accuracy within 1.5 points (other folds).
+#
+. "${top_srcdir}/tests/common.sh"
+fail=0
+dir=$(mktemp -d)
+out="$dir/out"
+trap 'rm -rf "$dir"' EXIT
+train="$(pwd)/tools/strata-train"
+run="timeout -k 5 120 $ST_MPIRUN"
+
+tools/strata-gen criteo --rows 3000 --cols 4096 --seed 3 -q "$dir/c.svm" &&
+    tools/strata-gen regression -n 1500 -d 40 --seed 4 -q "$dir/r.svm" ||
+    { echo "FAIL: strata-gen"; exit 1; }
+
+# in a directory of its own: nothing but the data may appear there
+cd "$dir" || exit 1
+expect 0 "logistic, 5 folds" "$train" -v 5 c.svm
+contains "logistic: header" "^strata-train: logistic, lambda 0.0001, 3000 examples"
+for k in 1 2 3 4 5; do
+    contains "logistic: fold $k" "^fold $k of 5: converged after [0-9]* rounds: primal"
+done
+contains "logistic: accuracy" "^Cross Validation Accuracy = 9[0-9.]*%$"
+contains "logistic: AUC, log loss" \
+    "^Cross Validation AUC = 0\.[0-9]*, log loss = 0\.[0-9]* (3000 examples, 5 folds)$"
+acc1=$(sed -n 's/^Cross Validation Accuracy = \(.*\)%$/\1/p' "$out")
+auc1=$(sed -n 's/^Cross Validation AUC = \([^,]*\),.*/\1/p' "$out")
+check "no model file written" test "$(ls | sort | tr '\n' ' ')" = "c.svm out r.svm "
+# the folds are the rows' whatever the rank count: 3 ranks, the same result
+expect 0 "logistic, 5 folds, 3 ranks" $run -np 3 "$train" -q -v 5 c.svm
+check "3 ranks: two result lines" test "$(wc -l < "$out")" -eq 2
+contains "3 ranks: the same accuracy ($acc1)" "^Cross Validation Accuracy = $acc1%$"
+near "3 ranks: the same AUC" "$(sed -n 's/^Cross Validation AUC = \([^,]*\),.*/\1/p' "$out")" \
+    "$auc1" 1e-4
+# another seed deals other folds
+expect 0 "logistic, seed 2" "$train" -q -v 5 --seed 2 c.svm
+check "seed 2: another AUC than $auc1" test "$(sed -n 's/^Cross Validation AUC = \([^,]*\),.*/\1/p' \
+    "$out")" != "$auc1"
+# the L1 models, regression, 32-bit values
+expect 0 "l1-logistic, 2 ranks" $run -np 2 "$train" -q -s l1-logistic -v 3 c.svm
+contains "l1-logistic: accuracy" "^Cross Validation Accuracy = 9[0-9.]*%$"
+expect 0 "ridge" "$train" -q -s ridge -v 4 r.svm
+contains "ridge: MSE" "^Cross Validation Mean squared error = 0\.0[0-9.e-]*$"
+contains "ridge: RMSE" "^Cross Validation RMSE = 0\.[0-9.e-]* (1500 examples, 4 folds)$"
+mse=$(sed -n 's/^Cross Validation Mean squared error = //p' "$out")
+expect 0 "ridge, 32-bit values" "$train" -q -s ridge -p 32 -v 4 r.svm
+near "ridge, 32-bit values: the MSE" \
+    "$(sed -n 's/^Cross Validation Mean squared error = //p' "$out")" "$mse" 1e-4
+expect 0 "lasso, 3 ranks" $run -np 3 "$train" -q -s lasso -l 1e-3 -v 3 r.svm
+contains "lasso: MSE" "^Cross Validation Mean squared error = 0\.0"
+check "no model file written, after all" test "$(ls | sort | tr '\n' ' ')" = "c.svm out r.svm "
+
+# usage errors
+expect 2 "-v 1" "$train" -v 1 c.svm
+contains "-v 1 named" "-v needs 2 folds or more, not '1'"
+expect 2 "-v with a model file" "$train" -v 3 c.svm m.model
+contains "-v with a model file named" "writes no model: no MODEL_FILE ('m.model')"
+expect 2 "-v with checkpoints" "$train" -v 3 --checkpoint-every 5 c.svm
+contains "-v with checkpoints named" "-v cross-validates: no checkpoints"
+expect 2 "-v with --test" "$train" -v 3 --test r.svm c.svm
+contains "-v with --test named" "no --test"
+head -n 4 c.svm > tiny.svm
+expect 1 "more folds than examples" "$train" -v 5 tiny.svm
+contains "more folds than examples named" "5 folds of 4 examples: cross-validation needs 2 to 4"
+rm -f tiny.svm
+
+# against LIBLINEAR's -v (its own folds: close, not equal)
+if command -v liblinear-train >/dev/null 2>&1; then
+    expect 0 "LIBLINEAR -s 0 -c 3 -v 5" liblinear-train -s 0 -c 3 -v 5 c.svm
+    ll=$(sed -n 's/^Cross Validation Accuracy = \(.*\)%$/\1/p' "$out")
+    expect 0 "Strata -s 0 -c 3 -v 5" "$train" -q -s 0 -c 3 -e 1e-6 -v 5 c.svm
+    st=$(sed -n 's/^Cross Validation Accuracy = \(.*\)%$/\1/p' "$out")
+    check "LIBLINEAR's accuracy $ll%, Strata's $st%: within 1.5 points" \
+        awk -v a="$ll" -v b="$st" 'BEGIN { d = a - b; exit !(a != "" && b != "" && d <= 1.5 && d >= -1.5) }'
+fi
+exit $fail

@@ -1,0 +1,208 @@
+/*
+ * strata_glm_cross_validate on 1, 2 and 3 ranks (tests/cvN.npN): each model kind's
+ * out-of-fold scores are, bit for bit, those of models trained by hand on the folds'
+ * complements (strata_glm_problem_create of this rank's rows outside the fold, then
+ * strata_glm_train and strata_glm_predict), with LIBLINEAR's C (cost) as each fold's
+ * own lambda; the metrics are those of the scores; the folds' sizes differ by at most
+ * one; bad fold counts and checkpoints are refused with the same status and message
+ * on every rank.
+ */
+#include "st_glm_test.h"
+#include "st_glm_perm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static dataset_t ds;
+
+/* My rows of the data set whose fold is (in) or is not (!in) @a k, as a problem. */
+static strata_glm_problem_t *fold_rows(const st_glm_perm_t *perm, int folds, int k, int in,
+                                       int regression, int64_t *global_p)
+{
+    int64_t lo = (int64_t)N_ROWS * rank / nranks, hi = (int64_t)N_ROWS * (rank + 1) / nranks;
+    static int64_t indptr[N_ROWS + 1];
+    static uint32_t idx[N_ROWS * (N_COLS + 1)];
+    static double val[N_ROWS * (N_COLS + 1)], y[N_ROWS];
+    strata_glm_problem_t *prob = NULL;
+    int64_t g, k2, rows = 0, o = 0;
+    char msg[256];
+
+    indptr[0] = 0;
+    for (g = lo; g < hi; g++) {
+        if ((st_glm_cv_fold(perm, folds, (uint64_t)g) == k) != in) {
+            continue;
+        }
+        for (k2 = ds.indptr[g]; k2 < ds.indptr[g + 1]; k2++, o++) {
+            idx[o] = ds.indices[k2];
+            val[o] = ds.values[k2];
+        }
+        y[rows++]    = regression ? ds.y_real[g] : ds.y_class[g];
+        indptr[rows] = o;
+    }
+    CHECKF(strata_glm_problem_create(rows, N_COLS, indptr, idx, val, y, regression,
+                                     MPI_COMM_WORLD, msg, sizeof(msg), &prob) == STRATA_OK,
+           "problem_create: %s", msg);
+    *global_p = strata_glm_problem_rows_global(prob);
+    return prob;
+}
+
+/* The cross-validation of @a solver against the same folds by hand. */
+static void check_model(const char *solver, int folds, double cost)
+{
+    int regression = !strcmp(solver, "ridge") || !strcmp(solver, "lasso");
+    int64_t lo = (int64_t)N_ROWS * rank / nranks, hi = (int64_t)N_ROWS * (rank + 1) / nranks;
+    strata_glm_problem_t *prob = my_rows(&ds, regression, 0), *train, *test;
+    strata_glm_info_t infos[8], info;
+    strata_glm_metrics_t m;
+    strata_glm_model_t *model;
+    strata_glm_param_t p;
+    st_glm_perm_t perm;
+    double scores[N_ROWS], z[N_ROWS], sum[3] = {0, 0, 0};
+    int64_t g, t, n_train;
+    char msg[512];
+    int k, same = 1;
+
+    strata_glm_param_default(&p);
+    p.solver     = solver;
+    p.lambda     = 1e-2;
+    p.tol        = 1e-6;
+    p.max_rounds = 300;
+    CHECKF(strata_glm_cross_validate(prob, &p, folds, cost, MPI_COMM_WORLD, msg, sizeof(msg),
+                                     scores, infos, &m) == STRATA_OK,
+           "%s: cross_validate: %s", solver, msg);
+    st_glm_cv_perm(&perm, N_ROWS, p.seed);
+    for (k = 0; k < folds; k++) {
+        train = fold_rows(&perm, folds, k, 0, regression, &n_train);
+        test  = fold_rows(&perm, folds, k, 1, regression, &t);
+        if (cost > 0) {
+            p.lambda = 1.0 / (cost * (double)n_train);
+        }
+        model = NULL;
+        CHECKF(strata_glm_train(train, &p, MPI_COMM_WORLD, msg, sizeof(msg), &model) ==
+                       STRATA_OK, "%s: fold %d: train: %s", solver, k, msg);
+        if (model == NULL) {
+            break;
+        }
+        strata_glm_model_info(model, &info);
+        CHECKF(info.rounds == infos[k].rounds && info.primal == infos[k].primal,
+               "%s: fold %d: rounds %d, primal %.17g (cross-validation: %d, %.17g)", solver,
+               k, info.rounds, info.primal, infos[k].rounds, infos[k].primal);
+        strata_glm_predict(model, test, z);
+        for (t = 0, g = lo; g < hi; g++) {
+            if (st_glm_cv_fold(&perm, folds, (uint64_t)g) == k) {
+                same = same && (memcmp(&z[t++], &scores[g - lo], sizeof(double)) == 0);
+            }
+        }
+        strata_glm_model_free(model);
+        strata_glm_problem_free(train);
+        strata_glm_problem_free(test);
+    }
+    CHECKF(same, "%s (%d folds, cost %g): the out-of-fold scores differ from the folds' "
+           "models'", solver, folds, cost);
+    /* the metrics of those scores */
+    for (g = lo; g < hi; g++) {
+        if (regression) {
+            sum[0] += (scores[g - lo] - ds.y_real[g]) * (scores[g - lo] - ds.y_real[g]);
+        } else {
+            sum[0] += ((scores[g - lo] > 0 ? 1 : -1) == ds.y_class[g]);
+        }
+    }
+    MPI_Allreduce(MPI_IN_PLACE, sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    CHECKF(m.n == N_ROWS, "%s: metrics of %lld rows", solver, (long long)m.n);
+    if (regression) {
+        CHECKF(fabs(m.rmse - sqrt(sum[0] / N_ROWS)) <= 1e-12 * m.rmse && isnan(m.accuracy),
+               "%s: RMSE %.17g, want %.17g", solver, m.rmse, sqrt(sum[0] / N_ROWS));
+    } else {
+        CHECKF(m.accuracy == sum[0] / N_ROWS && isnan(m.rmse) && m.auc > 0.5 && m.auc <= 1,
+               "%s: accuracy %.17g (want %.17g), AUC %g", solver, m.accuracy,
+               sum[0] / N_ROWS, m.auc);
+        CHECKF(!!strstr(solver, "logistic") == !isnan(m.logloss), "%s: log loss %g", solver,
+               m.logloss);
+    }
+    strata_glm_problem_free(prob);
+}
+
+/* A refusal: @a status and a message holding @a want, alike on every rank. */
+static void refused(const strata_glm_problem_t *prob, const strata_glm_param_t *p, int folds,
+                    double cost, strata_status_t status, const char *want)
+{
+    strata_glm_metrics_t m;
+    char msg[512] = "", first[512];
+    strata_status_t got;
+
+    got = strata_glm_cross_validate(prob, p, folds, cost, MPI_COMM_WORLD, msg, sizeof(msg),
+                                    NULL, NULL, &m);
+    CHECKF(got == status && strstr(msg, want) != NULL, "%d folds: status %d, '%s' (want %d, "
+           "'%s')", folds, got, msg, status, want);
+    memcpy(first, msg, sizeof(first));
+    MPI_Bcast(first, sizeof(first), MPI_CHAR, 0, MPI_COMM_WORLD);
+    CHECKF(!strcmp(first, msg), "%d folds: rank 0 said '%s', this rank '%s'", folds, first,
+           msg);
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const models[] = {"logistic", "svm", "sqsvm", "ridge", "lasso",
+                                         "l1-logistic"};
+    strata_glm_problem_t *prob;
+    strata_glm_param_t p;
+    st_glm_perm_t perm;
+    int64_t size[7], g;
+    size_t i;
+    int k, f;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    make_data(&ds, 0);
+
+    for (i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
+        check_model(models[i], 4, 0);
+    }
+    check_model("logistic", 5, 0.5);   /* LIBLINEAR's C: each fold's lambda its own */
+    check_model("lasso", 3, 2.0);
+
+    /* the folds: every row in one, sizes floor or ceil of N / folds */
+    for (f = 2; f <= 7; f++) {
+        st_glm_cv_perm(&perm, N_ROWS, 1);
+        memset(size, 0, sizeof(size));
+        for (g = 0; g < N_ROWS; g++) {
+            k = st_glm_cv_fold(&perm, f, (uint64_t)g);
+            CHECKF(k >= 0 && k < f, "row %lld in fold %d of %d", (long long)g, k, f);
+            size[(k >= 0 && k < f) ? k : 0]++;
+        }
+        for (k = 0; k < f; k++) {
+            CHECKF(size[k] == N_ROWS / f || size[k] == N_ROWS / f + 1,
+                   "fold %d of %d: %lld rows", k, f, (long long)size[k]);
+        }
+    }
+    st_glm_cv_perm(&perm, 3, 9);   /* as many folds as rows: one each */
+    CHECKF(st_glm_cv_fold(&perm, 3, 0) + st_glm_cv_fold(&perm, 3, 1) +
+                   st_glm_cv_fold(&perm, 3, 2) == 3 &&
+           st_glm_cv_fold(&perm, 3, 0) != st_glm_cv_fold(&perm, 3, 1),
+           "3 folds of 3 rows: %d %d %d", st_glm_cv_fold(&perm, 3, 0),
+           st_glm_cv_fold(&perm, 3, 1), st_glm_cv_fold(&perm, 3, 2));
+
+    /* refusals */
+    prob = my_rows(&ds, 0, 0);
+    strata_glm_param_default(&p);
+    refused(prob, &p, 1, 0, STRATA_ERR_INVALID_PARAM, "needs 2 to 240 folds");
+    refused(prob, &p, N_ROWS + 1, 0, STRATA_ERR_INVALID_PARAM, "241 folds of 240 examples");
+    refused(prob, &p, 3, -1, STRATA_ERR_INVALID_PARAM, "cost -1");
+    p.checkpoint       = "/nonexistent/x.ckpt";
+    p.checkpoint_every = 2;
+    refused(prob, &p, 3, 0, STRATA_ERR_INVALID_PARAM, "no checkpoints");
+    strata_glm_param_default(&p);
+    p.lambda = -1;
+    refused(prob, &p, 3, 0, STRATA_ERR_INVALID_PARAM, "lambda");
+    strata_glm_problem_free(prob);
+
+    MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) {
+        printf("test_cv: %s: %d ranks, %d failures\n", failures ? "FAIL" : "PASS", nranks,
+               failures);
+    }
+    MPI_Finalize();
+    return failures ? 1 : 0;
+}
