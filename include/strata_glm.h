@@ -391,6 +391,30 @@ strata_status_t strata_glm_cross_validate(const strata_glm_problem_t *prob,
                                           strata_glm_metrics_t *metrics_p);
 
 /**
+ * LIBLINEAR's train -C (collective): strata_glm_cross_validate with @a folds folds at
+ * C = start_c, 2 start_c, 4 start_c, ... up to @a max_c (each fold's lambda 1/(C x its
+ * training rows)), stopping early once the out-of-fold scores have not changed for 5
+ * C's in a row; the best C is the one of the highest accuracy (classification) or the
+ * least mean squared error (regression), the smallest of equals. With param->verbose
+ * rank 0 prints LIBLINEAR's line per C ("log2c=  -3.00	rate=96.3", or "...	MSE=...")
+ * through the print function, and "WARNING: maximum C reached." where the search ended
+ * at max_c.
+ *
+ * @param start_c  the first C; 0: from the data, LIBLINEAR's (the power of two at or
+ *                 below 1/(n max ||x_i||^2), halved for the models other than logistic)
+ *                 or, for the L1 models, the power of two at or below the C whose model
+ *                 is just w = 0
+ * @param max_c    the last C tried (LIBLINEAR: 1024)
+ * @return STRATA_OK with *best_c_p and its metrics in *best_p; otherwise as
+ *         strata_glm_cross_validate, the same on every rank.
+ */
+strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
+                                     const strata_glm_param_t *param, int folds,
+                                     double start_c, double max_c, MPI_Comm comm, char *msg,
+                                     size_t msg_len, double *best_c_p,
+                                     strata_glm_metrics_t *best_p);
+
+/**
  * Save @a model as text in LIBLINEAR's model format (readable by LIBLINEAR's
  * predict for the models LIBLINEAR has: logistic, svm, sqsvm, ridge, l1-logistic,
  * l1-sqsvm), atomically:

@@ -12,6 +12,7 @@
 #include "st_glm.h"
 #include "st_glm_perm.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -197,5 +198,144 @@ out:
     if (oof != scores) {
         free(oof);
     }
+    return status;
+}
+
+/* The search's first C (LIBLINEAR's calc_start_C, collective): the power of two at or
+ * below 1/(n max_i ||x_i||^2) for logistic, 1/(2 n max_i ||x_i||^2) for the other L2
+ * models (the bias counted in ||x_i||); for the L1 models, at or below 1/(n
+ * lambda_max), lambda_max = ||X^T (c phi'(0, y))||_inf / (n eta), the smallest lambda
+ * whose model is w = 0 (so the search starts where the model does, not among C's that
+ * all give 0). 0 where that is not a positive normal number. */
+static double st_glm_cv_start_c(const st_glm_model_t *loss, const strata_glm_problem_t *prob,
+                                const strata_glm_param_t *param, MPI_Comm comm)
+{
+    const st_glm_data_t *d = prob->data;
+    double n = (double)d->n_rows_global, b = (param->bias > 0) ? param->bias : 0, u, c;
+    double *g, m = 0;
+    int64_t i, k, cols = d->n_cols + (b > 0);
+
+    if (loss->form == ST_GLM_FORM_DUAL) {
+        for (i = 0; i < d->n_rows; i++) {
+            m = fmax(m, st_glm_data_row_sqnorm(d, i) + b * b);
+        }
+        st_glm_allreduce(comm, &m, 1, MPI_DOUBLE, MPI_MAX);
+        c = 1.0 / ((loss->kind == ST_GLM_LOGISTIC ? 1.0 : 2.0) * n * m);
+    } else {
+        g = calloc((size_t)cols + 1, sizeof(*g));
+        if (!st_glm_agree(comm, g != NULL)) {
+            free(g);
+            return 0;
+        }
+        for (i = 0; i < d->n_rows; i++) {
+            u = st_glm_example_weight(loss, param, d->y[i]) * loss->dloss(0.0, d->y[i]);
+            for (k = d->indptr[i]; k < d->indptr[i + 1]; k++) {
+                g[d->indices[k]] += u * ((d->prec == 32) ? (double)d->val32[k] : d->val64[k]);
+            }
+            g[cols - 1] += (b > 0) ? u * b : 0.0;
+        }
+        st_glm_allreduce(comm, g, cols, MPI_DOUBLE, MPI_SUM);
+        for (k = 0; k < cols; k++) {
+            m = fmax(m, fabs(g[k]));
+        }
+        free(g);
+        /* lambda_max = m / (n eta); C = 1 / (n lambda_max) = eta / m */
+        c = st_glm_model_eta(loss, param->eta) / m;
+    }
+    return (isnormal(c) && c > 0) ? pow(2.0, floor(log2(c))) : 0;
+}
+
+ST_EXPORT strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
+                                               const strata_glm_param_t *param, int folds,
+                                               double start_c, double max_c, MPI_Comm comm,
+                                               char *msg, size_t msg_len, double *best_c_p,
+                                               strata_glm_metrics_t *best_p)
+{
+    const st_glm_model_t *loss;
+    const char *why;
+    strata_glm_param_t p;
+    strata_glm_metrics_t m, best;
+    st_status_t status = ST_OK;
+    double c, score, best_score = NAN, best_c = 0, diff[2], *scores = NULL, *prev = NULL;
+    int64_t i, rows;
+    int unchanged = 0, rank = 0, first = 1;
+
+    if (prob == NULL || prob->data == NULL || param == NULL || best_c_p == NULL ||
+        best_p == NULL) {
+        st_glm_msg(msg, msg_len, "no problem, parameters or result");
+        return STRATA_ERR_INVALID_PARAM;
+    }
+    if ((why = strata_glm_check_param(param)) != NULL ||
+        (loss = st_glm_model_lookup(param->solver, NULL, 0)) == NULL) {
+        st_glm_msg(msg, msg_len, "%s", why ? why : "no such model");
+        return STRATA_ERR_INVALID_PARAM;
+    }
+    if (!(start_c >= 0) || !(max_c > 0) || (start_c > max_c)) {
+        st_glm_msg(msg, msg_len, "C from %g to %g: the start must be 0 (from the data) or "
+                   "positive, and at most the end", start_c, max_c);
+        return STRATA_ERR_INVALID_PARAM;
+    }
+    if (start_c == 0) {
+        start_c = st_glm_cv_start_c(loss, prob, param, comm);
+        if (start_c == 0) {
+            st_glm_msg(msg, msg_len, "no C to start from: every example's features (or "
+                       "the loss's gradient at w = 0) are 0; give the start");
+            return STRATA_ERR_INVALID_PARAM;
+        }
+        if (start_c > max_c) {
+            st_glm_msg(msg, msg_len, "the data's first C, %g, is above the last, %g",
+                       start_c, max_c);
+            return STRATA_ERR_INVALID_PARAM;
+        }
+    }
+    st_glm_comm_shape(comm, &rank, NULL);
+    rows   = prob->data->n_rows;
+    scores = malloc((size_t)ST_MAX(rows, 1) * sizeof(*scores));
+    prev   = calloc((size_t)ST_MAX(rows, 1), sizeof(*prev));
+    if (!st_glm_agree(comm, scores != NULL && prev != NULL)) {
+        st_glm_msg(msg, msg_len, "out of memory");
+        status = STRATA_ERR_NO_MEMORY;
+        goto out;
+    }
+    p         = *param;
+    p.verbose = 0;
+    /* C = start_c 2^k up to max_c (LIBLINEAR's find_parameter_C), stopping early once the
+       out-of-fold scores have not moved for 5 C's in a row (LIBLINEAR: the weights) */
+    for (c = start_c; c <= max_c * (1 + 1e-12) && unchanged < 5; c *= 2) {
+        status = strata_glm_cross_validate(prob, &p, folds, c, comm, msg, msg_len, scores,
+                                           NULL, &m);
+        if (status != STRATA_OK) {
+            goto out;
+        }
+        score = loss->classification ? m.accuracy : m.rmse * m.rmse;
+        if (first || (loss->classification ? score > best_score : score < best_score)) {
+            best_score = score;
+            best_c     = c;
+            best       = m;
+        }
+        first = 0;
+        if (param->verbose && rank == 0) {
+            if (loss->classification) {
+                st_glm_print("log2c=%7.2f\trate=%g\n", log2(c), 100.0 * score);
+            } else {
+                st_glm_print("log2c=%7.2f\tMSE=%g\n", log2(c), score);
+            }
+        }
+        for (diff[0] = diff[1] = 0, i = 0; i < rows; i++) {
+            diff[0] = fmax(diff[0], fabs(scores[i] - prev[i]));
+            diff[1] = fmax(diff[1], fabs(prev[i]));
+            prev[i] = scores[i];
+        }
+        st_glm_allreduce(comm, diff, 2, MPI_DOUBLE, MPI_MAX);
+        unchanged = (diff[0] <= 1e-12 * diff[1]) ? unchanged + 1 : 0;
+    }
+    if (param->verbose && rank == 0 && unchanged < 5) {
+        st_glm_print("WARNING: maximum C reached.\n");
+    }
+    *best_c_p = best_c;
+    *best_p   = best;
+out:
+    free(scores);
+    free(prev);
     return status;
 }

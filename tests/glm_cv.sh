@@ -6,7 +6,9 @@
 # 3 ranks; no model file written; 32-bit values. Usage errors (exit 2, naming the
 # problem): -v 1, -v with a MODEL_FILE, with checkpoints, with --test. More folds than
 # examples: exit 1 with the counts. Where LIBLINEAR's train is installed, its -v on
-# the same data and C gives an accuracy within 1.5 points (other folds).
+# the same data and C gives an accuracy within 1.5 points (other folds). -C: LIBLINEAR's
+# lines, from LIBLINEAR's first C (compared where it is installed) to 1024; with -q
+# only the result; -l or a MODEL_FILE with -C are usage errors.
 #
 . "${top_srcdir}/tests/common.sh"
 fail=0
@@ -71,7 +73,25 @@ expect 1 "more folds than examples" "$train" -v 5 tiny.svm
 contains "more folds than examples named" "5 folds of 4 examples: cross-validation needs 2 to 4"
 rm -f tiny.svm
 
-# against LIBLINEAR's -v (its own folds: close, not equal)
+# -C: LIBLINEAR's lines per C from the data's first C (2^-21 for this set) up to 1024,
+# its result line, the best C's metrics
+expect 0 "-C" "$train" -C -s 0 c.svm
+contains "-C: the first C" "^log2c= -21.00	rate=9[0-9.]*$"
+contains "-C: the last C" "^log2c=  10.00	rate=9[0-9.]*$"
+contains "-C: maximum reached" "^WARNING: maximum C reached.$"
+contains "-C: the best C" "^Best C = [0-9.e+-]*  CV accuracy = 9[0-9.]*%$"
+contains "-C: its metrics" "^Cross Validation AUC = .* (3000 examples, 5 folds)$"
+first_c=$(grep -m 1 '^log2c=' "$out" | cut -f 1)
+expect 0 "-C -q, from -c 4, 3 folds, 2 ranks" $run -np 2 "$train" -q -C -c 4 -v 3 -s ridge r.svm
+check "-C -q: three lines" test "$(wc -l < "$out")" -eq 3
+contains "-C -q: the best C" "^Best C = [0-9.e+-]*  CV MSE = 0\.0[0-9.e-]*$"
+contains "-C -q: 3 folds" "^Cross Validation RMSE = .* (1500 examples, 3 folds)$"
+expect 2 "-C with -l" "$train" -C -l 1e-3 c.svm
+contains "-C with -l named" "-C searches C: give its start as -c C"
+expect 2 "-C with a model file" "$train" -C c.svm m.model
+contains "-C with a model file named" "-C cross-validates and writes no model"
+
+# against LIBLINEAR's -v (its own folds: close, not equal) and -C (the same first C)
 if command -v liblinear-train >/dev/null 2>&1; then
     expect 0 "LIBLINEAR -s 0 -c 3 -v 5" liblinear-train -s 0 -c 3 -v 5 c.svm
     ll=$(sed -n 's/^Cross Validation Accuracy = \(.*\)%$/\1/p' "$out")
@@ -79,5 +99,8 @@ if command -v liblinear-train >/dev/null 2>&1; then
     st=$(sed -n 's/^Cross Validation Accuracy = \(.*\)%$/\1/p' "$out")
     check "LIBLINEAR's accuracy $ll%, Strata's $st%: within 1.5 points" \
         awk -v a="$ll" -v b="$st" 'BEGIN { d = a - b; exit !(a != "" && b != "" && d <= 1.5 && d >= -1.5) }'
+    expect 0 "LIBLINEAR -C -s 0" liblinear-train -C -s 0 c.svm
+    ll=$(grep -m 1 '^log2c=' "$out" | cut -f 1)
+    check "-C -s 0: LIBLINEAR's first C ($ll)" test -n "$ll" -a "$first_c" = "$ll"
 fi
 exit $fail

@@ -5,7 +5,8 @@
  * strata_glm_train and strata_glm_predict), with LIBLINEAR's C (cost) as each fold's
  * own lambda; the metrics are those of the scores; the folds' sizes differ by at most
  * one; bad fold counts and checkpoints are refused with the same status and message
- * on every rank.
+ * on every rank. strata_glm_find_cost picks the C whose cross-validation is best and
+ * starts from LIBLINEAR's first C (lasso: the C whose model is just w = 0).
  */
 #include "st_glm_test.h"
 #include "st_glm_perm.h"
@@ -123,6 +124,67 @@ static void check_model(const char *solver, int folds, double cost)
     strata_glm_problem_free(prob);
 }
 
+/* strata_glm_find_cost against strata_glm_cross_validate at each C; its first C from
+ * the data */
+static void check_find(const char *solver)
+{
+    int regression = !strcmp(solver, "ridge") || !strcmp(solver, "lasso");
+    strata_glm_problem_t *prob = my_rows(&ds, regression, 0);
+    strata_glm_metrics_t m, best;
+    strata_glm_param_t p;
+    double c, best_c = 0, want_c = 0, want_score = 0, score, start, sq, gmax = 0;
+    double g[N_COLS];
+    int64_t i, k;
+    char msg[512];
+
+    strata_glm_param_default(&p);
+    p.solver     = solver;
+    p.tol        = 1e-6;
+    p.max_rounds = 300;
+    CHECKF(strata_glm_find_cost(prob, &p, 3, 0.125, 2.0, MPI_COMM_WORLD, msg, sizeof(msg),
+                                &best_c, &best) == STRATA_OK, "%s: find_cost: %s", solver, msg);
+    for (c = 0.125; c <= 2.0; c *= 2) {
+        CHECKF(strata_glm_cross_validate(prob, &p, 3, c, MPI_COMM_WORLD, msg, sizeof(msg), NULL,
+                                         NULL, &m) == STRATA_OK, "%s: C %g: %s", solver, c, msg);
+        score = regression ? -m.rmse : m.accuracy;
+        if (c == 0.125 || score > want_score) {
+            want_score = score;
+            want_c     = c;
+        }
+    }
+    CHECKF(best_c == want_c && (regression ? -best.rmse : best.accuracy) == want_score,
+           "%s: best C %g (%.17g), want %g (%.17g)", solver, best_c,
+           regression ? -best.rmse : best.accuracy, want_c, want_score);
+    /* the first C from the data: LIBLINEAR's 1/(n max ||x_i||^2) (logistic; half that for
+       the others) or, for lasso, 1/||X^T y||_inf; a search that ends there tries it alone */
+    for (k = 0; k < N_COLS; k++) {
+        g[k] = 0;
+    }
+    for (sq = 0, i = 0; i < N_ROWS; i++) {
+        double s = 0;
+
+        for (k = ds.indptr[i]; k < ds.indptr[i + 1]; k++) {
+            s += ds.values[k] * ds.values[k];
+            g[ds.indices[k]] -= ds.y_real[i] * ds.values[k];
+        }
+        sq = (s > sq) ? s : sq;
+    }
+    for (k = 0; k < N_COLS; k++) {
+        gmax = (fabs(g[k]) > gmax) ? fabs(g[k]) : gmax;
+    }
+    start = !strcmp(solver, "lasso")      ? 1.0 / gmax
+            : !strcmp(solver, "logistic") ? 1.0 / (N_ROWS * sq)
+                                          : 0.5 / (N_ROWS * sq);
+    start = pow(2.0, floor(log2(start)));
+    CHECKF(strata_glm_find_cost(prob, &p, 3, 0, start, MPI_COMM_WORLD, msg, sizeof(msg),
+                                &best_c, &best) == STRATA_OK && best_c == start,
+           "%s: the first C %g, want %g (%s)", solver, best_c, start, msg);
+    CHECKF(strata_glm_find_cost(prob, &p, 3, 0, start / 2, MPI_COMM_WORLD, msg, sizeof(msg),
+                                &best_c, &best) == STRATA_ERR_INVALID_PARAM &&
+           strstr(msg, "first C") != NULL, "%s: a last C below the first: '%s'", solver, msg);
+    strata_glm_problem_free(prob);
+}
+
 /* A refusal: @a status and a message holding @a want, alike on every rank. */
 static void refused(const strata_glm_problem_t *prob, const strata_glm_param_t *p, int folds,
                     double cost, strata_status_t status, const char *want)
@@ -162,6 +224,10 @@ int main(int argc, char **argv)
     }
     check_model("logistic", 5, 0.5);   /* LIBLINEAR's C: each fold's lambda its own */
     check_model("lasso", 3, 2.0);
+    check_find("logistic");
+    check_find("sqsvm");
+    check_find("ridge");
+    check_find("lasso");
 
     /* the folds: every row in one, sizes floor or ceil of N / folds */
     for (f = 2; f <= 7; f++) {

@@ -36,9 +36,11 @@ static void usage(FILE *f)
     fprintf(f,
             "Usage: strata-train [OPTION]... TRAIN_FILE [MODEL_FILE]\n"
             "       strata-train -v N [OPTION]... TRAIN_FILE\n"
+            "       strata-train -C [-v N] [-c START] [OPTION]... TRAIN_FILE\n"
             "Train a linear model on TRAIN_FILE (svmlight text or strata-gen binary), every\n"
             "MPI rank on its share of the rows; MODEL_FILE defaults to TRAIN_FILE's name\n"
-            "+ \".model\" in the current directory. With -v, cross-validate instead.\n"
+            "+ \".model\" in the current directory. With -v, cross-validate instead; with\n"
+            "-C, find the best C by cross-validation.\n"
             "  -s, --solver NAME     logistic (default), svm, sqsvm, ridge; lasso,\n"
             "                        l1-logistic, elastic-net, l1-sqsvm; or LIBLINEAR's\n"
             "                        number of the same model: 0 and 7 logistic, 1 and 2\n"
@@ -111,6 +113,10 @@ static void usage(FILE *f)
             "                        models, each on all folds but one, and print the\n"
             "                        metrics of every example scored by the model that\n"
             "                        did not see it; writes no model\n"
+            "  -C, --find-c          LIBLINEAR's -C: cross-validate (-v N folds, default\n"
+            "                        5) at C = START, 2 START, ... up to 1024 (START: -c,\n"
+            "                        default from the data) and print the best C; writes\n"
+            "                        no model\n"
             "      --checkpoint-every N  write the training's state after every N rounds\n"
             "                        (atomically) to the checkpoint file\n"
             "      --checkpoint FILE the checkpoint file (default MODEL_FILE.ckpt)\n"
@@ -467,6 +473,24 @@ static void print_info(const char *what, const strata_glm_info_t *info,
     }
 }
 
+/* Rank 0: LIBLINEAR's cross-validation lines (accuracy, or mean squared error), then
+ * the other metrics */
+static void print_cv_metrics(const strata_glm_metrics_t *m, int folds)
+{
+    if (!isnan(m->rmse)) {
+        printf("Cross Validation Mean squared error = %g\n", m->rmse * m->rmse);
+        printf("Cross Validation RMSE = %g (%lld examples, %d folds)\n", m->rmse,
+               (long long)m->n, folds);
+        return;
+    }
+    printf("Cross Validation Accuracy = %g%%\n", 100.0 * m->accuracy);
+    printf("Cross Validation AUC = %.6f", m->auc);
+    if (!isnan(m->logloss)) {
+        printf(", log loss = %.6f", m->logloss);
+    }
+    printf(" (%lld examples, %d folds)\n", (long long)m->n, folds);
+}
+
 /* -v: @a folds-fold cross-validation (collective), each fold's training quiet and
  * summed up in a line (unless -q), then LIBLINEAR's result lines and the other
  * metrics. @return the exit status. */
@@ -499,19 +523,39 @@ static int cross_validate(const strata_glm_problem_t *prob, const strata_glm_par
         snprintf(what, sizeof(what), "fold %d of %d: ", k + 1, folds);
         print_info(what, &infos[k], param, param->verbose);
     }
-    if (rank == 0 && !isnan(m.rmse)) {
-        printf("Cross Validation Mean squared error = %g\n", m.rmse * m.rmse);
-        printf("Cross Validation RMSE = %g (%lld examples, %d folds)\n", m.rmse,
-               (long long)m.n, folds);
-    } else if (rank == 0) {
-        printf("Cross Validation Accuracy = %g%%\n", 100.0 * m.accuracy);
-        printf("Cross Validation AUC = %.6f", m.auc);
-        if (!isnan(m.logloss)) {
-            printf(", log loss = %.6f", m.logloss);
-        }
-        printf(" (%lld examples, %d folds)\n", (long long)m.n, folds);
+    if (rank == 0) {
+        print_cv_metrics(&m, folds);
     }
     free(infos);
+    return 0;
+}
+
+/* -C: the best C by cross-validation (collective); LIBLINEAR's lines per C unless -q,
+ * then its result line and the best C's metrics. @return the exit status. */
+static int find_cost(const strata_glm_problem_t *prob, const strata_glm_param_t *param,
+                     int folds, double start)
+{
+    strata_glm_metrics_t m;
+    strata_status_t status;
+    char msg[1024];
+    double c;
+
+    status = strata_glm_find_cost(prob, param, folds, start, 1024, MPI_COMM_WORLD, msg,
+                                  sizeof(msg), &c, &m);
+    if (status != STRATA_OK) {
+        if (rank == 0) {
+            fprintf(stderr, "strata-train: %s\n", msg);
+        }
+        return 1;
+    }
+    if (rank == 0 && !isnan(m.rmse)) {
+        printf("Best C = %g  CV MSE = %g\n", c, m.rmse * m.rmse);
+    } else if (rank == 0) {
+        printf("Best C = %g  CV accuracy = %g%%\n", c, 100.0 * m.accuracy);
+    }
+    if (rank == 0) {
+        print_cv_metrics(&m, folds);
+    }
     return 0;
 }
 
@@ -544,6 +588,7 @@ int main(int argc, char **argv)
         {"checkpoint-every", required_argument, NULL, OPT_CKPT_EVERY},
         {"resume", no_argument, NULL, OPT_RESUME},
         {"cross-validation", required_argument, NULL, 'v'},
+        {"find-c", no_argument, NULL, 'C'},
         {"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     strata_glm_problem_t *prob = NULL, *test = NULL;
@@ -557,7 +602,7 @@ int main(int argc, char **argv)
     int ll_type = -1;   /* -s given as LIBLINEAR's number: it */
     int opt, nranks, regression, l1, kind, cost_set = 0, prec = 0, rc = 0, weights_set = 0, same;
     int lambda_set = 0, eta_set = 0, inner_set = 0, gpu_mem_set = 0, gpu_rows_set = 0;
-    int zero_one = 0, folds = 0;
+    int zero_one = 0, folds = 0, find_c = 0;
     int64_t classes[2];
     strata_status_t status;
 
@@ -569,7 +614,7 @@ int main(int argc, char **argv)
     strata_glm_param_default(&param);
     param.verbose = 1;
     opterr        = 0;
-    while ((opt = getopt_long(argc, argv, ":s:l:c:e:r:E:t:p:B:v:qh", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":s:l:c:e:r:E:t:p:B:v:Cqh", longopts, NULL)) != -1) {
         switch (opt) {
         case 's': param.solver = parse_solver(optarg, &ll_type); break;
         case 'l': param.lambda = parse_double("--lambda", optarg); lambda_set = 1; break;
@@ -675,6 +720,7 @@ int main(int argc, char **argv)
                 die_usage("-v needs 2 folds or more, not '%s'", optarg);
             }
             break;
+        case 'C': find_c = 1; break;
         case 'q': param.verbose = 0; break;
         case 'h':
             if (rank == 0) {
@@ -703,7 +749,14 @@ int main(int argc, char **argv)
     if (lambda_set && cost_set) {
         die_usage("%s", "-l/--lambda and -c/--cost both set lambda: give one of them");
     }
-    if (ll_type >= 0 && !lambda_set && !cost_set) {
+    if (find_c && lambda_set) {
+        die_usage("%s", "-C searches C: give its start as -c C (or none: from the data), "
+                  "not -l");
+    }
+    if (find_c && folds == 0) {
+        folds = 5;   /* LIBLINEAR's default with -C */
+    }
+    if (ll_type >= 0 && !lambda_set && !cost_set && !find_c) {
         /* LIBLINEAR's command line, LIBLINEAR's problem: its default C */
         cost     = 1;
         cost_set = 1;
@@ -722,16 +775,16 @@ int main(int argc, char **argv)
                   param.solver ? param.solver : "logistic");
     }
     if (folds > 0 && argc - optind == 2) {
-        die_usage("-v cross-validates and writes no model: no MODEL_FILE ('%s')",
-                  argv[optind + 1]);
+        die_usage("%s cross-validates and writes no model: no MODEL_FILE ('%s')",
+                  find_c ? "-C" : "-v", argv[optind + 1]);
     }
     if (folds > 0 && (param.checkpoint_every > 0 || param.resume || ckpt_opt != NULL)) {
-        die_usage("%s", "-v cross-validates: no checkpoints (--checkpoint-every, --resume, "
-                  "--checkpoint)");
+        die_usage("%s cross-validates: no checkpoints (--checkpoint-every, --resume, "
+                  "--checkpoint)", find_c ? "-C" : "-v");
     }
     if (folds > 0 && test_file != NULL) {
-        die_usage("%s", "-v cross-validates on the training file: no --test (train a model "
-                  "without -v to test it)");
+        die_usage("%s cross-validates on the training file: no --test (train a model "
+                  "without it to test it)", find_c ? "-C" : "-v");
     }
     train_file = argv[optind];
     if (argc - optind == 2) {
@@ -847,6 +900,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "strata-train: warning: every training example is of class %s: the "
                 "model never sees another class, so it tells none apart (is this the data "
                 "you meant?)\n", classes[0] > 0 ? "1" : zero_one ? "0" : "-1");
+    }
+    if (find_c) {
+        rc = find_cost(prob, &param, folds, cost_set ? cost : 0);
+        goto out;
     }
     if (folds > 0) {
         rc = cross_validate(prob, &param, folds, cost_set ? cost : 0);
