@@ -24,8 +24,7 @@ static st_status_t st_glm_cv_rows(const strata_glm_problem_t *src, const int *fo
     const st_glm_data_t *s = src->data;
     strata_glm_problem_t *dst = NULL;
     st_glm_data_t *d = NULL;
-    int64_t i, rows = 0, nnz = 0, o = 0, all[2], offset = 0, len;
-    int rank;
+    int64_t i, rows = 0, nnz = 0, o = 0, len;
 
     for (i = 0; i < s->n_rows; i++) {
         if ((fold[i] == k) == in) {
@@ -58,17 +57,7 @@ static st_status_t st_glm_cv_rows(const strata_glm_problem_t *src, const int *fo
         d->y[rows++]        = s->y[i];
         d->indptr[rows]     = o;
     }
-    all[0] = rows;
-    all[1] = nnz;
-    st_glm_allreduce(comm, all, 2, MPI_INT64_T, MPI_SUM);
-    if (comm != MPI_COMM_NULL) {
-        MPI_Exscan(&rows, &offset, 1, MPI_INT64_T, MPI_SUM, comm);
-        MPI_Comm_rank(comm, &rank);
-        offset = (rank == 0) ? 0 : offset;
-    }
-    d->n_rows_global = all[0];
-    d->nnz_global    = all[1];
-    d->row_offset    = offset;
+    st_glm_data_set_global(d, comm);
     d->n_cols        = s->n_cols;   /* every fold's model has the data's features */
     d->zero_one      = s->zero_one;
     d->label_kind    = s->label_kind;

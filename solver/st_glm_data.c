@@ -327,6 +327,25 @@ double st_glm_data_row_sqnorm(const st_glm_data_t *d, int64_t i)
     return s;
 }
 
+void st_glm_data_set_global(st_glm_data_t *data, MPI_Comm comm)
+{
+    int64_t all[2] = {data->n_rows, data->nnz}, offset = 0;
+    int rank;
+
+    data->n_rows_global = data->n_rows;
+    data->nnz_global    = data->nnz;
+    data->row_offset    = 0;
+    if (comm == MPI_COMM_NULL) {
+        return;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, all, 2, MPI_INT64_T, MPI_SUM, comm);
+    MPI_Exscan(&data->n_rows, &offset, 1, MPI_INT64_T, MPI_SUM, comm);
+    MPI_Comm_rank(comm, &rank);
+    data->n_rows_global = all[0];
+    data->nnz_global    = all[1];
+    data->row_offset    = (rank == 0) ? 0 : offset;   /* (Exscan leaves rank 0's undefined) */
+}
+
 void st_glm_data_row_sqnorms(const st_glm_data_t *d, double *sqnorm)
 {
     int64_t i;

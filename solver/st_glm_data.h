@@ -177,6 +177,11 @@ st_status_t st_glm_data_check(const st_glm_data_t *data, char *msg, size_t msg_l
 /** The sum of the squared values of local row @a i, in double. */
 double st_glm_data_row_sqnorm(const st_glm_data_t *data, int64_t i);
 
+/** A block of rows built in memory (collective over @a comm; MPI_COMM_NULL: alone):
+ *  n_rows_global and nnz_global summed over the ranks, row_offset the rows of the
+ *  ranks before. */
+void st_glm_data_set_global(st_glm_data_t *data, MPI_Comm comm);
+
 /** sqnorm[i] = st_glm_data_row_sqnorm(data, i) for the n_rows local rows. */
 void st_glm_data_row_sqnorms(const st_glm_data_t *data, double *sqnorm);
 

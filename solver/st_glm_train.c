@@ -381,7 +381,7 @@ ST_EXPORT strata_status_t strata_glm_problem_create(int64_t n_rows, int64_t n_co
                                                     size_t msg_len,
                                                     strata_glm_problem_t **prob_p)
 {
-    int64_t all[3], offset = 0, nnz, r, k;
+    int64_t nnz, r, k;
     strata_glm_problem_t *prob = NULL;
     st_glm_data_t *data = NULL;
     st_glm_comm_t c;
@@ -445,20 +445,9 @@ ST_EXPORT strata_status_t strata_glm_problem_create(int64_t n_rows, int64_t n_co
     memcpy(data->val64, values, (size_t)nnz * sizeof(double));
     memcpy(data->y, y, (size_t)n_rows * sizeof(double));
     data->label_kind = regression ? ST_GLM_LABEL_REAL : ST_GLM_LABEL_CLASS;
-    all[0] = n_rows;
-    all[1] = nnz;
-    all[2] = n_cols;
-    st_glm_allreduce(comm, all, 2, MPI_INT64_T, MPI_SUM);
-    st_glm_allreduce(comm, &all[2], 1, MPI_INT64_T, MPI_MAX);
-    if (comm != MPI_COMM_NULL) {
-        MPI_Exscan(&n_rows, &offset, 1, MPI_INT64_T, MPI_SUM, comm);
-        MPI_Comm_rank(comm, &ok);
-        offset = (ok == 0) ? 0 : offset;
-    }
-    data->n_rows_global = all[0];
-    data->nnz_global    = all[1];
-    data->n_cols        = all[2];
-    data->row_offset    = offset;
+    st_glm_data_set_global(data, comm);
+    st_glm_allreduce(comm, &n_cols, 1, MPI_INT64_T, MPI_MAX);
+    data->n_cols        = n_cols;
     prob->data          = data;
     prob->regression    = (regression != 0);
     *prob_p             = prob;
