@@ -3,7 +3,8 @@
 # strata-train from the command line: bad usage exits 2 with a message; a run on
 # strata-gen data converges, writes a LIBLINEAR-format model, evaluates --test;
 # the same seed and rank count give the same model file, byte for byte, with
-# Strata's allreduce preloaded or not; regression data train ridge.
+# Strata's allreduce preloaded or not; regression data train ridge. LIBLINEAR's class
+# weights (-w1, -w-1, -w0) are --weight-pos and --weight-neg.
 #
 . "${top_srcdir}/tests/common.sh"
 fail=0
@@ -524,4 +525,22 @@ for s in l1-logistic lasso logistic; do
     expect 0 "$s, no features" tools/strata-train -s $s "$dir/nofeat.svm" "$dir/mnf"
     contains "$s, no features: converged" "^converged after 0 rounds"
 done
+
+# LIBLINEAR's class weights, -w1 X -w-1 Y (-w0 for 0/1 data): --weight-pos and
+# --weight-neg, the same model; another class, or no number, is a usage error
+expect 0 "--weight-pos 5 --weight-neg 0.5" tools/strata-train -q -s 0 -c 1 --weight-pos 5 \
+    --weight-neg 0.5 "$dir/five.svm" "$dir/wl.model"
+expect 0 "-w1 5 -w-1 0.5" tools/strata-train -q -s 0 -c 1 -w1 5 -w-1 0.5 "$dir/five.svm" \
+    "$dir/w1.model"
+check "-w1 5 -w-1 0.5: --weight-pos 5 --weight-neg 0.5's model" cmp -s "$dir/wl.model" \
+    "$dir/w1.model"
+expect 0 "-w0 0.5 -w1 5" tools/strata-train -q -s 0 -c 1 -w0 0.5 -w1 5 "$dir/five.svm" \
+    "$dir/w0.model"
+check "-w0 0.5 -w1 5: the same model" cmp -s "$dir/wl.model" "$dir/w0.model"
+expect 0 "no weights" tools/strata-train -q -s 0 -c 1 "$dir/five.svm" "$dir/wn.model"
+check "no weights: another model" test -n "$(cmp "$dir/wl.model" "$dir/wn.model")"
+expect 2 "-w2" tools/strata-train -w2 3 "$dir/five.svm" "$dir/w2.model"
+contains "-w2 named" "-w2: LIBLINEAR's weight of class 2; Strata trains two classes"
+expect 2 "-w1 without a number" tools/strata-train -w1 "$dir/five.svm" "$dir/w2.model"
+contains "-w1 without a number named" "option -w1 needs a number"
 exit $fail

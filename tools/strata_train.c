@@ -107,6 +107,8 @@ static void usage(FILE *f)
             "  -B, --bias X          add a constant feature X (an intercept; default none)\n"
             "      --weight-pos X    weight of the +1 examples (default 1)\n"
             "      --weight-neg X    weight of the -1 examples (default 1)\n"
+            "  -w1 X, -w-1 X, -w0 X  LIBLINEAR's class weights: --weight-pos X, and\n"
+            "                        --weight-neg X for class -1 (or 0)\n"
             "      --seed N          seed of the coordinate order, 0 to 2^64-1 (default 1)\n"
             "      --test FILE       after training, print the metrics on FILE\n"
             "  -v, --cross-validation N  N-fold cross-validation (LIBLINEAR's -v): train N\n"
@@ -559,6 +561,35 @@ static int find_cost(const strata_glm_problem_t *prob, const strata_glm_param_t 
     return 0;
 }
 
+/* LIBLINEAR's class weights, "-wLABEL WEIGHT" (two arguments, the label inside the
+ * first, which getopt cannot take): rewritten in place as --weight-pos WEIGHT (label
+ * 1) or --weight-neg WEIGHT (-1, or 0: the other class of 0/1 data), before the
+ * options are parsed; another label is a usage error (two classes here). */
+static void liblinear_weights(int argc, char **argv)
+{
+    long label;
+    int i;
+
+    for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strncmp(argv[i], "-w", 2) != 0 || argv[i][2] == '\0') {
+            continue;
+        }
+        if (!str_to_long(argv[i] + 2, &label)) {
+            continue;   /* not LIBLINEAR's form: getopt names it */
+        }
+        if (label != 1 && label != -1 && label != 0) {
+            die_usage("%s: LIBLINEAR's weight of class %ld; Strata trains two classes, 1 "
+                      "and -1 (or 0): -w1, -w-1 or -w0", argv[i], label);
+        }
+        if (i + 1 >= argc) {
+            die_usage("option %s needs a value", argv[i]);
+        }
+        (void)parse_double(argv[i], argv[i + 1]);   /* (named as given) */
+        argv[i] = (char *)((label == 1) ? "--weight-pos" : "--weight-neg");
+        i++;   /* (its value) */
+    }
+}
+
 int main(int argc, char **argv)
 {
     enum { OPT_ETA = 256, OPT_WPOS, OPT_WNEG, OPT_SEED, OPT_TEST, OPT_TMODE, OPT_GAP,
@@ -614,6 +645,7 @@ int main(int argc, char **argv)
     strata_glm_param_default(&param);
     param.verbose = 1;
     opterr        = 0;
+    liblinear_weights(argc, argv);
     while ((opt = getopt_long(argc, argv, ":s:l:c:e:r:E:t:p:B:v:Cqh", longopts, NULL)) != -1) {
         switch (opt) {
         case 's': param.solver = parse_solver(optarg, &ll_type); break;
