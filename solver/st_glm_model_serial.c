@@ -14,8 +14,9 @@
  * After every epoch the objectives and the duality gap (MODELS.md 2.3 and 4.4) are
  * evaluated from w(alpha) or X w recomputed from scratch, so rounding drift in the
  * incrementally maintained vectors never enters the certificate; for lasso and
- * elastic net after the epochs the hooks' certify asks for (gap_every), X w alone
- * after the others, so that their steps are the same whatever the schedule.
+ * elastic net only after the epochs the hooks' certify asks for (gap_every), and
+ * their residual X w - y, kept through all the epochs, is not touched by it, so
+ * that their steps are the same whatever the schedule.
  */
 #include "config.h"
 

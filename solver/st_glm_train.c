@@ -1720,7 +1720,8 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
 
 /* After each epoch of the serial solver: its objectives kept (a trace of every epoch
  * would be sized by max_rounds, not by the epochs run), printed when verbose, gap_every
- * auto's schedule moved on, and after every checkpoint_every-th epoch w saved; and
+ * auto's schedule moved on, and after every checkpoint_every-th epoch w (and the
+ * squared-loss models' residual) saved; and
  * before, whether the epoch computes the certificate (gap_every: the squared-loss
  * models', whose coordinate descent needs no gradient of its own). */
 typedef struct {
@@ -1810,7 +1811,8 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
     double t0 = st_glm_now();
     st_status_t status;
 
-    /* the checkpoint: w (into model->w when resuming) */
+    /* the checkpoint: w (into model->w when resuming), and lasso's and elastic net's
+       residual (below) */
     memset(&sc, 0, sizeof(sc));
     memset(&hooks, 0, sizeof(hooks));
     status = st_glm_ckpt_init(&sc.ck, ST_GLM_CKPT_SERIAL, loss, prob, param, comm, msg,

@@ -275,8 +275,8 @@ static void refusals(const dataset_t *ds)
     if (stat(path, &st) == 0) {
         size = (long)st.st_size;
     }
-    /* version 2: the header, the rank table, v, alpha and 2 random states a rank (not
-     * version 1's row orders) */
+    /* versions 2 and 3: the header, the rank table, v, alpha and 2 random states a rank
+     * (not version 1's row orders) */
     CHECKF(size == 512 + 32 * nranks + 240 + 8 * N_ROWS + 16 * nranks,
            "checkpoint of %ld bytes (want %ld)", size,
            (long)(512 + 32 * nranks + 240 + 8 * N_ROWS + 16 * nranks));
