@@ -392,19 +392,20 @@ strata_status_t strata_glm_cross_validate(const strata_glm_problem_t *prob,
 
 /**
  * LIBLINEAR's train -C (collective): strata_glm_cross_validate with @a folds folds at
- * C = start_c, 2 start_c, 4 start_c, ... up to @a max_c (each fold's lambda 1/(C x its
- * training rows)), stopping early once the out-of-fold scores have not changed for 5
- * C's in a row; the best C is the one of the highest accuracy (classification) or the
- * least mean squared error (regression), the smallest of equals. With param->verbose
- * rank 0 prints LIBLINEAR's line per C ("log2c=  -3.00	rate=96.3", or "...	MSE=...")
- * through the print function, and "WARNING: maximum C reached." where the search ended
- * at max_c.
+ * every C = start_c, 2 start_c, 4 start_c, ... up to @a max_c (each fold's lambda 1/(C
+ * x its training rows), each fold's model trained from w = 0: LIBLINEAR's warm starts,
+ * and its early stop once they stop moving, are not here). The best C is the one of
+ * the highest accuracy (classification) or the least mean squared error (regression),
+ * the smallest of equals. With param->verbose rank 0 prints LIBLINEAR's line per C
+ * ("log2c=  -3.00\trate=96.3", or "...\tMSE=...") through the print function.
  *
  * @param start_c  the first C; 0: from the data, LIBLINEAR's (the power of two at or
  *                 below 1/(n max ||x_i||^2), halved for the models other than logistic)
  *                 or, for the L1 models, the power of two at or below the C whose model
- *                 is just w = 0
+ *                 is just w = 0; above max_c: max_c alone
  * @param max_c    the last C tried (LIBLINEAR: 1024)
+ * @param unconverged_c_p  NULL, or the smallest C at which some fold's training stopped
+ *                 at param->max_rounds before param->tol (0: none)
  * @return STRATA_OK with *best_c_p and its metrics in *best_p; otherwise as
  *         strata_glm_cross_validate, the same on every rank.
  */
@@ -412,7 +413,7 @@ strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
                                      const strata_glm_param_t *param, int folds,
                                      double start_c, double max_c, MPI_Comm comm, char *msg,
                                      size_t msg_len, double *best_c_p,
-                                     strata_glm_metrics_t *best_p);
+                                     strata_glm_metrics_t *best_p, double *unconverged_c_p);
 
 /**
  * Save @a model as text in LIBLINEAR's model format (readable by LIBLINEAR's

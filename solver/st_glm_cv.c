@@ -12,6 +12,7 @@
 #include "st_glm.h"
 #include "st_glm_perm.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,11 @@ ST_EXPORT strata_status_t strata_glm_cross_validate(const strata_glm_problem_t *
     }
     d = prob->data;
     n = d->n_rows_global;
+    if (n > INT_MAX) {   /* (before the folds: the metrics' gather counts in int) */
+        st_glm_msg(msg, msg_len, "%lld examples: the metrics are gathered on rank 0, at "
+                   "most 2^31 - 1 examples", (long long)n);
+        return STRATA_ERR_UNSUPPORTED;
+    }
     if (folds < 2 || (int64_t)folds > n) {
         st_glm_msg(msg, msg_len, "%d folds of %lld examples: cross-validation needs 2 to "
                    "%lld folds (at least one example each)", folds, (long long)n,
@@ -192,19 +198,20 @@ out:
 
 /* The search's first C (LIBLINEAR's calc_start_C, collective): the power of two at or
  * below 1/(n max_i ||x_i||^2) for logistic, 1/(2 n max_i ||x_i||^2) for the other L2
- * models (the bias counted in ||x_i||); for the L1 models, at or below 1/(n
- * lambda_max), lambda_max = ||X^T (c phi'(0, y))||_inf / (n eta), the smallest lambda
- * whose model is w = 0 (so the search starts where the model does, not among C's that
- * all give 0). 0 where that is not a positive normal number. */
+ * models and elastic net without its L1 part (the bias counted in ||x_i||); for the
+ * L1 models, at or below 1/(n lambda_max), lambda_max = ||X^T (c phi'(0, y))||_inf /
+ * (n eta), the smallest lambda whose model is w = 0 (so the search starts where the
+ * model does, not among C's that all give 0). 0 where that is not a positive normal
+ * number, -1 without memory. */
 static double st_glm_cv_start_c(const st_glm_model_t *loss, const strata_glm_problem_t *prob,
                                 const strata_glm_param_t *param, MPI_Comm comm)
 {
     const st_glm_data_t *d = prob->data;
     double n = (double)d->n_rows_global, b = (param->bias > 0) ? param->bias : 0, u, c;
-    double *g, m = 0;
+    double eta = st_glm_model_eta(loss, param->eta), *g, m = 0;
     int64_t i, k, cols = d->n_cols + (b > 0);
 
-    if (loss->form == ST_GLM_FORM_DUAL) {
+    if (loss->form == ST_GLM_FORM_DUAL || eta == 0) {
         for (i = 0; i < d->n_rows; i++) {
             m = fmax(m, st_glm_data_row_sqnorm(d, i) + b * b);
         }
@@ -214,7 +221,7 @@ static double st_glm_cv_start_c(const st_glm_model_t *loss, const strata_glm_pro
         g = calloc((size_t)cols + 1, sizeof(*g));
         if (!st_glm_agree(comm, g != NULL)) {
             free(g);
-            return 0;
+            return -1;
         }
         for (i = 0; i < d->n_rows; i++) {
             u = st_glm_example_weight(loss, param, d->y[i]) * loss->dloss(0.0, d->y[i]);
@@ -228,8 +235,7 @@ static double st_glm_cv_start_c(const st_glm_model_t *loss, const strata_glm_pro
             m = fmax(m, fabs(g[k]));
         }
         free(g);
-        /* lambda_max = m / (n eta); C = 1 / (n lambda_max) = eta / m */
-        c = st_glm_model_eta(loss, param->eta) / m;
+        c = eta / m;   /* lambda_max = m / (n eta); C = 1 / (n lambda_max) */
     }
     return (isnormal(c) && c > 0) ? pow(2.0, floor(log2(c))) : 0;
 }
@@ -238,16 +244,17 @@ ST_EXPORT strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
                                                const strata_glm_param_t *param, int folds,
                                                double start_c, double max_c, MPI_Comm comm,
                                                char *msg, size_t msg_len, double *best_c_p,
-                                               strata_glm_metrics_t *best_p)
+                                               strata_glm_metrics_t *best_p,
+                                               double *unconverged_c_p)
 {
     const st_glm_model_t *loss;
     const char *why;
     strata_glm_param_t p;
     strata_glm_metrics_t m, best;
+    strata_glm_info_t *infos = NULL;
     st_status_t status = ST_OK;
-    double c, score, best_score = NAN, best_c = 0, diff[2], *scores = NULL, *prev = NULL;
-    int64_t i, rows;
-    int unchanged = 0, rank = 0, first = 1;
+    double c, score, best_score = NAN, best_c = 0, unconverged_c = 0;
+    int rank = 0, k;
 
     if (prob == NULL || prob->data == NULL || param == NULL || best_c_p == NULL ||
         best_p == NULL) {
@@ -259,50 +266,51 @@ ST_EXPORT strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
         st_glm_msg(msg, msg_len, "%s", why ? why : "no such model");
         return STRATA_ERR_INVALID_PARAM;
     }
-    if (!(start_c >= 0) || !(max_c > 0) || (start_c > max_c)) {
+    if (!(start_c >= 0) || !(max_c > 0) || isinf(max_c)) {
         st_glm_msg(msg, msg_len, "C from %g to %g: the start must be 0 (from the data) or "
-                   "positive, and at most the end", start_c, max_c);
+                   "positive, the end positive and finite", start_c, max_c);
         return STRATA_ERR_INVALID_PARAM;
+    }
+    if (folds < 2 || folds > 1000000) {   /* (infos below; cross_validate names the rest) */
+        return strata_glm_cross_validate(prob, param, folds, 1, comm, msg, msg_len, NULL,
+                                         NULL, &m);
     }
     if (start_c == 0) {
         start_c = st_glm_cv_start_c(loss, prob, param, comm);
-        if (start_c == 0) {
-            st_glm_msg(msg, msg_len, "no C to start from: every example's features (or "
-                       "the loss's gradient at w = 0) are 0; give the start");
-            return STRATA_ERR_INVALID_PARAM;
-        }
-        if (start_c > max_c) {
-            st_glm_msg(msg, msg_len, "the data's first C, %g, is above the last, %g",
-                       start_c, max_c);
-            return STRATA_ERR_INVALID_PARAM;
+        if (start_c <= 0) {
+            st_glm_msg(msg, msg_len, "%s", (start_c < 0) ? "out of memory" :
+                       "no C to start from: every example's features (or the loss's "
+                       "gradient at w = 0) are 0; give the start");
+            return (start_c < 0) ? STRATA_ERR_NO_MEMORY : STRATA_ERR_INVALID_PARAM;
         }
     }
+    start_c = fmin(start_c, max_c);   /* (LIBLINEAR: the last C alone) */
     st_glm_comm_shape(comm, &rank, NULL);
-    rows   = prob->data->n_rows;
-    scores = malloc((size_t)ST_MAX(rows, 1) * sizeof(*scores));
-    prev   = calloc((size_t)ST_MAX(rows, 1), sizeof(*prev));
-    if (!st_glm_agree(comm, scores != NULL && prev != NULL)) {
+    infos = calloc((size_t)folds, sizeof(*infos));
+    if (!st_glm_agree(comm, infos != NULL)) {
         st_glm_msg(msg, msg_len, "out of memory");
-        status = STRATA_ERR_NO_MEMORY;
-        goto out;
+        free(infos);
+        return STRATA_ERR_NO_MEMORY;
     }
     p         = *param;
     p.verbose = 0;
-    /* C = start_c 2^k up to max_c (LIBLINEAR's find_parameter_C), stopping early once the
-       out-of-fold scores have not moved for 5 C's in a row (LIBLINEAR: the weights) */
-    for (c = start_c; c <= max_c * (1 + 1e-12) && unchanged < 5; c *= 2) {
-        status = strata_glm_cross_validate(prob, &p, folds, c, comm, msg, msg_len, scores,
-                                           NULL, &m);
+    /* C = start_c 2^k up to max_c, as LIBLINEAR's find_parameter_C, every one (LIBLINEAR
+       stops once its warm-started weights stop moving; these models start from 0) */
+    for (c = start_c; c <= max_c * (1 + 1e-12); c *= 2) {
+        status = strata_glm_cross_validate(prob, &p, folds, c, comm, msg, msg_len, NULL,
+                                           infos, &m);
         if (status != STRATA_OK) {
-            goto out;
+            break;
         }
         score = loss->classification ? m.accuracy : m.rmse * m.rmse;
-        if (first || (loss->classification ? score > best_score : score < best_score)) {
+        if (c == start_c || (loss->classification ? score > best_score : score < best_score)) {
             best_score = score;
             best_c     = c;
             best       = m;
         }
-        first = 0;
+        for (k = 0; k < folds && unconverged_c == 0; k++) {
+            unconverged_c = (infos[k].converged || param->tol == 0) ? 0 : c;
+        }
         if (param->verbose && rank == 0) {
             if (loss->classification) {
                 st_glm_print("log2c=%7.2f\trate=%g\n", log2(c), 100.0 * score);
@@ -310,21 +318,14 @@ ST_EXPORT strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
                 st_glm_print("log2c=%7.2f\tMSE=%g\n", log2(c), score);
             }
         }
-        for (diff[0] = diff[1] = 0, i = 0; i < rows; i++) {
-            diff[0] = fmax(diff[0], fabs(scores[i] - prev[i]));
-            diff[1] = fmax(diff[1], fabs(prev[i]));
-            prev[i] = scores[i];
+    }
+    free(infos);
+    if (status == STRATA_OK) {
+        *best_c_p = best_c;
+        *best_p   = best;
+        if (unconverged_c_p != NULL) {
+            *unconverged_c_p = unconverged_c;
         }
-        st_glm_allreduce(comm, diff, 2, MPI_DOUBLE, MPI_MAX);
-        unchanged = (diff[0] <= 1e-12 * diff[1]) ? unchanged + 1 : 0;
     }
-    if (param->verbose && rank == 0 && unchanged < 5) {
-        st_glm_print("WARNING: maximum C reached.\n");
-    }
-    *best_c_p = best_c;
-    *best_p   = best;
-out:
-    free(scores);
-    free(prev);
     return status;
 }

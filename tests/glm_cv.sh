@@ -7,8 +7,9 @@
 # problem): -v 1, -v with a MODEL_FILE, with checkpoints, with --test. More folds than
 # examples: exit 1 with the counts. Where LIBLINEAR's train is installed, its -v on
 # the same data and C gives an accuracy within 1.5 points (other folds). -C: LIBLINEAR's
-# lines, from LIBLINEAR's first C (compared where it is installed) to 1024; with -q
-# only the result; -l or a MODEL_FILE with -C are usage errors.
+# lines, from LIBLINEAR's first C (compared where it is installed) to 1024, every C;
+# a fold stopped by -r is told; with -q only the result; -l or a MODEL_FILE with -C
+# are usage errors.
 #
 . "${top_srcdir}/tests/common.sh"
 fail=0
@@ -25,7 +26,7 @@ tools/strata-gen criteo --rows 3000 --cols 4096 --seed 3 -q "$dir/c.svm" &&
 # in a directory of its own: nothing but the data may appear there
 cd "$dir" || exit 1
 expect 0 "logistic, 5 folds" "$train" -v 5 c.svm
-contains "logistic: header" "^strata-train: logistic, lambda 0.0001, 3000 examples"
+contains "logistic: header" "^strata-train: logistic, lambda 0.0001, 5 folds, 3000 examples"
 for k in 1 2 3 4 5; do
     contains "logistic: fold $k" "^fold $k of 5: converged after [0-9]* rounds: primal"
 done
@@ -78,7 +79,6 @@ rm -f tiny.svm
 expect 0 "-C" "$train" -C -s 0 c.svm
 contains "-C: the first C" "^log2c= -21.00	rate=9[0-9.]*$"
 contains "-C: the last C" "^log2c=  10.00	rate=9[0-9.]*$"
-contains "-C: maximum reached" "^WARNING: maximum C reached.$"
 contains "-C: the best C" "^Best C = [0-9.e+-]*  CV accuracy = 9[0-9.]*%$"
 contains "-C: its metrics" "^Cross Validation AUC = .* (3000 examples, 5 folds)$"
 first_c=$(grep -m 1 '^log2c=' "$out" | cut -f 1)
@@ -86,6 +86,13 @@ expect 0 "-C -q, from -c 4, 3 folds, 2 ranks" $run -np 2 "$train" -q -C -c 4 -v 
 check "-C -q: three lines" test "$(wc -l < "$out")" -eq 3
 contains "-C -q: the best C" "^Best C = [0-9.e+-]*  CV MSE = 0\.0[0-9.e-]*$"
 contains "-C -q: 3 folds" "^Cross Validation RMSE = .* (1500 examples, 3 folds)$"
+# every C up to 1024, even after models of zeros (before: 5 C's of lasso's w = 0
+# stopped the search at the first); a fold stopped by -r is told
+expect 0 "-C, lasso from a C of zeros" "$train" -C -c 0.0001 -s lasso -v 3 r.svm
+contains "-C, lasso: the last C" "^log2c=   9.71	MSE=0\.0"
+check "-C, lasso: every C" test "$(grep -c '^log2c=' "$out")" -eq 24
+expect 0 "-C, 2 rounds" "$train" -q -C -c 1 -s 2 -r 2 -e 1e-9 -v 3 c.svm
+contains "-C, 2 rounds: told" "warning: from C = 1 on, folds stopped at -r 2 before the gap"
 expect 2 "-C with -l" "$train" -C -l 1e-3 c.svm
 contains "-C with -l named" "-C searches C: give its start as -c C"
 expect 2 "-C with a model file" "$train" -C c.svm m.model

@@ -527,20 +527,40 @@ for s in l1-logistic lasso logistic; do
 done
 
 # LIBLINEAR's class weights, -w1 X -w-1 Y (-w0 for 0/1 data): --weight-pos and
-# --weight-neg, the same model; another class, or no number, is a usage error
+# --weight-neg, the same model; a class the data do not have (-w0 on -1/+1 data, -w-1
+# on 0/1 data) is warned about and its weight not used, as LIBLINEAR does; another
+# class, no number, or another -w argument is a usage error; a -w argument that is
+# another option's value is left to it
 expect 0 "--weight-pos 5 --weight-neg 0.5" tools/strata-train -q -s 0 -c 1 --weight-pos 5 \
     --weight-neg 0.5 "$dir/five.svm" "$dir/wl.model"
 expect 0 "-w1 5 -w-1 0.5" tools/strata-train -q -s 0 -c 1 -w1 5 -w-1 0.5 "$dir/five.svm" \
     "$dir/w1.model"
 check "-w1 5 -w-1 0.5: --weight-pos 5 --weight-neg 0.5's model" cmp -s "$dir/wl.model" \
     "$dir/w1.model"
-expect 0 "-w0 0.5 -w1 5" tools/strata-train -q -s 0 -c 1 -w0 0.5 -w1 5 "$dir/five.svm" \
-    "$dir/w0.model"
-check "-w0 0.5 -w1 5: the same model" cmp -s "$dir/wl.model" "$dir/w0.model"
 expect 0 "no weights" tools/strata-train -q -s 0 -c 1 "$dir/five.svm" "$dir/wn.model"
 check "no weights: another model" test -n "$(cmp "$dir/wl.model" "$dir/wn.model")"
+expect 0 "--weight-pos 5" tools/strata-train -q -s 0 -c 1 --weight-pos 5 "$dir/five.svm" \
+    "$dir/wp.model"
+expect 0 "-w0 0.5 -w1 5 on -1/+1 data" tools/strata-train -q -s 0 -c 1 -w0 0.5 -w1 5 \
+    "$dir/five.svm" "$dir/w0.model"
+contains "-w0 on -1/+1 data: warned" "warning: -w0: the data have no class 0 (their classes are 1 and -1)"
+check "-w0 on -1/+1 data: --weight-pos 5's model" cmp -s "$dir/wp.model" "$dir/w0.model"
+sed 's/^-1 /0 /; s/^+1 /1 /' "$dir/five.svm" >"$dir/five01.svm"
+expect 0 "--weight-pos 5 --weight-neg 0.5, 0/1 data" tools/strata-train -q -s 0 -c 1 \
+    --weight-pos 5 --weight-neg 0.5 "$dir/five01.svm" "$dir/wl01.model"
+expect 0 "-w0 0.5 -w1 5, 0/1 data" tools/strata-train -q -s 0 -c 1 -w0 0.5 -w1 5 \
+    "$dir/five01.svm" "$dir/w001.model"
+check "-w0 0.5 -w1 5, 0/1 data: the same model" cmp -s "$dir/wl01.model" "$dir/w001.model"
+expect 0 "-w-1 0.5, 0/1 data" tools/strata-train -q -s 0 -c 1 -w-1 0.5 "$dir/five01.svm" \
+    "$dir/w101.model"
+contains "-w-1 on 0/1 data: warned" "warning: -w-1: the data have no class -1 (their classes are 1 and 0)"
 expect 2 "-w2" tools/strata-train -w2 3 "$dir/five.svm" "$dir/w2.model"
 contains "-w2 named" "-w2: LIBLINEAR's weight of class 2; Strata trains two classes"
 expect 2 "-w1 without a number" tools/strata-train -w1 "$dir/five.svm" "$dir/w2.model"
 contains "-w1 without a number named" "option -w1 needs a number"
+expect 2 "-w1=3" tools/strata-train -w1=3 "$dir/five.svm" "$dir/w2.model"
+contains "-w1=3 named" "'-w1=3': LIBLINEAR's class weight is -wLABEL WEIGHT"
+expect 2 "--test -w1 (its value)" tools/strata-train --test -w1 3 "$dir/five.svm" \
+    "$dir/w2.model"
+contains "--test -w1 (its value): three arguments" "too many arguments"
 exit $fail

@@ -540,10 +540,10 @@ static int find_cost(const strata_glm_problem_t *prob, const strata_glm_param_t 
     strata_glm_metrics_t m;
     strata_status_t status;
     char msg[1024];
-    double c;
+    double c, unconverged;
 
     status = strata_glm_find_cost(prob, param, folds, start, 1024, MPI_COMM_WORLD, msg,
-                                  sizeof(msg), &c, &m);
+                                  sizeof(msg), &c, &m, &unconverged);
     if (status != STRATA_OK) {
         if (rank == 0) {
             fprintf(stderr, "strata-train: %s\n", msg);
@@ -557,6 +557,43 @@ static int find_cost(const strata_glm_problem_t *prob, const strata_glm_param_t 
     }
     if (rank == 0) {
         print_cv_metrics(&m, folds);
+        fflush(stdout);   /* (the warnings after the lines they are about) */
+        if (c == 1024) {
+            fprintf(stderr, "strata-train: warning: the best C is the largest tried, 1024: "
+                    "a larger one may do better\n");
+        }
+        if (unconverged > 0) {
+            fprintf(stderr, "strata-train: warning: from C = %g on, folds stopped at -r %d "
+                    "before the gap reached -e %g: their scores are of models short of "
+                    "the optimum (raise -r)\n", unconverged, param->max_rounds, param->tol);
+        }
+    }
+    return 0;
+}
+
+/* Does argument @a arg, an option, take the next argument as its value? (a long
+ * option without "=value" of @a longopts, or a cluster of short options of
+ * @a shortopts, getopt's string, ending in one that takes a value) */
+static int takes_next(const char *arg, const struct option *longopts, const char *shortopts)
+{
+    const struct option *o;
+    const char *c, *p;
+
+    if (strncmp(arg, "--", 2) == 0) {
+        for (o = longopts; o->name != NULL && strchr(arg, '=') == NULL; o++) {
+            if (strcmp(arg + 2, o->name) == 0) {
+                return o->has_arg == required_argument;
+            }
+        }
+        return 0;
+    }
+    for (c = arg + 1; *c != '\0'; c++) {
+        if ((p = strchr(shortopts, *c)) == NULL || *c == ':') {
+            return 0;
+        }
+        if (p[1] == ':') {
+            return c[1] == '\0';   /* (else the rest of the argument is its value) */
+        }
     }
     return 0;
 }
@@ -564,18 +601,26 @@ static int find_cost(const strata_glm_problem_t *prob, const strata_glm_param_t 
 /* LIBLINEAR's class weights, "-wLABEL WEIGHT" (two arguments, the label inside the
  * first, which getopt cannot take): rewritten in place as --weight-pos WEIGHT (label
  * 1) or --weight-neg WEIGHT (-1, or 0: the other class of 0/1 data), before the
- * options are parsed; another label is a usage error (two classes here). */
-static void liblinear_weights(int argc, char **argv)
+ * options are parsed; another label, or any other argument starting "-w", is a usage
+ * error (two classes here, and no -w option). @return the label given for the other
+ * class (-1 or 0), or 2 where none was, for the check against the data's classes. */
+static int liblinear_weights(int argc, char **argv, const struct option *longopts,
+                             const char *shortopts)
 {
     long label;
-    int i;
+    int i, neg_label = 2;
 
     for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
-        if (strncmp(argv[i], "-w", 2) != 0 || argv[i][2] == '\0') {
+        if (argv[i][0] == '-' && strncmp(argv[i], "-w", 2) != 0) {
+            i += takes_next(argv[i], longopts, shortopts);   /* (skip its value) */
+            continue;
+        }
+        if (strncmp(argv[i], "-w", 2) != 0) {
             continue;
         }
         if (!str_to_long(argv[i] + 2, &label)) {
-            continue;   /* not LIBLINEAR's form: getopt names it */
+            die_usage("'%s': LIBLINEAR's class weight is -wLABEL WEIGHT (-w1, -w-1 or -w0)",
+                      argv[i]);
         }
         if (label != 1 && label != -1 && label != 0) {
             die_usage("%s: LIBLINEAR's weight of class %ld; Strata trains two classes, 1 "
@@ -585,9 +630,11 @@ static void liblinear_weights(int argc, char **argv)
             die_usage("option %s needs a value", argv[i]);
         }
         (void)parse_double(argv[i], argv[i + 1]);   /* (named as given) */
-        argv[i] = (char *)((label == 1) ? "--weight-pos" : "--weight-neg");
+        neg_label = (label == 1) ? neg_label : (int)label;
+        argv[i]   = (char *)((label == 1) ? "--weight-pos" : "--weight-neg");
         i++;   /* (its value) */
     }
+    return neg_label;
 }
 
 int main(int argc, char **argv)
@@ -633,7 +680,8 @@ int main(int argc, char **argv)
     int ll_type = -1;   /* -s given as LIBLINEAR's number: it */
     int opt, nranks, regression, l1, kind, cost_set = 0, prec = 0, rc = 0, weights_set = 0, same;
     int lambda_set = 0, eta_set = 0, inner_set = 0, gpu_mem_set = 0, gpu_rows_set = 0;
-    int zero_one = 0, folds = 0, find_c = 0;
+    int zero_one = 0, folds = 0, find_c = 0, neg_label;
+    static const char shortopts[] = ":s:l:c:e:r:E:t:p:B:v:Cqh";
     int64_t classes[2];
     strata_status_t status;
 
@@ -645,8 +693,8 @@ int main(int argc, char **argv)
     strata_glm_param_default(&param);
     param.verbose = 1;
     opterr        = 0;
-    liblinear_weights(argc, argv);
-    while ((opt = getopt_long(argc, argv, ":s:l:c:e:r:E:t:p:B:v:Cqh", longopts, NULL)) != -1) {
+    neg_label = liblinear_weights(argc, argv, longopts, shortopts);
+    while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         switch (opt) {
         case 's': param.solver = parse_solver(optarg, &ll_type); break;
         case 'l': param.lambda = parse_double("--lambda", optarg); lambda_set = 1; break;
@@ -912,26 +960,48 @@ int main(int argc, char **argv)
     }
     l1 = (kind >= 0 && models[kind].l1);
     if (rank == 0 && param.verbose) {
-        char ll[64] = "";
+        char ll[64] = "", lam[96];
 
-        if (ll_type >= 0 && cost_set) {
+        if (ll_type >= 0 && cost_set && !find_c) {
             snprintf(ll, sizeof(ll), " (LIBLINEAR -s %d, C %g)", ll_type, cost);
         } else if (ll_type >= 0) {
             snprintf(ll, sizeof(ll), " (LIBLINEAR -s %d)", ll_type);
         }
-        printf("strata-train: %s%s, lambda %g, %lld examples x %lld features (%d-bit "
-               "values), %d rank(s) x %d thread(s), allreduce: %s\n", param.solver, ll,
-               param.lambda,
+        /* (-C and -v -c: each fold's lambda is 1/(C x its training rows)) */
+        if (find_c && cost_set) {
+            snprintf(lam, sizeof(lam), "C from %g to 1024, %d folds", cost, folds);
+        } else if (find_c) {
+            snprintf(lam, sizeof(lam), "C from the data's to 1024, %d folds", folds);
+        } else if (folds > 0 && cost_set) {
+            snprintf(lam, sizeof(lam), "C %g, %d folds", cost, folds);
+        } else if (folds > 0) {
+            snprintf(lam, sizeof(lam), "lambda %g, %d folds", param.lambda, folds);
+        } else {
+            snprintf(lam, sizeof(lam), "lambda %g", param.lambda);
+        }
+        printf("strata-train: %s%s, %s, %lld examples x %lld features (%d-bit "
+               "values), %d rank(s) x %d thread(s), allreduce: %s\n", param.solver, ll, lam,
                (long long)strata_glm_problem_rows_global(prob),
                (long long)strata_glm_problem_cols(prob), strata_glm_problem_prec(prob), nranks,
                l1 ? 1 : param.threads, allreduce_name());   /* the L1 models use one */
     }
-    if (!regression && strata_glm_problem_classes(prob, MPI_COMM_WORLD, classes, &zero_one) ==
-                               STRATA_OK &&
-        (classes[0] == 0 || classes[1] == 0) && rank == 0) {
-        fprintf(stderr, "strata-train: warning: every training example is of class %s: the "
-                "model never sees another class, so it tells none apart (is this the data "
-                "you meant?)\n", classes[0] > 0 ? "1" : zero_one ? "0" : "-1");
+    if (!regression &&
+        strata_glm_problem_classes(prob, MPI_COMM_WORLD, classes, &zero_one) == STRATA_OK) {
+        if (neg_label != 2 && neg_label != (zero_one ? 0 : -1)) {
+            /* LIBLINEAR's -w0 on -1/+1 data, or -w-1 on 0/1 data: as LIBLINEAR, a
+               warning, and the weight is not used */
+            if (rank == 0) {
+                fprintf(stderr, "strata-train: warning: -w%d: the data have no class %d "
+                        "(their classes are 1 and %d): that weight is not used\n", neg_label,
+                        neg_label, zero_one ? 0 : -1);
+            }
+            param.weight_neg = 1.0;
+        }
+        if ((classes[0] == 0 || classes[1] == 0) && rank == 0) {
+            fprintf(stderr, "strata-train: warning: every training example is of class %s: "
+                    "the model never sees another class, so it tells none apart (is this the "
+                    "data you meant?)\n", classes[0] > 0 ? "1" : zero_one ? "0" : "-1");
+        }
     }
     if (find_c) {
         rc = find_cost(prob, &param, folds, cost_set ? cost : 0);
