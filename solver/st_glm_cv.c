@@ -271,7 +271,8 @@ ST_EXPORT strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
                    "positive, the end positive and finite", start_c, max_c);
         return STRATA_ERR_INVALID_PARAM;
     }
-    if (folds < 2 || folds > 1000000) {   /* (infos below; cross_validate names the rest) */
+    if (folds < 2 || (int64_t)folds > prob->data->n_rows_global) {
+        /* (its refusal, before the folds' infos are allocated) */
         return strata_glm_cross_validate(prob, param, folds, 1, comm, msg, msg_len, NULL,
                                          NULL, &m);
     }

@@ -164,6 +164,14 @@ static void check_find(const char *solver)
            "%s: 1 round: unconverged from C %g, want 0.125 (%s)", solver, c, msg);
     p.max_rounds = 300;
     p.tol        = 1e-6;
+    /* fold counts out of range: cross-validation's refusal */
+    CHECKF(strata_glm_find_cost(prob, &p, N_ROWS + 1, 0, 1024, MPI_COMM_WORLD, msg,
+                                sizeof(msg), &best_c, &best, NULL) == STRATA_ERR_INVALID_PARAM &&
+           strstr(msg, "241 folds of 240 examples") != NULL, "%s: 241 folds: '%s'", solver,
+           msg);
+    CHECKF(strata_glm_find_cost(prob, &p, 1, 0, 1024, MPI_COMM_WORLD, msg, sizeof(msg),
+                                &best_c, &best, NULL) == STRATA_ERR_INVALID_PARAM &&
+           strstr(msg, "needs 2 to 240 folds") != NULL, "%s: 1 fold: '%s'", solver, msg);
     /* the first C from the data: LIBLINEAR's 1/(n max ||x_i||^2) (logistic; half that for
        the others) or, for lasso, 1/||X^T y||_inf; a search that ends there tries it alone */
     for (k = 0; k < N_COLS; k++) {
