@@ -7,7 +7,8 @@
  * unless -q; the model is written by rank 0 in LIBLINEAR's format. With
  * --checkpoint-every N the training's state goes to MODEL_FILE.ckpt after every N
  * rounds, and --resume continues from it. With -v N it cross-validates instead (N
- * folds, LIBLINEAR's train -v) and writes no model.
+ * folds, LIBLINEAR's train -v), with -C it searches C by cross-validation (LIBLINEAR's
+ * train -C); neither writes a model.
  */
 #include "config.h"
 
