@@ -33,6 +33,8 @@
 #                buffers, 8 B to 64 MB, against Open MPI's own allreduce (CSV too);
 #  host-small    256 B to 32 KB on 4, 8 and N ranks, STRATA_SMALL_MSG auto against
 #                16K (the latency path's threshold, fitted at 16 ranks only);
+#  host-mid      64 KB to 4 MB on N ranks, STRATA_SHM_CHUNK auto against 32K, 64K,
+#                128K (the bandwidth path's pipeline step where 16 ranks missed 1.5x);
 #  check-per-gpu one rank per GPU, when there are several;
 #  check-4-vnodes 4 ranks as 2 virtual nodes (UCX over tcp between them): device
 #                buffers staged through pinned host memory piece by piece;
@@ -185,6 +187,12 @@ if [ "$ncores" -ge 8 ]; then   # issue 2: the latency path's auto threshold, 4, 
         echo "== $p ranks, STRATA_SMALL_MSG=$s"
         mpirun -np $p --map-by core --bind-to core -x STRATA_SMALL_MSG=$s \
             tools/strata-bench --compare -b 256 -e 32K -r 3 || exit 1; done; done'
+    # issue 2: 64 KB to 4 MB on N ranks (256 KB-1 MB missed 1.5x at 16: 1.38-1.40),
+    # the pipeline's step STRATA_SHM_CHUNK auto (8M / (2 areas)) against fixed sizes
+    step host-mid 150 bash -c 'for c in auto 32K 64K 128K; do
+        echo "== '"$ncores"' ranks, STRATA_SHM_CHUNK=$c"
+        mpirun -np '"$ncores"' --map-by core --bind-to core -x STRATA_SHM_CHUNK=$c \
+            tools/strata-bench --compare -b 64K -e 4M -r 3 || exit 1; done'
 fi
 if [ "$have_buffers" -eq 0 ]; then
     if [ "$ngpu" -gt 1 ]; then
