@@ -226,7 +226,7 @@ static double st_glm_cv_start_c(const st_glm_model_t *loss, const strata_glm_pro
         for (i = 0; i < d->n_rows; i++) {
             u = st_glm_example_weight(loss, param, d->y[i]) * loss->dloss(0.0, d->y[i]);
             for (k = d->indptr[i]; k < d->indptr[i + 1]; k++) {
-                g[d->indices[k]] += u * ((d->prec == 32) ? (double)d->val32[k] : d->val64[k]);
+                g[d->indices[k]] += u * st_glm_data_val(d, k);
             }
             g[cols - 1] += (b > 0) ? u * b : 0.0;
         }

@@ -174,6 +174,12 @@ void st_glm_data_free(st_glm_data_t *data);
  */
 st_status_t st_glm_data_check(const st_glm_data_t *data, char *msg, size_t msg_len);
 
+/** Stored value @a k of @a data, in double, whichever precision holds it. */
+static inline double st_glm_data_val(const st_glm_data_t *data, int64_t k)
+{
+    return (data->prec == 32) ? (double)data->val32[k] : data->val64[k];
+}
+
 /** The sum of the squared values of local row @a i, in double. */
 double st_glm_data_row_sqnorm(const st_glm_data_t *data, int64_t i);
 

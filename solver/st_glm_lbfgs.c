@@ -79,7 +79,7 @@ static void *st_glm_lbfgs_scale_pass(void *arg)
     for (i = p->lo; i < p->hi; i++) {
         end = data->indptr[i + 1];
         for (k = data->indptr[i]; k < end; k++) {
-            x = (data->prec == 32) ? (double)data->val32[k] : data->val64[k];
+            x = st_glm_data_val(data, k);
             p->g[idx[k]] += p->c[i] * x * x;
         }
         if (p->bias > 0) {

@@ -1881,7 +1881,7 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
         indptr[i] = o;
         for (k = data->indptr[i]; k < data->indptr[i + 1]; k++, o++) {
             indices[o] = data->indices[k];
-            values[o]  = (data->prec == 32) ? (double)data->val32[k] : data->val64[k];
+            values[o]  = st_glm_data_val(data, k);
         }
         if (nb) {
             indices[o]  = (uint32_t)data->n_cols;
@@ -2117,7 +2117,7 @@ static int64_t st_glm_data_overflow(const st_glm_data_t *data, double bias, MPI_
         }
         bad = data->n_cols + 1;   /* (the bias's own square, unless an entry's comes first) */
         for (sq = bsq, k = data->indptr[i]; k < data->indptr[i + 1]; k++) {
-            x   = (data->prec == 32) ? (double)data->val32[k] : data->val64[k];
+            x   = st_glm_data_val(data, k);
             sq += x * x;
             if (!(sq <= DBL_MAX)) {
                 bad = (int64_t)data->indices[k] + 1;

@@ -203,7 +203,7 @@ static int st_glm_primal_setup(st_glm_primal_t *pt, const st_glm_data_t *data,
             r = st_glm_owner(pt, data->indices[k]);
             sbuf[sdispl[r] + fill[r]++] = (st_glm_entry_t){
                     (uint32_t)(row0 + i), data->indices[k],
-                    (data->prec == 32) ? (double)data->val32[k] : data->val64[k]};
+                    st_glm_data_val(data, k)};
         }
         if (nb) {
             r = pt->nranks - 1;
