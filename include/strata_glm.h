@@ -246,9 +246,11 @@ typedef struct {
 /** Test metrics over all ranks' rows; a metric that does not apply is NaN. */
 typedef struct {
     int64_t n;           /**< examples */
-    double  accuracy;    /**< classification: share of sign(score) == label */
+    double  accuracy;    /**< classification: share of rows whose predicted class is
+                              their label (a class the model has not: wrong) */
     double  logloss;     /**< logistic models: mean -log P(label) */
-    double  auc;         /**< classification: area under the ROC curve (ties count 1/2) */
+    double  auc;         /**< classification: area under the ROC curve (ties count 1/2);
+                              NaN for more than two classes, as the log loss */
     double  rmse;        /**< regression: root mean squared error */
 } strata_glm_metrics_t;
 
@@ -261,9 +263,13 @@ const char *strata_glm_check_param(const strata_glm_param_t *param);
 
 /**
  * Read a data set, each rank its own share of the rows. svmlight/libsvm text
- * (labels +1/-1 or 0/1 for classification, real targets with @a regression = 1;
- * 1-based increasing indices) or Strata's binary CSR (strata-gen --format bin),
- * told apart by content. Collective over @a comm.
+ * (class labels for classification: integers below 2^31 in magnitude, any number of
+ * classes, as LIBLINEAR's; real targets with @a regression = 1; 1-based increasing
+ * indices) or Strata's binary CSR (strata-gen --format bin), told apart by content.
+ * Collective over @a comm. The classes are those of all ranks' rows
+ * (strata_glm_problem_labels): +1/-1 and 1/0 are the two classes of a binary model;
+ * any other set trains one model per class against the rest (two classes: one model,
+ * the first class positive), as LIBLINEAR does.
  *
  * @param [out] msg      on failure, "FILE:LINE: what" (the same on every rank).
  * @param [out] prob_p   set on success.
@@ -287,7 +293,8 @@ strata_status_t strata_glm_problem_read_prec(const char *path, int regression, i
 /**
  * Build a problem from this rank's rows in CSR form (copied): @a n_rows rows,
  * row r's entries at [indptr[r], indptr[r+1]) with 0-based, strictly increasing
- * @a indices, @a y the labels (+1/-1 for classification). Collective over
+ * @a indices, @a y the labels (classification: class labels, integers below 2^31 in
+ * magnitude, as strata_glm_problem_read takes them). Collective over
  * @a comm (the ranks agree on the column count: the largest of theirs).
  */
 strata_status_t strata_glm_problem_create(int64_t n_rows, int64_t n_cols,
@@ -307,16 +314,33 @@ int strata_glm_problem_prec(const strata_glm_problem_t *prob);
  * The examples of each class over all ranks (collective over @a comm): counts_p[0]
  * of class 1, counts_p[1] of the other (-1, or 0 where the data named the classes 1
  * and 0: *zero_one_p, which may be NULL). A classifier trained where one count is 0
- * never sees the other class. STRATA_ERR_INVALID_PARAM for a regression problem.
+ * never sees the other class. STRATA_ERR_INVALID_PARAM for a regression problem,
+ * STRATA_ERR_UNSUPPORTED for classes other than 1 and -1 (or 0): see
+ * strata_glm_problem_labels.
  */
 strata_status_t strata_glm_problem_classes(const strata_glm_problem_t *prob, MPI_Comm comm,
                                            int64_t counts_p[2], int *zero_one_p);
+
+/**
+ * The classes of a classification problem's labels over all ranks (found when it was
+ * read or made, the same on every rank), in LIBLINEAR's order: that of their first
+ * rows, but 1 first in a set of 1 and -1 (or 0). @return their number (0 for a
+ * regression problem); @a labels, when not NULL, receives them (room for that many).
+ */
+int strata_glm_problem_labels(const strata_glm_problem_t *prob, double *labels);
 
 void strata_glm_problem_free(strata_glm_problem_t *prob);
 
 /**
  * Train on @a prob (collective over @a comm, the communicator the problem was
- * read on). Every rank gets the same model. With param->checkpoint_every or
+ * read on). Every rank gets the same model. More than two classes (or two named
+ * otherwise than 1 and -1 or 0): one-vs-rest as LIBLINEAR, one binary training per
+ * class in turn over the same ranks (with param->verbose a line names each class;
+ * strata_glm_model_info then sums their rounds, objectives, gaps and times, and
+ * converged says all did); with more than two classes, class weights and checkpoints
+ * are refused (STRATA_ERR_INVALID_PARAM); two named classes train one model whose
+ * positive class, the one weight_pos weighs, is the first. A set of one class that is
+ * not 1, -1 or 0 is refused too. With param->checkpoint_every or
  * param->resume, the rows are checksummed first (one pass over them) to tie the
  * checkpoint to the data. STRATA_ERR_NO_MEMORY, before any work, where the host's
  * available memory (STRATA_GLM_MEM_AVAILABLE replaces its figure) cannot hold the
@@ -334,26 +358,57 @@ void strata_glm_model_info(const strata_glm_model_t *model, strata_glm_info_t *i
 
 /** The solver name ("logistic", ...), the feature count (without the bias) and the
  *  weights (owned by the model; n_features entries, then the bias weight when
- *  strata_glm_model_bias() > 0). */
+ *  strata_glm_model_bias() > 0; a model of more than two classes holds that many
+ *  per feature, LIBLINEAR's layout: feature j's weight for class c at
+ *  [j x classes + c], the classes in strata_glm_model_classes' order). */
 const char *strata_glm_model_solver(const strata_glm_model_t *model);
 int64_t strata_glm_model_features(const strata_glm_model_t *model);
 double strata_glm_model_bias(const strata_glm_model_t *model);
 const double *strata_glm_model_weights(const strata_glm_model_t *model);
 
+/** The classes of a classification model: 2 for a binary model of the classes 1 and
+ *  -1 (or 1 and 0), 1 first (the class of positive scores; a file's "label -1 1"
+ *  too, whose weights are negated on loading); for named classes their file's order
+ *  (its "label" line), the first scored positive where there are two, one-vs-rest
+ *  where there are more; 0 for a regression model. @a labels, when not NULL,
+ *  receives them (room for that many). */
+int strata_glm_model_classes(const strata_glm_model_t *model, double *labels);
+
 /** The score x . w (+ bias term) of one row given as @a nnz 0-based indices and
- *  values; features beyond the model's are ignored. */
+ *  values; features beyond the model's are ignored. For a model of more than two
+ *  classes: the label predicted (strata_glm_predict_label). */
 double strata_glm_predict_row(const strata_glm_model_t *model, int64_t nnz,
                               const uint32_t *indices, const double *values);
+
+/** LIBLINEAR's predict_values: the label predicted for one row (classification: one of
+ *  strata_glm_model_classes', by name, 0 for a model of 0/1 data; more than two
+ *  classes: that of the largest score, the first of equals; regression: the value),
+ *  and, when @a dec_values is not NULL, the scores (one; one per class for more than
+ *  two). */
+double strata_glm_predict_label(const strata_glm_model_t *model, int64_t nnz,
+                                const uint32_t *indices, const double *values,
+                                double *dec_values);
+
+/** LIBLINEAR's predict_probability: the label predicted, and in @a probs (one per
+ *  class, strata_glm_model_classes' order) P(class): for two classes the logistic
+ *  link of the score and its complement; for more each class's link normalized to
+ *  sum 1. Logistic models (others: NaN probabilities); NaN for regression. */
+double strata_glm_predict_probability(const strata_glm_model_t *model, int64_t nnz,
+                                      const uint32_t *indices, const double *values,
+                                      double *probs);
 
 /** P(y = +1) for the logistic models, the score itself for the others. */
 double strata_glm_predict_prob(const strata_glm_model_t *model, double score);
 
 /** The class (+1 or -1) of a classification model's @a score: +1 above 0, -1
  *  below; a score of exactly 0 is the second label of the model file's "label"
- *  line, as in LIBLINEAR (-1 for the models strata-train writes, "label 1 -1"). */
+ *  line, as in LIBLINEAR (-1 for the models strata-train writes, "label 1 -1").
+ *  Models of named classes: the class's name (two classes: the first above 0, the
+ *  second else; more: @a score, which is the label already). */
 double strata_glm_predict_class(const strata_glm_model_t *model, double score);
 
-/** Scores of this rank's rows of @a prob into @a scores (rows(prob) entries). */
+/** Scores of this rank's rows of @a prob into @a scores (rows(prob) entries); for a
+ *  model of more than two classes, the labels predicted. */
 strata_status_t strata_glm_predict(const strata_glm_model_t *model,
                                    const strata_glm_problem_t *prob, double *scores);
 

@@ -14,6 +14,14 @@
 struct strata_glm_problem {
     st_glm_data_t *data;        /* this rank's rows */
     int            regression;  /* labels are real targets */
+    /* classification (st_glm_multi.c): the classes over all ranks in LIBLINEAR's order
+     * (their first rows'; 1 before -1 or 0 in a binary set), and whether data->y names
+     * them (named: any other set, trained one class against the rest) or holds +1/-1
+     * (the classes 1 and -1, or 1 and 0 with data->zero_one) */
+    int            nr_class;
+    double        *classes;
+    int            named;
+    int            view;        /* the rows of another problem: frees the labels alone */
 };
 
 struct strata_glm_model {
@@ -26,15 +34,51 @@ struct strata_glm_model {
     int                   zero_positive; /* a score of 0 is class +1 (a file's "label -1 1") */
     int                   zero_one;   /* the classes are named 1 and 0 (0/1 training data,
                                          a file's "label 1 0"), not 1 and -1 */
+    /* classes with other names, or more than two (st_glm_multi.c): nr_class > 0 and
+     * their labels, LIBLINEAR's "label" line; w then holds nr_w = (nr_class > 2 ?
+     * nr_class : 1) weights per feature, feature j's at w[j nr_w ...] (LIBLINEAR's
+     * layout), and for two classes a positive score is labels[0], others labels[1].
+     * 0 (and NULL): the classes 1 and -1 (or 0) above, or regression */
+    int                   nr_class;
+    double               *labels;
     strata_glm_info_t     info;
 };
 
-/* The metrics of this rank's scores @a z of @a d's rows (@a local: this rank's status
- * in computing them; any rank's error is every rank's), over all ranks of @a comm as
- * strata_glm_evaluate computes them (st_glm_predict.c). */
-st_status_t st_glm_evaluate_scores(const strata_glm_model_t *model, const st_glm_data_t *d,
-                                   const double *z, st_status_t local, MPI_Comm comm,
-                                   strata_glm_metrics_t *m);
+/* The weights per feature of @a model: one, or one per class (more than two). */
+static inline int st_glm_model_nr_w(const strata_glm_model_t *model)
+{
+    return (model->nr_class > 2) ? model->nr_class : 1;
+}
+
+/* ---- classes (st_glm_multi.c) ---- */
+
+/* Collective: the classes of @a prob's labels (read or given as named classes, data->y
+ * as given) into prob->nr_class/classes/named, the binary sets mapped to +1/-1 (0/1:
+ * zero_one). ST_OK or ST_ERR_NO_MEMORY, the same on every rank. */
+st_status_t st_glm_problem_classify(strata_glm_problem_t *prob, MPI_Comm comm);
+
+/* The class of local row @a i as the data named it (1, -1 or 0 for a binary set), or
+ * the target of a regression problem. */
+double st_glm_problem_label(const strata_glm_problem_t *prob, int64_t i);
+
+/* strata_glm_problem_free of a view (prob->view). */
+void st_glm_problem_view_free(strata_glm_problem_t *prob);
+
+/* A model of @a nr_class classes named @a labels, zero weights; NULL without memory. */
+strata_glm_model_t *st_glm_model_new_classes(const st_glm_model_t *loss, int64_t n_features,
+                                             double bias, int nr_class, const double *labels);
+
+/* strata_glm_train of a problem of named classes (collective). */
+strata_status_t st_glm_train_named(const strata_glm_problem_t *prob,
+                                   const strata_glm_param_t *param, MPI_Comm comm, char *msg,
+                                   size_t msg_len, strata_glm_model_t **model_p);
+
+/* The metrics of this rank's scores @a z of @a prob's rows (strata_glm_predict's;
+ * @a local: this rank's status in computing them; any rank's error is every rank's),
+ * over all ranks of @a comm as strata_glm_evaluate computes them (st_glm_predict.c). */
+st_status_t st_glm_evaluate_scores(const strata_glm_model_t *model,
+                                   const strata_glm_problem_t *prob, const double *z,
+                                   st_status_t local, MPI_Comm comm, strata_glm_metrics_t *m);
 
 /* A model of @a loss with zero weights; NULL without memory. */
 strata_glm_model_t *st_glm_model_new(const st_glm_model_t *loss, int64_t n_features,

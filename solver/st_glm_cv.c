@@ -65,6 +65,18 @@ static st_status_t st_glm_cv_rows(const strata_glm_problem_t *src, const int *fo
     d->format        = s->format;
     dst->data        = d;
     dst->regression  = src->regression;
+    /* every fold's model has the data's classes, in the data's order, so that the
+     * folds' scores mean the same (LIBLINEAR's folds find their own) */
+    dst->named       = src->named;
+    dst->nr_class    = src->nr_class;
+    dst->classes     = malloc((size_t)ST_MAX(src->nr_class, 1) * sizeof(double));
+    if (!st_glm_agree(comm, dst->classes != NULL)) {
+        strata_glm_problem_free(dst);
+        return ST_ERR_NO_MEMORY;
+    }
+    if (src->nr_class > 0) {
+        memcpy(dst->classes, src->classes, (size_t)src->nr_class * sizeof(double));
+    }
     *dst_p           = dst;
     return ST_OK;
 }
@@ -179,7 +191,7 @@ ST_EXPORT strata_status_t strata_glm_cross_validate(const strata_glm_problem_t *
         train = test = NULL;
     }
     /* (the last fold's model stands for the model kind and its class names) */
-    status = st_glm_evaluate_scores(model, d, oof, ST_OK, comm, metrics_p);
+    status = st_glm_evaluate_scores(model, prob, oof, ST_OK, comm, metrics_p);
     if (status != ST_OK) {
         st_glm_msg(msg, msg_len, "cannot compute the metrics: %s",
                    strata_status_string(status));
@@ -201,15 +213,17 @@ out:
  * models and elastic net without its L1 part (the bias counted in ||x_i||); for the
  * L1 models, at or below 1/(n lambda_max), lambda_max = ||X^T (c phi'(0, y))||_inf /
  * (n eta), the smallest lambda whose model is w = 0 (so the search starts where the
- * model does, not among C's that all give 0). 0 where that is not a positive normal
- * number, -1 without memory. */
+ * model does, not among C's that all give 0); of named classes, the largest over the
+ * binary models trained (one class against the rest each). 0 where that is not a
+ * positive normal number, -1 without memory. */
 static double st_glm_cv_start_c(const st_glm_model_t *loss, const strata_glm_problem_t *prob,
                                 const strata_glm_param_t *param, MPI_Comm comm)
 {
     const st_glm_data_t *d = prob->data;
     double n = (double)d->n_rows_global, b = (param->bias > 0) ? param->bias : 0, u, c;
-    double eta = st_glm_model_eta(loss, param->eta), *g, m = 0;
+    double eta = st_glm_model_eta(loss, param->eta), *g, m = 0, y;
     int64_t i, k, cols = d->n_cols + (b > 0);
+    int cls, models = !prob->named ? 1 : (prob->nr_class > 2) ? prob->nr_class : 1;
 
     if (loss->form == ST_GLM_FORM_DUAL || eta == 0) {
         for (i = 0; i < d->n_rows; i++) {
@@ -223,16 +237,20 @@ static double st_glm_cv_start_c(const st_glm_model_t *loss, const strata_glm_pro
             free(g);
             return -1;
         }
-        for (i = 0; i < d->n_rows; i++) {
-            u = st_glm_example_weight(loss, param, d->y[i]) * loss->dloss(0.0, d->y[i]);
-            for (k = d->indptr[i]; k < d->indptr[i + 1]; k++) {
-                g[d->indices[k]] += u * st_glm_data_val(d, k);
+        for (cls = 0; cls < models; cls++) {
+            memset(g, 0, (size_t)cols * sizeof(*g));
+            for (i = 0; i < d->n_rows; i++) {
+                y = !prob->named ? d->y[i] : (d->y[i] == prob->classes[cls]) ? 1.0 : -1.0;
+                u = st_glm_example_weight(loss, param, y) * loss->dloss(0.0, y);
+                for (k = d->indptr[i]; k < d->indptr[i + 1]; k++) {
+                    g[d->indices[k]] += u * st_glm_data_val(d, k);
+                }
+                g[cols - 1] += (b > 0) ? u * b : 0.0;
             }
-            g[cols - 1] += (b > 0) ? u * b : 0.0;
-        }
-        st_glm_allreduce(comm, g, cols, MPI_DOUBLE, MPI_SUM);
-        for (k = 0; k < cols; k++) {
-            m = fmax(m, fabs(g[k]));
+            st_glm_allreduce(comm, g, cols, MPI_DOUBLE, MPI_SUM);
+            for (k = 0; k < cols; k++) {
+                m = fmax(m, fabs(g[k]));
+            }
         }
         free(g);
         c = eta / m;   /* lambda_max = m / (n eta); C = 1 / (n lambda_max) */

@@ -184,7 +184,8 @@ void st_glm_data_opts_resolve(const st_glm_data_opts_t *opts, const char *path, 
     if (o_p->prec != prec0 && o_p->prec != 32 && o_p->prec != 64) {
         st_glm_err_set(err, ST_ERR_INVALID_PARAM, ST_GLM_ERR_KEY_FIRST,
                        "%s: precision %d (expected 32 or 64)", path, o_p->prec);
-    } else if (o_p->label_kind != ST_GLM_LABEL_CLASS && o_p->label_kind != ST_GLM_LABEL_REAL) {
+    } else if (o_p->label_kind != ST_GLM_LABEL_CLASS && o_p->label_kind != ST_GLM_LABEL_REAL &&
+               o_p->label_kind != ST_GLM_LABEL_MULTI) {
         st_glm_err_set(err, ST_ERR_INVALID_PARAM, ST_GLM_ERR_KEY_FIRST,
                        "%s: unknown label kind %d", path, (int)o_p->label_kind);
     } else if (o_p->max_index > ST_GLM_DATA_MAX_INDEX) {
@@ -297,10 +298,12 @@ st_status_t st_glm_data_check(const st_glm_data_t *d, char *msg, size_t msg_len)
                                   d->indices[k - 1]);
             }
         }
-        if (d->label_kind == ST_GLM_LABEL_CLASS ? (d->y[i] != 1.0 && d->y[i] != -1.0)
-                                                 : !isfinite(d->y[i])) {
+        if (d->label_kind == ST_GLM_LABEL_CLASS ? (d->y[i] != 1.0 && d->y[i] != -1.0) :
+            d->label_kind == ST_GLM_LABEL_MULTI ? !st_glm_data_class_name(d->y[i])
+                                                : !isfinite(d->y[i])) {
             ST_GLM_CHECK_FAIL("row %lld: label %g invalid for %s", (long long)i, d->y[i],
-                              d->label_kind == ST_GLM_LABEL_CLASS ? "classification"
+                              d->label_kind == ST_GLM_LABEL_CLASS ? "classification" :
+                              d->label_kind == ST_GLM_LABEL_MULTI ? "classes"
                                                                   : "regression");
         }
     }

@@ -45,7 +45,10 @@
 /** What the labels are. */
 typedef enum {
     ST_GLM_LABEL_CLASS = 0,  /**< binary classification: y is +1 or -1 */
-    ST_GLM_LABEL_REAL  = 1   /**< regression: y is any finite real */
+    ST_GLM_LABEL_REAL  = 1,  /**< regression: y is any finite real */
+    ST_GLM_LABEL_MULTI = 2   /**< classes named by integers of magnitude below 2^31 (any
+                                  number of them, LIBLINEAR's labels), kept as given;
+                                  written to the binary format as regression targets */
 } st_glm_label_kind_t;
 
 /** The file format a dataset was read from. */
@@ -81,7 +84,8 @@ typedef struct st_glm_data {
     int       prec;           /**< 32 or 64: exactly one of val32/val64 is non-NULL */
     float    *val32;          /**< nnz values when prec is 32 */
     double   *val64;          /**< nnz values when prec is 64 */
-    double   *y;              /**< n_rows labels: +1/-1 (0/1 are mapped), or real targets */
+    double   *y;              /**< n_rows labels: +1/-1 (0/1 are mapped), real targets, or
+                                   integer class names (ST_GLM_LABEL_MULTI) */
     int       zero_one;       /**< classification whose classes were named 1 and 0 (0/1
                                    labels in the text, or a binary file's 0/1 flag; every
                                    rank alike) */
@@ -173,6 +177,12 @@ void st_glm_data_free(st_glm_data_t *data);
  * @return ST_OK, or ST_ERR_INVALID_PARAM with the first violation in @a msg.
  */
 st_status_t st_glm_data_check(const st_glm_data_t *data, char *msg, size_t msg_len);
+
+/** Is @a y a class name of ST_GLM_LABEL_MULTI: an integer of magnitude below 2^31? */
+static inline int st_glm_data_class_name(double y)
+{
+    return y > -2147483648.0 && y < 2147483648.0 && y == (double)(int64_t)y;
+}
 
 /** Stored value @a k of @a data, in double, whichever precision holds it. */
 static inline double st_glm_data_val(const st_glm_data_t *data, int64_t k)

@@ -380,7 +380,9 @@ st_status_t st_glm_data_write_bin(const st_glm_data_t *d, const char *path, MPI_
         mine[ST_GLM_W_NNZ]    = d->nnz;
         mine[ST_GLM_W_COLS]   = d->n_cols;
         mine[ST_GLM_W_PREC]   = d->prec;
-        mine[ST_GLM_W_KIND]   = d->label_kind;
+        /* (named classes go as targets: a reader of classes takes them back) */
+        mine[ST_GLM_W_KIND]   = (d->label_kind == ST_GLM_LABEL_MULTI) ? ST_GLM_LABEL_REAL
+                                                                      : d->label_kind;
         mine[ST_GLM_W_FLAGS]  = (d->label_kind == ST_GLM_LABEL_CLASS && d->zero_one) ?
                                 ST_GLM_BIN_ZERO_ONE : 0;
         mine[ST_GLM_W_OFFSET] = d->row_offset;
@@ -428,7 +430,7 @@ st_status_t st_glm_data_write_bin(const st_glm_data_t *d, const char *path, MPI_
     h.version     = h.flags != 0 ? 2 : 1;   /* version 1 where it says it all */
     h.header_size = ST_GLM_BIN_HEADER;
     h.prec        = (uint32_t)d->prec;
-    h.label_kind  = (uint32_t)d->label_kind;
+    h.label_kind  = (uint32_t)all[ST_GLM_W_KIND];
     h.n_rows      = (uint64_t)rows;
     h.n_cols      = (uint64_t)cols;
     h.nnz         = (uint64_t)nnz;
@@ -812,7 +814,7 @@ st_status_t st_glm_data_read_bin(const char *path, const st_glm_data_opts_t *opt
         int64_t row = lo + i + 1;
         double y;
 
-        if ((h.flags & ST_GLM_BIN_ZERO_ONE) && o.label_kind == ST_GLM_LABEL_REAL &&
+        if ((h.flags & ST_GLM_BIN_ZERO_ONE) && o.label_kind != ST_GLM_LABEL_CLASS &&
             d->y[i] == -1.0) {
             d->y[i] = 0.0;
         }
@@ -867,10 +869,16 @@ st_status_t st_glm_data_read_bin(const char *path, const st_glm_data_opts_t *opt
             }
         }
         if (!isfinite(y) ||
-            (o.label_kind == ST_GLM_LABEL_CLASS && !as_classes && y != 1.0 && y != -1.0)) {
+            (o.label_kind == ST_GLM_LABEL_CLASS && !as_classes && y != 1.0 && y != -1.0) ||
+            (o.label_kind == ST_GLM_LABEL_MULTI && !st_glm_data_class_name(y))) {
             st_glm_err_set(&err, ST_ERR_INVALID_PARAM, 2 * row, "%s: row %lld: label %g is "
                            "not %s", path, (long long)row, y,
-                           o.label_kind == ST_GLM_LABEL_CLASS ? "-1 or +1" : "finite");
+                           o.label_kind == ST_GLM_LABEL_CLASS ? "-1 or +1" :
+                           o.label_kind == ST_GLM_LABEL_MULTI ? "a class label (an integer "
+                           "below 2^31 in magnitude)" : "finite");
+        }
+        if (o.label_kind == ST_GLM_LABEL_MULTI) {
+            d->y[i] += 0.0;   /* (-0 is the class 0) */
         }
     }
     /* the first 0 and the first -1 over the ranks (rows past a rank's error are not

@@ -372,6 +372,17 @@ static int st_glm_svm_label(st_glm_svm_chunk_t *ck, const char *tok, const char 
         *y_p = v;
         return 0;
     }
+    if (ck->label_kind == ST_GLM_LABEL_MULTI) {
+        if (!st_glm_data_class_name(v)) {
+            st_glm_token_quote(tok, (size_t)(tend - tok), q, sizeof(q));
+            st_glm_svm_fail(ck, ST_ERR_INVALID_PARAM, "label '%s' is not a class label (an "
+                            "integer below 2^31 in magnitude; read real targets in "
+                            "regression mode)", q);
+            return -1;
+        }
+        *y_p = v + 0.0;   /* (-0 is the class 0) */
+        return 0;
+    }
     if (v == 1.0) {
         *y_p = 1.0;
     } else if (v == -1.0) {

@@ -1,19 +1,24 @@
 /*
  * Model files: LIBLINEAR's text model format (save_model / load_model of linear.cpp),
  * so that LIBLINEAR's predict reads the models it has, and Strata reads LIBLINEAR's
- * binary models of the same problems:
+ * models of the same problems (two classes or more):
  *
  *     solver_type L2R_LR          one name per model, see st_glm_io_types
- *     nr_class 2                  always 2 (regression models too, as LIBLINEAR)
+ *     nr_class 2                  2 (regression models too, as LIBLINEAR), or the
+ *                                 classes of a one-vs-rest model
  *     label 1 -1                  classification only: w scores label 1 positive
  *                                 ("label 1 0" for a model of 0/1 data)
  *                                 ("label -1 1" read: w negated, a score of 0 is +1,
- *                                 and written back so)
+ *                                 and written back so); any other names kept as
+ *                                 given ("label 2 7": w scores 2 positive), one per
+ *                                 class
  *     nr_feature 13
  *     bias -1                     > 0: constant feature of this value; -1: none
  *     w
  *     0.35138541186502564         one weight per line ("%.17g \n", LIBLINEAR's own
- *     ...                         layout), nr_feature of them, then the bias weight
+ *     ...                         layout), nr_feature of them, then the bias weight;
+ *                                 more than two classes: a weight per class on each
+ *                                 line, in the label line's order
  *
  * LIBLINEAR's rule for the weight count is "bias >= 0": a file with "bias 0" holds the
  * bias weight, which multiplies 0; it is read and dropped (the model has no bias).
@@ -41,8 +46,6 @@
 
 /* token lengths quoted in messages */
 #define ST_GLM_IO_QUOTE_LEN   48
-/* tokens kept per line (more are counted, to report them) */
-#define ST_GLM_IO_MAX_TOKENS  4
 
 /* solver_type names: the first one of each model is the one written */
 static const struct {
@@ -120,9 +123,37 @@ static void st_glm_io_locale_leave(st_glm_io_locale_t *loc)
 static int st_glm_io_write(FILE *f, const strata_glm_model_t *model, const char *type_name)
 {
     int64_t j, n_w = model->n_features + (model->bias > 0 ? 1 : 0);
+    int c, nr_w = st_glm_model_nr_w(model);
 
-    if (fprintf(f, "solver_type %s\nnr_class 2\n", type_name) < 0) {
+    if (fprintf(f, "solver_type %s\nnr_class %d\n", type_name,
+                model->nr_class > 0 ? model->nr_class : 2) < 0) {
         return -1;
+    }
+    if (model->nr_class > 0) {   /* named classes: the names, the weights side by side */
+        if (fprintf(f, "label") < 0) {
+            return -1;
+        }
+        for (c = 0; c < model->nr_class; c++) {
+            if (fprintf(f, " %d", (int)model->labels[c]) < 0) {
+                return -1;
+            }
+        }
+        if (fprintf(f, "\nnr_feature %" PRId64 "\n", model->n_features) < 0 ||
+            (model->bias > 0 ? fprintf(f, "bias %.17g\nw\n", model->bias)
+                             : fprintf(f, "bias -1\nw\n")) < 0) {
+            return -1;
+        }
+        for (j = 0; j < n_w; j++) {
+            for (c = 0; c < nr_w; c++) {
+                if (fprintf(f, "%.17g ", model->w[j * nr_w + c]) < 0) {
+                    return -1;
+                }
+            }
+            if (fprintf(f, "\n") < 0) {
+                return -1;
+            }
+        }
+        return 0;
     }
     /* a model read from "label -1 1" goes back as it came: its ties (a score of 0)
      * are label[1], +1, there, and LIBLINEAR reads the same classes from it; the
@@ -180,7 +211,7 @@ ST_EXPORT strata_status_t strata_glm_model_save(const strata_glm_model_t *model,
         st_glm_io_msg(msg, msg_len, "%s: the model's bias is not finite", path);
         return ST_ERR_INVALID_PARAM;
     }
-    n_w = model->n_features + (model->bias > 0 ? 1 : 0);
+    n_w = (model->n_features + (model->bias > 0 ? 1 : 0)) * st_glm_model_nr_w(model);
     for (j = 0; j < n_w; j++) {
         if (!isfinite(model->w[j])) {
             st_glm_io_msg(msg, msg_len, "%s: weight %" PRId64 " of the model is %g: not "
@@ -230,7 +261,8 @@ typedef struct {
     size_t      cap;
     int64_t     lineno;
     int         ntok;                          /* tokens on the line */
-    char       *tok[ST_GLM_IO_MAX_TOKENS];     /* the first of them */
+    char      **tok;                           /* them */
+    int         tokcap;
     char       *msg;
     size_t      msg_len;
     st_status_t status;
@@ -289,10 +321,18 @@ static int st_glm_io_next(st_glm_io_reader_t *rd)
     rd->ntok = 0;
     for (p = strtok_r(rd->line, " \t\r\n", &save); p != NULL;
          p = strtok_r(NULL, " \t\r\n", &save)) {
-        if (rd->ntok < ST_GLM_IO_MAX_TOKENS) {
-            rd->tok[rd->ntok] = p;
+        if (rd->ntok == rd->tokcap) {
+            char **grown = realloc(rd->tok, (size_t)ST_MAX(2 * rd->tokcap, 8) * sizeof(char *));
+
+            if (grown == NULL) {
+                st_glm_io_msg(rd->msg, rd->msg_len, "%s: out of memory", rd->path);
+                rd->status = ST_ERR_NO_MEMORY;
+                return -1;
+            }
+            rd->tok    = grown;
+            rd->tokcap = ST_MAX(2 * rd->tokcap, 8);
         }
-        rd->ntok++;
+        rd->tok[rd->ntok++] = p;
     }
     return 1;
 }
@@ -342,6 +382,8 @@ typedef struct {
     double                bias;
     int                   negate;     /* "label -1 1": w scores label -1 positive */
     int                   zero_one;   /* "label 1 0" or "label 0 1": the classes 1 and 0 */
+    int                   nr_class;
+    double               *labels;     /* nr_class names where they are not those above */
     int64_t               line_type, line_class, line_label, line_feature, line_bias;
 } st_glm_io_header_t;
 
@@ -410,28 +452,50 @@ static int st_glm_io_read_header(st_glm_io_reader_t *rd, st_glm_io_header_t *h)
             if (!st_glm_io_key_ok(rd, &h->line_class, 1)) {
                 return -1;
             }
-            if (st_glm_io_parse_int(rd->tok[1], INT32_MIN, INT32_MAX, &v) != 0 || v != 2) {
-                st_glm_io_fail(rd, "nr_class '%s': only binary models (nr_class 2) are "
-                               "supported", st_glm_io_quote(rd->tok[1], q, sizeof(q)));
+            /* (a class's weights take 8 bytes a feature: no bound but the memory's) */
+            if (st_glm_io_parse_int(rd->tok[1], 2, INT32_MAX, &v) != 0) {
+                st_glm_io_fail(rd, "nr_class '%s' is not an integer from 2 to %d",
+                               st_glm_io_quote(rd->tok[1], q, sizeof(q)), INT32_MAX);
                 return -1;
             }
+            h->nr_class = (int)v;
         } else if (!strcmp(rd->tok[0], "label")) {
-            if (!st_glm_io_key_ok(rd, &h->line_label, 2)) {
+            if (h->line_class == 0) {
+                st_glm_io_fail(rd, "label before nr_class (which says how many labels)");
                 return -1;
             }
-            if (st_glm_io_parse_int(rd->tok[1], INT32_MIN, INT32_MAX, &l0) != 0 ||
-                st_glm_io_parse_int(rd->tok[2], INT32_MIN, INT32_MAX, &l1) != 0) {
-                st_glm_io_fail(rd, "labels must be integers");
+            if (!st_glm_io_key_ok(rd, &h->line_label, h->nr_class)) {
                 return -1;
             }
-            /* 0/1 data is read as -1/+1 */
-            if ((l0 == 1 && (l1 == -1 || l1 == 0)) || ((l0 == -1 || l0 == 0) && l1 == 1)) {
+            h->labels = malloc((size_t)h->nr_class * sizeof(double));
+            if (h->labels == NULL) {
+                st_glm_io_msg(rd->msg, rd->msg_len, "%s: out of memory", rd->path);
+                rd->status = ST_ERR_NO_MEMORY;
+                return -1;
+            }
+            for (i = 0; i < (size_t)h->nr_class; i++) {
+                if (st_glm_io_parse_int(rd->tok[1 + i], INT32_MIN + 1, INT32_MAX, &l0) != 0) {
+                    st_glm_io_fail(rd, "label '%s' is not an integer below 2^31 in magnitude",
+                                   st_glm_io_quote(rd->tok[1 + i], q, sizeof(q)));
+                    return -1;
+                }
+                for (l1 = 0; l1 < (int64_t)i; l1++) {
+                    if (h->labels[l1] == (double)l0) {
+                        st_glm_io_fail(rd, "label %" PRId64 " given twice", l0);
+                        return -1;
+                    }
+                }
+                h->labels[i] = (double)l0;
+            }
+            l0 = (int64_t)h->labels[0];
+            l1 = (int64_t)h->labels[1];
+            /* the classes 1 and -1 (or 0): the binary model of before, 0/1 read as -1/+1 */
+            if (h->nr_class == 2 &&
+                ((l0 == 1 && (l1 == -1 || l1 == 0)) || ((l0 == -1 || l0 == 0) && l1 == 1))) {
                 h->negate   = (l0 != 1);
                 h->zero_one = (l0 == 0 || l1 == 0);
-            } else {
-                st_glm_io_fail(rd, "labels %" PRId64 " %" PRId64 ": Strata models have the "
-                               "labels 1 and -1 (or 1 and 0)", l0, l1);
-                return -1;
+                free(h->labels);
+                h->labels = NULL;
             }
         } else if (!strcmp(rd->tok[0], "nr_feature")) {
             if (!st_glm_io_key_ok(rd, &h->line_feature, 1)) {
@@ -486,19 +550,25 @@ static int st_glm_io_read_header(st_glm_io_reader_t *rd, st_glm_io_header_t *h)
         st_glm_io_fail(rd, "label line in a regression model (%s)", h->type_name);
         return -1;
     }
+    if (!h->loss->classification && h->nr_class != 2) {
+        rd->lineno = h->line_class;
+        st_glm_io_fail(rd, "nr_class %d in a regression model (%s): LIBLINEAR writes 2",
+                       h->nr_class, h->type_name);
+        return -1;
+    }
     return 0;
 }
 
-/* The weights after 'w': exactly @a count numbers, one a line (blank lines are
+/* The weights after 'w': exactly @a count lines of @a nr_w numbers (blank lines are
  * skipped); grows the array as they come, so a header claiming a huge nr_feature costs
  * memory only for the weights the file really has. */
 static int st_glm_io_read_weights(st_glm_io_reader_t *rd, const st_glm_io_header_t *h,
-                                  int64_t count, double **w_p)
+                                  int64_t count, int nr_w, double **w_p)
 {
     char q[ST_GLM_IO_QUOTE_LEN];
     int64_t n = 0, cap = 0;
     double *w = NULL, *grown;
-    int rc;
+    int rc, c;
 
     for (;;) {
         rc = st_glm_io_next(rd);
@@ -518,14 +588,20 @@ static int st_glm_io_read_weights(st_glm_io_reader_t *rd, const st_glm_io_header
                            st_glm_io_quote(rd->tok[0], q, sizeof(q)));
             goto err;
         }
-        if (rd->ntok > 1) {
-            st_glm_io_fail(rd, "trailing text after weight %" PRId64 ": '%s' (one weight a "
-                           "line)", n + 1, st_glm_io_quote(rd->tok[1], q, sizeof(q)));
+        if (rd->ntok > nr_w) {
+            st_glm_io_fail(rd, "trailing text after weight %" PRId64 ": '%s' (%d weight%s a "
+                           "line)", n + 1, st_glm_io_quote(rd->tok[nr_w], q, sizeof(q)), nr_w,
+                           nr_w > 1 ? "s, one per class," : "");
+            goto err;
+        }
+        if (rd->ntok < nr_w) {
+            st_glm_io_fail(rd, "weight %" PRId64 ": %d value%s, not %d (one per class)",
+                           n + 1, rd->ntok, rd->ntok == 1 ? "" : "s", nr_w);
             goto err;
         }
         if (n == cap) {
             cap   = ST_MIN(count, ST_MAX(2 * cap, 1024));
-            grown = realloc(w, (size_t)cap * sizeof(double));
+            grown = realloc(w, (size_t)cap * (size_t)nr_w * sizeof(double));
             if (grown == NULL) {
                 st_glm_io_msg(rd->msg, rd->msg_len, "%s: out of memory", rd->path);
                 rd->status = ST_ERR_NO_MEMORY;
@@ -533,12 +609,14 @@ static int st_glm_io_read_weights(st_glm_io_reader_t *rd, const st_glm_io_header
             }
             w = grown;
         }
-        rc = st_glm_io_parse_real(rd->tok[0], &w[n]);
-        if (rc != 0) {
-            st_glm_io_fail(rd, "weight %" PRId64 ": '%s' is %s", n + 1,
-                           st_glm_io_quote(rd->tok[0], q, sizeof(q)),
-                           rc == -1 ? "not a number" : "not finite");
-            goto err;
+        for (c = 0; c < nr_w; c++) {
+            rc = st_glm_io_parse_real(rd->tok[c], &w[n * nr_w + c]);
+            if (rc != 0) {
+                st_glm_io_fail(rd, "weight %" PRId64 ": '%s' is %s", n + 1,
+                               st_glm_io_quote(rd->tok[c], q, sizeof(q)),
+                               rc == -1 ? "not a number" : "not finite");
+                goto err;
+            }
         }
         n++;
     }
@@ -565,7 +643,7 @@ ST_EXPORT strata_status_t strata_glm_model_load(const char *path, char *msg, siz
     strata_glm_model_t *model;
     int64_t j, count;
     double *w = NULL;
-    int rc, err;
+    int rc, err, nr_w;
 
     if (path == NULL || model_p == NULL) {
         st_glm_io_msg(msg, msg_len, "strata_glm_model_load: no file name or no result");
@@ -584,26 +662,33 @@ ST_EXPORT strata_status_t strata_glm_model_load(const char *path, char *msg, siz
 
     st_glm_io_locale_enter(&loc);
     rc = st_glm_io_read_header(&rd, &h);
+    nr_w = (h.labels != NULL && h.nr_class > 2) ? h.nr_class : 1;
     if (rc == 0) {
         /* LIBLINEAR: the bias weight is there when bias >= 0 */
         count = h.n_features + (h.bias >= 0 ? 1 : 0);
-        rc    = st_glm_io_read_weights(&rd, &h, count, &w);
+        rc    = st_glm_io_read_weights(&rd, &h, count, nr_w, &w);
     }
     st_glm_io_locale_leave(&loc);
     fclose(rd.f);
     free(rd.line);
+    free(rd.tok);
     if (rc != 0) {
+        free(h.labels);
         return rd.status;
     }
 
     /* a bias of 0 (LIBLINEAR -B 0) contributes nothing: no bias */
-    model = st_glm_model_new(h.loss, h.n_features, h.bias > 0 ? h.bias : -1.0);
+    model = (h.labels != NULL)
+                ? st_glm_model_new_classes(h.loss, h.n_features, h.bias > 0 ? h.bias : -1.0,
+                                           h.nr_class, h.labels)
+                : st_glm_model_new(h.loss, h.n_features, h.bias > 0 ? h.bias : -1.0);
+    free(h.labels);
     if (model == NULL) {
         free(w);
         st_glm_io_msg(msg, msg_len, "%s: out of memory", path);
         return ST_ERR_NO_MEMORY;
     }
-    count = h.n_features + (h.bias > 0 ? 1 : 0);
+    count = (h.n_features + (h.bias > 0 ? 1 : 0)) * nr_w;
     for (j = 0; j < count; j++) {
         model->w[j] = h.negate ? -w[j] : w[j];
     }

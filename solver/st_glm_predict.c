@@ -11,6 +11,11 @@
  * label[1]"): -1 for "label 1 -1" (strata-train's), +1 for "label -1 1", whose
  * weights the reader negated (strata_glm_predict_class).
  *
+ * A model of more than two classes (one-vs-rest, st_glm_multi.c) scores a row for
+ * each class, each sum in the same order, and predicts the class of the largest score
+ * (the first of equals), as LIBLINEAR's predict_values; its "score" (strata_glm_predict)
+ * is that class's label.
+ *
  * Metrics (strata_glm_evaluate) are computed by rank 0 over all ranks' rows in the
  * global row order, so they do not depend on the number of ranks, bit for bit:
  *     accuracy = #{i : class(z_i) = y_i} / n
@@ -18,6 +23,9 @@
  *     AUC      = (#{(i,j) : y_i = +1, y_j = -1, z_i > z_j}
  *                 + #{... z_i = z_j} / 2) / (n_pos n_neg)  (Mann-Whitney; exact)
  *     RMSE     = sqrt((1/n) sum_i (z_i - y_i)^2)
+ * with y_i +1 for the model's first class, -1 for its second; a test row of another
+ * class is counted wrong and leaves the log loss and the AUC undefined (NaN). More
+ * than two classes: the accuracy alone, of the predicted labels.
  * The AUC sorts the positives' and the negatives' scores and counts, for each positive,
  * the negatives below and equal to it by a merge: O(n log n). Rank 0 holds 16 bytes a
  * row (scores and labels) plus 8 for the sort.
@@ -67,9 +75,150 @@ ST_EXPORT const double *strata_glm_model_weights(const strata_glm_model_t *model
     return (model != NULL) ? model->w : NULL;
 }
 
+ST_EXPORT int strata_glm_model_classes(const strata_glm_model_t *model, double *labels)
+{
+    if (model == NULL || model->loss == NULL || !model->loss->classification) {
+        return 0;
+    }
+    if (model->nr_class > 0) {
+        if (labels != NULL) {
+            memcpy(labels, model->labels, (size_t)model->nr_class * sizeof(double));
+        }
+        return model->nr_class;
+    }
+    if (labels != NULL) {
+        labels[0] = 1.0;
+        labels[1] = model->zero_one ? 0.0 : -1.0;
+    }
+    return 2;
+}
+
 /* ------------------------------------------------------------------------------------ */
 /* Scores                                                                              */
 /* ------------------------------------------------------------------------------------ */
+
+/* The decision values of one row, a class's weights each (nr_w of them, LIBLINEAR's
+ * predict_values: each sum in the row's order, the bias last), from double or float
+ * values. */
+static void st_glm_dec_values(const strata_glm_model_t *model, int64_t nnz,
+                              const uint32_t *indices, const double *v64, const float *v32,
+                              double *dec)
+{
+    int nr_w = st_glm_model_nr_w(model), c;
+    const double *wj;
+    int64_t k;
+    double x;
+
+    for (c = 0; c < nr_w; c++) {
+        dec[c] = 0.0;
+    }
+    for (k = 0; k < nnz; k++) {
+        if ((int64_t)indices[k] < model->n_features) {
+            wj = model->w + (int64_t)indices[k] * nr_w;
+            x  = (v64 != NULL) ? v64[k] : (double)v32[k];
+            for (c = 0; c < nr_w; c++) {
+                dec[c] += wj[c] * x;
+            }
+        }
+    }
+    if (model->bias > 0) {
+        wj = model->w + model->n_features * nr_w;
+        for (c = 0; c < nr_w; c++) {
+            dec[c] += wj[c] * model->bias;
+        }
+    }
+}
+
+/* The label a model of named classes predicts from its decision values. */
+static double st_glm_dec_label(const strata_glm_model_t *model, const double *dec)
+{
+    int c, best = 0;
+
+    if (model->nr_class == 2) {
+        return (dec[0] > 0) ? model->labels[0] : model->labels[1];
+    }
+    if (isnan(dec[0])) {
+        return NAN;
+    }
+    for (c = 1; c < model->nr_class; c++) {
+        if (isnan(dec[c])) {
+            return NAN;   /* (no class: the caller names the row) */
+        }
+        if (dec[c] > dec[best]) {
+            best = c;
+        }
+    }
+    return model->labels[best];
+}
+
+/* A row's "score": its decision value, or for more than two classes the label
+ * predicted (@a dec: room for the classes' values). */
+static double st_glm_row_score(const strata_glm_model_t *model, int64_t nnz,
+                               const uint32_t *indices, const double *v64, const float *v32,
+                               double *dec)
+{
+    st_glm_dec_values(model, nnz, indices, v64, v32, dec);
+    return (model->nr_class > 2) ? st_glm_dec_label(model, dec) : dec[0];
+}
+
+ST_EXPORT double strata_glm_predict_label(const strata_glm_model_t *model, int64_t nnz,
+                                          const uint32_t *indices, const double *values,
+                                          double *dec_values)
+{
+    double one, *dec = dec_values;
+    double label;
+
+    if (model == NULL || model->w == NULL || model->loss == NULL) {
+        return NAN;
+    }
+    if (dec == NULL) {
+        dec = (st_glm_model_nr_w(model) > 1) ?
+              malloc((size_t)st_glm_model_nr_w(model) * sizeof(double)) : &one;
+        if (dec == NULL) {
+            return NAN;
+        }
+    }
+    st_glm_dec_values(model, nnz, indices, values, NULL, dec);
+    if (!model->loss->classification) {
+        label = dec[0];
+    } else if (model->nr_class > 0) {
+        label = st_glm_dec_label(model, dec);
+    } else {
+        label = strata_glm_predict_class(model, dec[0]);
+        label = (label < 0 && model->zero_one) ? 0.0 : label;
+    }
+    if (dec != dec_values && dec != &one) {
+        free(dec);
+    }
+    return label;
+}
+
+ST_EXPORT double strata_glm_predict_probability(const strata_glm_model_t *model,
+                                                int64_t nnz, const uint32_t *indices,
+                                                const double *values, double *probs)
+{
+    int k = strata_glm_model_classes(model, NULL), c, logistic;
+    double label, sum = 0.0;
+
+    if (k == 0 || probs == NULL) {
+        return NAN;
+    }
+    label    = strata_glm_predict_label(model, nnz, indices, values, probs);
+    logistic = (model->loss->kind == ST_GLM_LOGISTIC || model->loss->kind == ST_GLM_L1_LOGISTIC);
+    if (k == 2) {
+        probs[0] = logistic ? model->loss->link(probs[0]) : NAN;
+        probs[1] = 1.0 - probs[0];
+        return label;
+    }
+    for (c = 0; c < k; c++) {   /* LIBLINEAR's: each class's, normalized */
+        probs[c] = logistic ? model->loss->link(probs[c]) : NAN;
+        sum     += probs[c];
+    }
+    for (c = 0; c < k; c++) {
+        probs[c] /= sum;
+    }
+    return label;
+}
 
 ST_EXPORT double strata_glm_predict_row(const strata_glm_model_t *model, int64_t nnz,
                                         const uint32_t *indices, const double *values)
@@ -79,6 +228,9 @@ ST_EXPORT double strata_glm_predict_row(const strata_glm_model_t *model, int64_t
 
     if (model == NULL || model->w == NULL) {
         return NAN;
+    }
+    if (model->nr_class > 2) {
+        return strata_glm_predict_label(model, nnz, indices, values, NULL);
     }
     for (k = 0; k < nnz; k++) {
         if ((int64_t)indices[k] < model->n_features) {
@@ -119,6 +271,12 @@ ST_EXPORT double strata_glm_predict_prob(const strata_glm_model_t *model, double
 
 ST_EXPORT double strata_glm_predict_class(const strata_glm_model_t *model, double score)
 {
+    if (model != NULL && model->nr_class > 2) {
+        return score;   /* (the label already) */
+    }
+    if (model != NULL && model->nr_class == 2) {
+        return (score > 0) ? model->labels[0] : model->labels[1];
+    }
     if (score != 0) {
         return (score > 0) ? 1.0 : -1.0;
     }
@@ -136,6 +294,22 @@ ST_EXPORT strata_status_t strata_glm_predict(const strata_glm_model_t *model,
         return ST_ERR_INVALID_PARAM;
     }
     d = prob->data;
+    if (model->nr_class > 2) {
+        double *dec = malloc((size_t)model->nr_class * sizeof(double));
+
+        if (dec == NULL) {
+            return ST_ERR_NO_MEMORY;
+        }
+        for (r = 0; r < d->n_rows; r++) {
+            lo        = d->indptr[r];
+            hi        = d->indptr[r + 1];
+            scores[r] = st_glm_row_score(model, hi - lo, d->indices + lo,
+                                         d->val64 ? d->val64 + lo : NULL,
+                                         d->val32 ? d->val32 + lo : NULL, dec);
+        }
+        free(dec);
+        return ST_OK;
+    }
     for (r = 0; r < d->n_rows; r++) {
         lo = d->indptr[r];
         hi = d->indptr[r + 1];
@@ -219,7 +393,7 @@ static st_status_t st_glm_metrics(const strata_glm_model_t *model, int64_t n, co
                                   const double *y, strata_glm_metrics_t *m)
 {
     st_glm_model_kind_t kind = model->loss->kind;
-    int64_t i, correct = 0;
+    int64_t i, correct = 0, other = 0;
     double sum;
 
     m->n        = n;
@@ -238,10 +412,22 @@ static st_status_t st_glm_metrics(const strata_glm_model_t *model, int64_t n, co
         m->rmse = sqrt(sum / (double)n);
         return ST_OK;
     }
-    for (i = 0; i < n; i++) {
-        correct += (strata_glm_predict_class(model, z[i]) == y[i]);
+    if (model->nr_class > 2) {   /* (the scores are the labels predicted) */
+        for (i = 0; i < n; i++) {
+            correct += (z[i] == y[i]);
+        }
+        m->accuracy = (double)correct / (double)n;
+        return ST_OK;
+    }
+    for (i = 0; i < n; i++) {   /* (+1: the model's first class; a tie is the second) */
+        correct += ((z[i] > 0 || (z[i] == 0 && model->nr_class == 0 && model->zero_positive))
+                    ? 1.0 : -1.0) == y[i];
+        other   += isnan(y[i]);
     }
     m->accuracy = (double)correct / (double)n;
+    if (other > 0) {
+        return ST_OK;   /* (rows of classes the model has not: no log loss or AUC) */
+    }
     if (kind == ST_GLM_LOGISTIC || kind == ST_GLM_L1_LOGISTIC) {
         sum = 0.0;
         for (i = 0; i < n; i++) {
@@ -256,8 +442,8 @@ static st_status_t st_glm_metrics(const strata_glm_model_t *model, int64_t n, co
  * order) and compute the metrics there; every rank gets rank 0's result. */
 static st_status_t st_glm_evaluate_mpi(const strata_glm_model_t *model,
                                        const st_glm_data_t *d, const double *z,
-                                       st_status_t local, MPI_Comm comm, int rank, int size,
-                                       strata_glm_metrics_t *m)
+                                       const double *y, st_status_t local, MPI_Comm comm,
+                                       int rank, int size, strata_glm_metrics_t *m)
 {
     int64_t mine[3] = {d->n_rows, d->n_rows_global, local}, *all, total = 0;
     double *all_z = NULL, *all_y = NULL, res[5];
@@ -311,7 +497,7 @@ static st_status_t st_glm_evaluate_mpi(const strata_glm_model_t *model,
     }
     ST_MPI_CALL_GOTO(MPI_Gatherv(z, (int)d->n_rows, MPI_DOUBLE, all_z, counts, displs,
                                  MPI_DOUBLE, 0, comm), out_bufs, status);
-    ST_MPI_CALL_GOTO(MPI_Gatherv(d->y, (int)d->n_rows, MPI_DOUBLE, all_y, counts, displs,
+    ST_MPI_CALL_GOTO(MPI_Gatherv(y, (int)d->n_rows, MPI_DOUBLE, all_y, counts, displs,
                                  MPI_DOUBLE, 0, comm), out_bufs, status);
     if (rank == 0) {
         res[0] = (double)st_glm_metrics(model, total, all_z, all_y, m);
@@ -338,9 +524,11 @@ out_all:
     return status;
 }
 
-st_status_t st_glm_evaluate_scores(const strata_glm_model_t *model, const st_glm_data_t *d,
-                                   const double *z, st_status_t local, MPI_Comm comm,
-                                   strata_glm_metrics_t *m)
+/* st_glm_evaluate_scores against the labels @a y (st_glm_eval_label's). */
+static st_status_t st_glm_evaluate_labels(const strata_glm_model_t *model,
+                                          const st_glm_data_t *d, const double *z,
+                                          const double *y, st_status_t local, MPI_Comm comm,
+                                          strata_glm_metrics_t *m)
 {
     int rank = 0, size = 1, flag;
 
@@ -355,12 +543,53 @@ st_status_t st_glm_evaluate_scores(const strata_glm_model_t *model, const st_glm
         }
     }
     if (size > 1) {
-        return st_glm_evaluate_mpi(model, d, z, local, comm, rank, size, m);
+        return st_glm_evaluate_mpi(model, d, z, y, local, comm, rank, size, m);
     }
     if (local == ST_OK && d->n_rows != d->n_rows_global) {
         local = ST_ERR_INVALID_PARAM;
     }
-    return (local == ST_OK) ? st_glm_metrics(model, d->n_rows, z, d->y, m) : local;
+    return (local == ST_OK) ? st_glm_metrics(model, d->n_rows, z, y, m) : local;
+}
+
+/* The label of @a prob's local row @a i that @a model's scores are measured against:
+ * +1/-1 for its first/second class (NaN: neither), the label itself for more than two
+ * classes, the target for regression. */
+static double st_glm_eval_label(const strata_glm_model_t *model,
+                                const strata_glm_problem_t *prob, int64_t i)
+{
+    double raw;
+
+    if (!model->loss->classification || (model->nr_class == 0 && !prob->named)) {
+        return prob->data->y[i];   /* (targets; +1/-1 against the classes 1 and -1 or 0) */
+    }
+    raw = st_glm_problem_label(prob, i);
+    if (model->nr_class > 2) {
+        return raw;
+    }
+    if (model->nr_class == 2) {
+        return (raw == model->labels[0]) ? 1.0 : (raw == model->labels[1]) ? -1.0 : NAN;
+    }
+    return (raw == 1.0) ? 1.0 : (raw == (model->zero_one ? 0.0 : -1.0)) ? -1.0 : NAN;
+}
+
+st_status_t st_glm_evaluate_scores(const strata_glm_model_t *model,
+                                   const strata_glm_problem_t *prob, const double *z,
+                                   st_status_t local, MPI_Comm comm, strata_glm_metrics_t *m)
+{
+    const st_glm_data_t *d = prob->data;
+    double *y = malloc((size_t)ST_MAX(d->n_rows, 1) * sizeof(double));
+    st_status_t status;
+    int64_t i;
+
+    if (y == NULL && local == ST_OK) {
+        local = ST_ERR_NO_MEMORY;
+    }
+    for (i = 0; y != NULL && i < d->n_rows; i++) {
+        y[i] = st_glm_eval_label(model, prob, i);
+    }
+    status = st_glm_evaluate_labels(model, d, z, y, local, comm, m);
+    free(y);
+    return status;
 }
 
 ST_EXPORT strata_status_t strata_glm_evaluate(const strata_glm_model_t *model,
@@ -384,7 +613,7 @@ ST_EXPORT strata_status_t strata_glm_evaluate(const strata_glm_model_t *model,
     d     = prob->data;
     z     = malloc((size_t)ST_MAX(d->n_rows, 1) * sizeof(double));
     local = (z != NULL) ? strata_glm_predict(model, prob, z) : ST_ERR_NO_MEMORY;
-    status = st_glm_evaluate_scores(model, d, z, local, comm, &m);
+    status = st_glm_evaluate_scores(model, prob, z, local, comm, &m);
     free(z);
     if (status == ST_OK) {
         *metrics_p = m;

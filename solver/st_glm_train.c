@@ -178,6 +178,7 @@ ST_EXPORT void strata_glm_model_free(strata_glm_model_t *model)
         return;
     }
     free(model->w);
+    free(model->labels);
     free(model);
 }
 
@@ -354,22 +355,27 @@ ST_EXPORT strata_status_t strata_glm_problem_read_prec(const char *path, int reg
         return STRATA_ERR_INVALID_PARAM;
     }
     st_glm_data_opts_init(&opts);
-    opts.label_kind = regression ? ST_GLM_LABEL_REAL : ST_GLM_LABEL_CLASS;
+    opts.label_kind = regression ? ST_GLM_LABEL_REAL : ST_GLM_LABEL_MULTI;
     opts.prec       = prec;
     status = st_glm_data_load(path, &opts, comm, msg, msg_len, &data);
     if (status != ST_OK) {
         return status;
     }
-    /* after the collective read: a failure here is this rank's alone */
     prob = calloc(1, sizeof(*prob));
-    if (prob == NULL) {
-        st_glm_data_free(data);
+    if (prob != NULL) {
+        prob->data       = data;
+        prob->regression = (regression != 0);   /* (2 is true too: compared with models') */
+    }
+    if (!st_glm_agree(comm, prob != NULL) ||
+        (!regression && st_glm_problem_classify(prob, comm) != ST_OK)) {
+        strata_glm_problem_free(prob);
+        if (prob == NULL) {
+            st_glm_data_free(data);
+        }
         st_glm_msg(msg, msg_len, "out of memory");
         return STRATA_ERR_NO_MEMORY;
     }
-    prob->data       = data;
-    prob->regression = (regression != 0);   /* (2 is true too: compared with models') */
-    *prob_p          = prob;
+    *prob_p = prob;
     return STRATA_OK;
 }
 
@@ -421,9 +427,10 @@ ST_EXPORT strata_status_t strata_glm_problem_create(int64_t n_rows, int64_t n_co
                 ok = 0;
             }
         }
-        if (ok && (regression ? !isfinite(y[r]) : (y[r] != 1 && y[r] != -1))) {
+        if (ok && (regression ? !isfinite(y[r]) : !st_glm_data_class_name(y[r]))) {
             st_glm_msg(msg, msg_len, "row %lld: label %g (%s)", (long long)r, y[r],
-                       regression ? "not finite" : "classification labels are +1 or -1");
+                       regression ? "not finite" : "classification labels name classes: "
+                       "integers below 2^31 in magnitude");
             ok = 0;
         }
     }
@@ -443,13 +450,20 @@ ST_EXPORT strata_status_t strata_glm_problem_create(int64_t n_rows, int64_t n_co
     memcpy(data->indptr, indptr, ((size_t)n_rows + 1) * sizeof(int64_t));
     memcpy(data->indices, indices, (size_t)nnz * sizeof(uint32_t));
     memcpy(data->val64, values, (size_t)nnz * sizeof(double));
-    memcpy(data->y, y, (size_t)n_rows * sizeof(double));
-    data->label_kind = regression ? ST_GLM_LABEL_REAL : ST_GLM_LABEL_CLASS;
+    for (r = 0; r < n_rows; r++) {
+        data->y[r] = y[r] + 0.0;   /* (-0 is the class 0) */
+    }
+    data->label_kind = regression ? ST_GLM_LABEL_REAL : ST_GLM_LABEL_MULTI;
     st_glm_data_set_global(data, comm);
     st_glm_allreduce(comm, &n_cols, 1, MPI_INT64_T, MPI_MAX);
     data->n_cols        = n_cols;
     prob->data          = data;
     prob->regression    = (regression != 0);
+    if (!regression && st_glm_problem_classify(prob, comm) != ST_OK) {
+        strata_glm_problem_free(prob);
+        st_glm_msg(msg, msg_len, "out of memory");
+        return STRATA_ERR_NO_MEMORY;
+    }
     *prob_p             = prob;
     return STRATA_OK;
 }
@@ -513,6 +527,9 @@ ST_EXPORT strata_status_t strata_glm_problem_classes(const strata_glm_problem_t 
     if (prob == NULL || prob->data == NULL || counts_p == NULL || prob->regression) {
         return STRATA_ERR_INVALID_PARAM;
     }
+    if (prob->named) {
+        return STRATA_ERR_UNSUPPORTED;   /* (strata_glm_problem_labels) */
+    }
     if ((status = st_glm_problem_on(prob, comm, NULL, 0)) != STRATA_OK) {
         return status;
     }
@@ -528,10 +545,24 @@ ST_EXPORT strata_status_t strata_glm_problem_classes(const strata_glm_problem_t 
     return STRATA_OK;
 }
 
+ST_EXPORT int strata_glm_problem_labels(const strata_glm_problem_t *prob, double *labels)
+{
+    if (prob == NULL || prob->data == NULL || prob->regression) {
+        return 0;
+    }
+    if (labels != NULL && prob->nr_class > 0) {
+        memcpy(labels, prob->classes, (size_t)prob->nr_class * sizeof(double));
+    }
+    return prob->nr_class;
+}
+
 ST_EXPORT void strata_glm_problem_free(strata_glm_problem_t *prob)
 {
-    if (prob != NULL) {
+    if (prob != NULL && prob->view) {
+        st_glm_problem_view_free(prob);
+    } else if (prob != NULL) {
         st_glm_data_free(prob->data);
+        free(prob->classes);
         free(prob);
     }
 }
@@ -2163,6 +2194,9 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
     if (prob->data->n_rows_global == 0) {
         st_glm_msg(msg, msg_len, "no training examples");
         return STRATA_ERR_INVALID_PARAM;
+    }
+    if (prob->named && !prob->regression) {   /* (one binary training per class) */
+        return st_glm_train_named(prob, param, comm, msg, msg_len, model_p);
     }
     if (!isfinite(1.0 / (param->lambda * (double)prob->data->n_rows_global))) {
         st_glm_msg(msg, msg_len, "lambda %g is too small for %lld rows (1 / (lambda n) "

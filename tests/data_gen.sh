@@ -3,8 +3,10 @@
 # strata-gen: the same seed gives the same bytes, another seed other bytes; every
 # kind loads (serially and on 2 ranks) and both formats load to the same rows (0/1
 # text converted to binary too, and its version-2 flag);
-# the click rate lands near its target; the held-out set has its rows; bad
-# options exit 2 naming the option, --help exits 0.
+# the click rate lands near its target; the held-out set has its rows; dense
+# --classes K writes the labels 1..K, every class, the same rows in both formats and
+# the classes kept (a binary file trains the text's model); bad options exit 2 naming
+# the option, --help exits 0.
 #
 . "${top_srcdir}/tests/common.sh"
 fail=0
@@ -163,4 +165,31 @@ expect 1 "--test-out in a missing directory" $gen dense --rows 10 --test-rows 5 
     --test-out "$dir/no/such/dir/t.svm" -q "$dir/keep.svm"
 contains "--test-out in a missing directory, named" "t.svm: cannot create: .*no/such/dir is not a directory"
 check "--test-out in a missing directory: the training file kept" test "$(cat "$dir/keep.svm")" = keep
+
+# dense --classes: labels 1..K, each class present, the summary says so; a binary file
+# of the same set trains the same model (its classes come back as targets, then
+# classes); two classes stay -1/+1, the same bytes as without the option
+expect 0 "4 classes" $gen dense --rows 2000 --cols 20 --classes 4 --seed 3 "$dir/k4.svm"
+contains "4 classes: summary" "2000 rows, 20 cols, .* 4 classes$"
+check "4 classes: the labels" test "$(cut -d' ' -f1 "$dir/k4.svm" | sort -u | tr '\n' ' ')" = \
+    "1 2 3 4 "
+expect 0 "4 classes, again" $gen dense --rows 2000 --cols 20 --classes 4 --seed 3 -q \
+    "$dir/k4b.svm"
+check "4 classes: the same bytes again" cmp -s "$dir/k4.svm" "$dir/k4b.svm"
+expect 0 "4 classes, binary" $gen dense --rows 2000 --cols 20 --classes 4 --seed 3 -q \
+    -f bin "$dir/k4.bin"
+expect 0 "4 classes: train the text" tools/strata-train -q -r 20 "$dir/k4.svm" "$dir/k4.m"
+expect 0 "4 classes: train the binary" tools/strata-train -q -r 20 "$dir/k4.bin" "$dir/k4b.m"
+check "4 classes: the same model from either file" cmp -s "$dir/k4.m" "$dir/k4b.m"
+check "4 classes: nr_class 4" grep -qx "nr_class 4" "$dir/k4.m"
+expect 0 "2 classes" $gen dense --rows 300 --cols 20 --classes 2 --seed 3 -q "$dir/k2.svm"
+expect 0 "no --classes" $gen dense --rows 300 --cols 20 --seed 3 -q "$dir/k0.svm"
+check "--classes 2: the default's bytes" cmp -s "$dir/k2.svm" "$dir/k0.svm"
+expect 2 "--classes 1" $gen dense --classes 1 -o "$dir/x"
+contains "--classes 1" "classes"
+expect 2 "--classes for criteo" $gen criteo --classes 3 -o "$dir/x"
+contains "--classes for criteo" "--classes applies to dense only"
+expect 2 "--classes x --cols too large" $gen dense --classes 1000 --cols 1048576 -o "$dir/x"
+contains "--classes x --cols too large" "at most 2^28 planted weights"
+[ -e "$dir/x" ] && { echo "FAIL: a rejected --classes wrote its output"; fail=1; }
 exit $fail

@@ -555,7 +555,7 @@ expect 0 "-w-1 0.5, 0/1 data" tools/strata-train -q -s 0 -c 1 -w-1 0.5 "$dir/fiv
     "$dir/w101.model"
 contains "-w-1 on 0/1 data: warned" "warning: -w-1: the data have no class -1 (their classes are 1 and 0)"
 expect 2 "-w2" tools/strata-train -w2 3 "$dir/five.svm" "$dir/w2.model"
-contains "-w2 named" "-w2: LIBLINEAR's weight of class 2; Strata trains two classes"
+contains "-w2 named" "-w2: LIBLINEAR's weight of class 2; Strata weighs the two classes of a binary set only"
 expect 2 "-w1 without a number" tools/strata-train -w1 "$dir/five.svm" "$dir/w2.model"
 contains "-w1 without a number named" "option -w1 needs a number"
 expect 2 "-w1=3" tools/strata-train -w1=3 "$dir/five.svm" "$dir/w2.model"

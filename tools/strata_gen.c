@@ -55,6 +55,8 @@
 #define GEN_CRITEO_MIN    1024
 #define GEN_MAX_COLS      (1 << 24)
 #define GEN_DENSE_MAX     (1 << 20)
+/* dense --classes: at most this many (a weight vector each) */
+#define GEN_MAX_CLASSES   1000
 
 enum {
     GEN_STREAM_MODEL = 1,
@@ -241,8 +243,10 @@ typedef struct {
     double      zipf;
     double      noise;
     double      density;
+    int         classes;  /* dense: 2 (labels -1/+1), or more (labels 1..classes) */
     int         quiet;
     int         given_prec, given_click, given_zipf, given_noise, given_density, given_test_rows;
+    int         given_classes;
     int         given_format;
 } gen_opts_t;
 
@@ -252,7 +256,8 @@ enum {
     GEN_OPT_CLICK_RATE,
     GEN_OPT_ZIPF,
     GEN_OPT_NOISE,
-    GEN_OPT_DENSITY
+    GEN_OPT_DENSITY,
+    GEN_OPT_CLASSES
 };
 
 static const struct option gen_long_opts[] = {
@@ -268,6 +273,7 @@ static const struct option gen_long_opts[] = {
     {"zipf",       required_argument, NULL, GEN_OPT_ZIPF},
     {"noise",      required_argument, NULL, GEN_OPT_NOISE},
     {"density",    required_argument, NULL, GEN_OPT_DENSITY},
+    {"classes",    required_argument, NULL, GEN_OPT_CLASSES},
     {"quiet",      no_argument,       NULL, 'q'},
     {"help",       no_argument,       NULL, 'h'},
     {NULL, 0, NULL, 0}
@@ -310,6 +316,9 @@ static void gen_usage(FILE *f)
             "                        (default 0.1); regression: standard deviation of\n"
             "                        the noise, X >= 0 (default 0.1)\n"
             "      --density D       regression: fraction of nonzero features, 0 < D <= 1\n"
+            "      --classes K       dense: K classes, 2 to 1000 (default 2, labels -1/+1);\n"
+            "                        K > 2: labels 1..K, the class of the largest of K\n"
+            "                        planted margins (--noise: a class drawn at random)\n"
             "                        (default 1)\n"
             "  -q, --quiet           no summary on standard output\n"
             "  -h, --help            this message\n"
@@ -412,6 +421,7 @@ static void gen_parse_opts(int argc, char **argv, gen_opts_t *o)
     o->zipf       = 1.1;
     o->noise      = 0.1;
     o->density    = 1.0;
+    o->classes    = 2;
 
     argc--;
     argv++;
@@ -485,6 +495,10 @@ static void gen_parse_opts(int argc, char **argv, gen_opts_t *o)
         case GEN_OPT_DENSITY:
             o->density       = gen_parse_real(c, optarg, 0.0, 1.0, 1, 0);
             o->given_density = 1;
+            break;
+        case GEN_OPT_CLASSES:
+            o->classes       = (int)gen_parse_int(c, optarg, 2, GEN_MAX_CLASSES);
+            o->given_classes = 1;
             break;
         case 'q':
             o->quiet = 1;
@@ -563,6 +577,13 @@ static void gen_parse_opts(int argc, char **argv, gen_opts_t *o)
     if (o->given_density && o->kind != GEN_REGRESSION) {
         gen_usage_error("--density applies to regression only");
     }
+    if (o->given_classes && o->kind != GEN_DENSE) {
+        gen_usage_error("--classes applies to dense only");
+    }
+    if ((double)o->classes * (double)o->cols > (double)(1 << 28)) {
+        gen_usage_error("--classes %d x --cols %lld: at most 2^28 planted weights",
+                        o->classes, (long long)o->cols);
+    }
 }
 
 /* ---- output: svmlight text, or rows gathered for the binary writer ---- */
@@ -636,7 +657,9 @@ static void gen_sink_open(gen_sink_t *s, const char *path, const gen_opts_t *o)
     s->path       = path;
     s->bin        = o->bin;
     s->prec       = o->prec;
-    s->label_kind = o->kind == GEN_REGRESSION ? ST_GLM_LABEL_REAL : ST_GLM_LABEL_CLASS;
+    /* (more than two classes: their names, 1 to K, go to the binary file as targets) */
+    s->label_kind = (o->kind == GEN_REGRESSION || o->classes > 2) ? ST_GLM_LABEL_REAL
+                                                                  : ST_GLM_LABEL_CLASS;
     if (s->bin) {
         s->indptr = gen_realloc(NULL, sizeof(*s->indptr));
         s->indptr[0] = 0;
@@ -884,6 +907,7 @@ static double gen_row_add(gen_row_t *r, int prec, uint32_t col, double x, int de
 typedef struct {
     const gen_opts_t *o;
     float            *w;        /* one weight per column */
+    float            *wk;       /* dense --classes K > 2: K x cols, class k's at k cols */
     double            b;        /* intercept */
     gen_zipf_t        zipf[GEN_CATEGORICAL];
     double            scale;    /* regression/dense: 1/sqrt(expected entries per row) */
@@ -919,6 +943,12 @@ static void gen_model_init(gen_model_t *m, const gen_opts_t *o)
             m->w[j] = (float)gen_normal(&g);
         }
         m->scale = 1.0 / sqrt((double)o->cols * (o->kind == GEN_REGRESSION ? o->density : 1.0));
+        if (o->kind == GEN_DENSE && o->classes > 2) {   /* (after w: two classes as before) */
+            m->wk = gen_realloc(NULL, (size_t)o->classes * (size_t)o->cols * sizeof(*m->wk));
+            for (j = 0; j < (int64_t)o->classes * o->cols; j++) {
+                m->wk[j] = (float)gen_normal(&g);
+            }
+        }
     }
 }
 
@@ -998,6 +1028,28 @@ static double gen_gauss_features(const gen_model_t *m, gen_rng_t *g, gen_row_t *
         j++;
     }
     return margin * m->scale;
+}
+
+/* dense --classes: the class (0-based) whose planted weights give row @a r the largest
+ * margin, the first of equals. */
+static int gen_argmax_class(const gen_model_t *m, const gen_row_t *r)
+{
+    int c, best = 0;
+    double z, best_z = -INFINITY;
+    int64_t k;
+
+    for (c = 0; c < m->o->classes; c++) {
+        const float *w = m->wk + (int64_t)c * m->o->cols;
+
+        for (z = 0.0, k = 0; k < r->n; k++) {
+            z += w[r->col[k]] * r->val[k];
+        }
+        if (z > best_z) {
+            best_z = z;
+            best   = c;
+        }
+    }
+    return best;
 }
 
 static double gen_sigmoid(double t)
@@ -1085,6 +1137,14 @@ static void gen_write(const gen_model_t *m, const char *path, int64_t rows, int 
         if (o->kind == GEN_CRITEO) {
             margin = gen_criteo_features(m, &g, &r);
             y = gen_uniform(&g) < gen_sigmoid(margin + m->b) ? 1.0 : -1.0;
+        } else if (o->kind == GEN_DENSE && o->classes > 2) {
+            /* the class of the largest planted margin, or with probability noise one
+               drawn at random */
+            (void)gen_gauss_features(m, &g, &r);
+            y = (double)(1 + gen_argmax_class(m, &r));
+            if (gen_uniform(&g) < o->noise) {
+                y = (double)(1 + (int)(gen_uniform(&g) * o->classes) % o->classes);
+            }
         } else if (o->kind == GEN_DENSE) {
             margin = gen_gauss_features(m, &g, &r);
             y = margin >= 0.0 ? 1.0 : -1.0;
@@ -1098,7 +1158,9 @@ static void gen_write(const gen_model_t *m, const char *path, int64_t rows, int 
                 gen_die("internal error: cannot read back '%s'", ytext);
             }
         }
-        if (o->kind != GEN_REGRESSION) {
+        if (o->kind == GEN_DENSE && o->classes > 2) {
+            snprintf(ytext, sizeof(ytext), "%d", (int)y);
+        } else if (o->kind != GEN_REGRESSION) {
             strcpy(ytext, y > 0 ? "+1" : "-1");
         }
         gen_sink_row(&s, ytext, y, &r);
@@ -1128,6 +1190,8 @@ static void gen_report(const gen_opts_t *o, const char *what, const char *path,
                sqrt(fmax(0.0, s->ysq / (double)s->rows - mean * mean)));
     } else if (o->kind == GEN_CRITEO) {
         printf(", click rate %.6f\n", (double)s->pos / (double)s->rows);
+    } else if (o->classes > 2) {
+        printf(", %d classes\n", o->classes);
     } else {
         printf(", positive rate %.6f\n", (double)s->pos / (double)s->rows);
     }
@@ -1343,7 +1407,8 @@ int main(int argc, char **argv)
         if (o.kind == GEN_CRITEO) {
             printf("  click rate target %.6f, intercept %.6f\n", o.click_rate, m.b);
         } else if (o.kind == GEN_DENSE) {
-            printf("  label noise %.6f\n", o.noise);
+            printf("  label noise %.6f%s\n", o.noise,
+                   o.classes > 2 ? " (a class drawn at random)" : "");
         } else {
             printf("  noise std %.6f, density %.6f\n", o.noise, o.density);
         }
@@ -1351,5 +1416,6 @@ int main(int argc, char **argv)
                1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
     }
     free(m.w);
+    free(m.wk);
     return 0;
 }

@@ -7,9 +7,9 @@
  * test set (svmlight text or Strata's binary CSR) with every rank taking its share of
  * the rows, prints the metrics over all rows from rank 0 and, with OUTPUT_FILE, writes
  * one line per test row in the file's row order: the predicted label (classification)
- * or value (regression), and with -b 1 the probabilities of both labels after a header
- * line "labels 1 -1" (or "labels 1 0": the classes as the model names them), as
- * LIBLINEAR's predict -b 1 does. The ranks send their lines to
+ * or value (regression), and with -b 1 the probabilities of every class after a header
+ * line "labels 1 -1" (or "labels 1 0", "labels 3 1 7": the classes as the model names
+ * them, in its order), as LIBLINEAR's predict -b 1 does. The ranks send their lines to
  * rank 0 in rank order (in bounded chunks), so OUTPUT_FILE may be a pipe and needs no
  * shared file system.
  *
@@ -71,11 +71,12 @@ static void predict_usage(FILE *f)
             "MODEL_FILE (strata-train's, or LIBLINEAR's for the same models) and prints the\n"
             "metrics: accuracy, AUC and (logistic models) log loss for classification, RMSE\n"
             "for regression. With OUTPUT_FILE, writes one line per test row, in the file's\n"
-            "order: the predicted label (1/-1, or 1/0 for a model of 0/1 data) or value.\n"
+            "order: the predicted label (1/-1, 1/0 for a model of 0/1 data, or the classes\n"
+            "of a multi-class model: that of the largest score) or value.\n"
             "Runs alone or under mpirun (each rank predicts its share of the rows).\n"
-            "  -b, --probability 0|1  1: also write P(label) for both labels, after a line\n"
-            "                         \"labels 1 -1\" or \"labels 1 0\" (logistic models;\n"
-            "                         default 0)\n"
+            "  -b, --probability 0|1  1: also write P(label) for every class, after a line\n"
+            "                         \"labels 1 -1\" (the model's classes, in its order;\n"
+            "                         logistic models; default 0)\n"
             "  -q, --quiet            print no metrics\n"
             "      --force            predict with a regression model even when every label\n"
             "                         of TEST_FILE is -1/+1 or 0/1 (a classification set?)\n"
@@ -293,35 +294,46 @@ static int predict_labels_look_binary(const strata_glm_problem_t *prob)
     return d->n_rows_global > 0 && (flags[0] || flags[1]);
 }
 
-/* Output lines of rows [*next, n) into @a buf (PREDICT_CHUNK bytes) until it is
- * nearly full; the header line first on rank 0 with -b 1. @return the bytes. */
-static size_t predict_format(const strata_glm_model_t *model, const predict_opts_t *opts,
-                             int classification, int64_t n, const double *scores,
-                             int header, int64_t *next, char *buf)
+/* What the output lines say: a row's value (regression) or label, and with -b 1 the
+ * probability of each of the model's k classes, after their header line. */
+typedef struct {
+    int           classification;
+    const double *scores;     /* n: regression values */
+    const double *labels;     /* n: the labels predicted */
+    const double *probs;      /* n x k, or NULL */
+    int           k;
+    const double *classes;    /* k */
+    size_t        line_max;   /* longest line */
+    size_t        chunk;      /* bytes formatted and sent at a time */
+} predict_out_t;
+
+/* Output lines of rows [*next, n) into @a buf (o->chunk bytes) until it is nearly
+ * full; the header line first on rank 0 with -b 1. @return the bytes. */
+static size_t predict_format(const predict_out_t *o, int64_t n, int header, int64_t *next,
+                             char *buf)
 {
-    size_t len = 0, cap = PREDICT_CHUNK;
-    double label, p;
+    size_t len = 0, cap = o->chunk;
     int64_t i;
+    int c;
 
     /* the classes as the model names them (0 for -1 where it was trained on 0/1) */
     if (header) {
-        len += (size_t)snprintf(buf, cap, "labels 1 %s\n", model->zero_one ? "0" : "-1");
+        len += (size_t)snprintf(buf, cap, "labels");
+        for (c = 0; c < o->k; c++) {
+            len += (size_t)snprintf(buf + len, cap - len, " %g", o->classes[c]);
+        }
+        len += (size_t)snprintf(buf + len, cap - len, "\n");
     }
-    for (i = *next; i < n && cap - len >= PREDICT_LINE_MAX; i++) {
-        if (!classification) {
-            len += (size_t)snprintf(buf + len, cap - len, "%.17g\n", scores[i]);
+    for (i = *next; i < n && cap - len >= o->line_max; i++) {
+        if (!o->classification) {
+            len += (size_t)snprintf(buf + len, cap - len, "%.17g\n", o->scores[i]);
             continue;
         }
-        label = strata_glm_predict_class(model, scores[i]);
-        if (label < 0 && model->zero_one) {
-            label = 0.0;
+        len += (size_t)snprintf(buf + len, cap - len, "%g", o->labels[i]);
+        for (c = 0; o->probs != NULL && c < o->k; c++) {
+            len += (size_t)snprintf(buf + len, cap - len, " %g", o->probs[i * o->k + c]);
         }
-        if (opts->probability) {
-            p = strata_glm_predict_prob(model, scores[i]);
-            len += (size_t)snprintf(buf + len, cap - len, "%g %g %g\n", label, p, 1.0 - p);
-        } else {
-            len += (size_t)snprintf(buf + len, cap - len, "%g\n", label);
-        }
+        len += (size_t)snprintf(buf + len, cap - len, "\n");
     }
     *next = i;
     return len;
@@ -329,15 +341,14 @@ static size_t predict_format(const strata_glm_model_t *model, const predict_opts
 
 /*
  * Write every rank's output lines to @a path in rank order, in pieces of at most
- * PREDICT_CHUNK bytes (@a buf, one per rank): rank 0 formats and writes its own rows,
+ * o->chunk bytes (@a buf, one per rank): rank 0 formats and writes its own rows,
  * then receives each other rank's pieces in turn (an empty piece ends a rank's). Memory
  * stays bounded and no file system needs to be shared. Rank 0 keeps receiving after a
  * write error, so no rank is left blocked in a send. @return 0 or -1 (the same on every
  * rank; rank 0 printed why).
  */
-static int predict_write(const char *path, const strata_glm_model_t *model,
-                         const predict_opts_t *opts, int classification, int64_t n,
-                         const double *scores, char *buf, int rank, int size)
+static int predict_write(const char *path, const predict_out_t *o,
+                         const predict_opts_t *opts, int64_t n, char *buf, int rank, int size)
 {
     int64_t next = 0;
     st_glm_out_t out;
@@ -349,7 +360,7 @@ static int predict_write(const char *path, const strata_glm_model_t *model,
 
     if (rank != 0) {
         do {
-            len = predict_format(model, opts, classification, n, scores, 0, &next, buf);
+            len = predict_format(o, n, 0, &next, buf);
             MPI_Send(buf, (int)len, MPI_CHAR, 0, 0, MPI_COMM_WORLD);
         } while (len > 0);
     } else {
@@ -358,8 +369,7 @@ static int predict_write(const char *path, const strata_glm_model_t *model,
             err = errno;
         }
         do {
-            len = predict_format(model, opts, classification, n, scores,
-                                 opts->probability && first, &next, buf);
+            len = predict_format(o, n, opts->probability && first, &next, buf);
             first = 0;
             if (f != NULL && err == 0 && len > 0 && fwrite(buf, 1, len, f) != len) {
                 err = errno;
@@ -367,7 +377,7 @@ static int predict_write(const char *path, const strata_glm_model_t *model,
         } while (len > 0);
         for (r = 1; r < size; r++) {
             do {
-                MPI_Recv(buf, PREDICT_CHUNK, MPI_CHAR, r, 0, MPI_COMM_WORLD, &st);
+                MPI_Recv(buf, (int)o->chunk, MPI_CHAR, r, 0, MPI_COMM_WORLD, &st);
                 MPI_Get_count(&st, MPI_CHAR, &count);
                 if (f != NULL && err == 0 && count > 0 &&
                     fwrite(buf, 1, (size_t)count, f) != (size_t)count) {
@@ -395,7 +405,8 @@ static int predict_write(const char *path, const strata_glm_model_t *model,
     return (err != 0) ? -1 : 0;
 }
 
-static void predict_print_metrics(const strata_glm_metrics_t *m, int classification)
+static void predict_print_metrics(const strata_glm_metrics_t *m, int classification,
+                                  int classes)
 {
     if (!classification) {
         printf("RMSE = %g (regression, %" PRId64 " rows)\n", m->rmse, m->n);
@@ -403,8 +414,11 @@ static void predict_print_metrics(const strata_glm_metrics_t *m, int classificat
     }
     printf("Accuracy = %g%% (%" PRId64 "/%" PRId64 ")\n", 100.0 * m->accuracy,
            (int64_t)llround(m->accuracy * (double)m->n), m->n);
+    if (classes > 2) {
+        return;   /* (LIBLINEAR's line alone) */
+    }
     if (isnan(m->auc)) {
-        printf("AUC = nan (the test set holds one class)\n");
+        printf("AUC = nan (the test set holds one class, or classes the model has not)\n");
     } else {
         printf("AUC = %.6f\n", m->auc);
     }
@@ -419,7 +433,8 @@ static void predict_print_metrics(const strata_glm_metrics_t *m, int classificat
  * metrics of no one model. One allreduce of a hash and its complement. */
 static int predict_models_alike(const strata_glm_model_t *model)
 {
-    int64_t j, n_w = model->n_features + (model->bias > 0 ? 1 : 0);
+    int64_t j, n_w = (model->n_features + (model->bias > 0 ? 1 : 0)) * st_glm_model_nr_w(model);
+    int c;
     uint64_t h[2], x = 0xcbf29ce484222325ULL, bits;
     const char *name = strata_glm_model_solver(model);
 
@@ -428,6 +443,11 @@ static int predict_models_alike(const strata_glm_model_t *model)
     }
     x = (x ^ (uint64_t)model->n_features) * 0x100000001b3ULL;
     x = (x ^ (uint64_t)(model->zero_positive * 2 + model->zero_one)) * 0x100000001b3ULL;
+    x = (x ^ (uint64_t)model->nr_class) * 0x100000001b3ULL;
+    for (c = 0; c < model->nr_class; c++) {
+        memcpy(&bits, &model->labels[c], sizeof(bits));
+        x = (x ^ bits) * 0x100000001b3ULL;
+    }
     memcpy(&bits, &model->bias, sizeof(bits));
     x = (x ^ bits) * 0x100000001b3ULL;
     for (j = 0; j < n_w; j++) {
@@ -440,6 +460,74 @@ static int predict_models_alike(const strata_glm_model_t *model)
     return h[0] == ~h[1];
 }
 
+/* The labels predicted (and with -b 1 the classes' probabilities) of this rank's rows
+ * into @a o, from their scores (strata_glm_predict's: the labels already for more than
+ * two classes, whose probabilities need every class's score, from the rows). @return
+ * 0, -1 without memory. */
+static int predict_outputs(const strata_glm_model_t *model, const strata_glm_problem_t *prob,
+                           const predict_opts_t *opts, const double *scores, int64_t n,
+                           predict_out_t *o, double **labels_p, double **probs_p)
+{
+    const st_glm_data_t *d = prob->data;
+    double *labels, *probs = NULL, *row = NULL, p;
+    int64_t i, k, len, maxlen = 0;
+
+    o->scores         = scores;
+    o->classification = model->loss->classification;
+    o->k              = strata_glm_model_classes(model, NULL);
+    o->line_max       = PREDICT_LINE_MAX + (opts->probability ? 16 * (size_t)o->k : 0);
+    o->chunk          = ST_MAX((size_t)PREDICT_CHUNK, 4 * o->line_max);
+    o->classes        = NULL;
+    o->labels         = NULL;
+    o->probs          = NULL;
+    if (!o->classification) {
+        return 0;
+    }
+    *labels_p = labels = malloc((size_t)ST_MAX(n, 1) * sizeof(double));
+    *probs_p  = probs  = opts->probability ?
+                         malloc((size_t)ST_MAX(n, 1) * (size_t)o->k * sizeof(double)) : NULL;
+    o->classes         = model->labels;
+    if (labels == NULL || (opts->probability && probs == NULL)) {
+        return -1;
+    }
+    if (model->nr_class == 0) {   /* the classes 1 and -1 (or 0) */
+        static const double pm[2] = {1.0, -1.0}, zo[2] = {1.0, 0.0};
+
+        o->classes = model->zero_one ? zo : pm;
+    }
+    for (i = 0; i < n; i++) {
+        labels[i] = strata_glm_predict_class(model, scores[i]);
+        labels[i] = (labels[i] == -1.0 && model->nr_class == 0 && model->zero_one) ? 0.0
+                                                                                    : labels[i];
+        if (probs != NULL && o->k == 2) {
+            p                = strata_glm_predict_prob(model, scores[i]);
+            probs[2 * i]     = p;
+            probs[2 * i + 1] = 1.0 - p;
+        }
+    }
+    if (probs != NULL && o->k > 2) {   /* (each row's values in double) */
+        for (i = 0; i < n; i++) {
+            maxlen = ST_MAX(maxlen, d->indptr[i + 1] - d->indptr[i]);
+        }
+        row = malloc((size_t)ST_MAX(maxlen, 1) * sizeof(double));
+        if (row == NULL) {
+            return -1;
+        }
+        for (i = 0; i < n; i++) {
+            len = d->indptr[i + 1] - d->indptr[i];
+            for (k = 0; k < len; k++) {
+                row[k] = st_glm_data_val(d, d->indptr[i] + k);
+            }
+            strata_glm_predict_probability(model, len, d->indices + d->indptr[i], row,
+                                           probs + i * o->k);
+        }
+        free(row);
+    }
+    o->labels = labels;
+    o->probs  = probs;
+    return 0;
+}
+
 static int predict_run(const predict_opts_t *opts, int rank, int size)
 {
     char msg[PREDICT_MSG_LEN] = "";
@@ -447,7 +535,8 @@ static int predict_run(const predict_opts_t *opts, int rank, int size)
     strata_glm_problem_t *prob = NULL;
     strata_glm_metrics_t metrics;
     strata_status_t status;
-    double *scores = NULL;
+    double *scores = NULL, *labels = NULL, *probs = NULL;
+    predict_out_t out;
     char *buf = NULL;
     int classification, rc = 1, failed;
     int64_t n;
@@ -481,7 +570,7 @@ static int predict_run(const predict_opts_t *opts, int rank, int size)
             fprintf(stderr, PREDICT_NAME ": %s\n", msg);
             if (classification && strstr(msg, "not a class label") != NULL) {
                 fprintf(stderr, PREDICT_NAME ": %s holds a '%s' model: the test set needs "
-                        "the labels -1/+1 or 0/1\n", opts->model_file,
+                        "class labels (integers)\n", opts->model_file,
                         strata_glm_model_solver(model));
             }
         }
@@ -512,18 +601,17 @@ static int predict_run(const predict_opts_t *opts, int rank, int size)
         goto out;
     }
     if (rank == 0 && !opts->quiet) {
-        predict_print_metrics(&metrics, classification);
+        predict_print_metrics(&metrics, classification, strata_glm_model_classes(model, NULL));
         fflush(stdout);
     }
 
     if (opts->output_file != NULL) {
-        buf = malloc(PREDICT_CHUNK);
-        if (predict_any_failed(buf == NULL, "out of memory for the output lines", rank,
-                               size)) {
+        failed = predict_outputs(model, prob, opts, scores, n, &out, &labels, &probs) != 0 ||
+                 (buf = malloc(out.chunk)) == NULL;
+        if (predict_any_failed(failed, "out of memory for the output lines", rank, size)) {
             goto out;
         }
-        if (predict_write(opts->output_file, model, opts, classification, n, scores, buf,
-                          rank, size) != 0) {
+        if (predict_write(opts->output_file, &out, opts, n, buf, rank, size) != 0) {
             goto out;
         }
     }
@@ -531,6 +619,8 @@ static int predict_run(const predict_opts_t *opts, int rank, int size)
 
 out:
     free(buf);
+    free(labels);
+    free(probs);
     free(scores);
     if (prob != NULL) {
         strata_glm_problem_free(prob);

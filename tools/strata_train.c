@@ -478,7 +478,7 @@ static void print_info(const char *what, const strata_glm_info_t *info,
 
 /* Rank 0: LIBLINEAR's cross-validation lines (accuracy, or mean squared error), then
  * the other metrics */
-static void print_cv_metrics(const strata_glm_metrics_t *m, int folds)
+static void print_cv_metrics(const strata_glm_metrics_t *m, int folds, int classes)
 {
     if (!isnan(m->rmse)) {
         printf("Cross Validation Mean squared error = %g\n", m->rmse * m->rmse);
@@ -487,6 +487,11 @@ static void print_cv_metrics(const strata_glm_metrics_t *m, int folds)
         return;
     }
     printf("Cross Validation Accuracy = %g%%\n", 100.0 * m->accuracy);
+    if (classes > 2) {   /* (the accuracy alone: no AUC or log loss of one score) */
+        printf("Cross Validation: %lld examples, %d classes, %d folds\n", (long long)m->n,
+               classes, folds);
+        return;
+    }
     printf("Cross Validation AUC = %.6f", m->auc);
     if (!isnan(m->logloss)) {
         printf(", log loss = %.6f", m->logloss);
@@ -527,7 +532,7 @@ static int cross_validate(const strata_glm_problem_t *prob, const strata_glm_par
         print_info(what, &infos[k], param, param->verbose);
     }
     if (rank == 0) {
-        print_cv_metrics(&m, folds);
+        print_cv_metrics(&m, folds, strata_glm_problem_labels(prob, NULL));
     }
     free(infos);
     return 0;
@@ -557,7 +562,7 @@ static int find_cost(const strata_glm_problem_t *prob, const strata_glm_param_t 
         printf("Best C = %g  CV accuracy = %g%%\n", c, 100.0 * m.accuracy);
     }
     if (rank == 0) {
-        print_cv_metrics(&m, folds);
+        print_cv_metrics(&m, folds, strata_glm_problem_labels(prob, NULL));
         fflush(stdout);   /* (the warnings after the lines they are about) */
         if (c == 1024) {
             fprintf(stderr, "strata-train: warning: the best C is the largest tried, 1024: "
@@ -604,12 +609,13 @@ static int takes_next(const char *arg, const struct option *longopts, const char
  * 1) or --weight-neg WEIGHT (-1, or 0: the other class of 0/1 data), before the
  * options are parsed; another label, or any other argument starting "-w", is a usage
  * error (two classes here, and no -w option). @return the label given for the other
- * class (-1 or 0), or 2 where none was, for the check against the data's classes. */
+ * class (-1 or 0), or 2 where only -w1 was, 3 where no -w was, for the check against
+ * the data's classes. */
 static int liblinear_weights(int argc, char **argv, const struct option *longopts,
                              const char *shortopts)
 {
     long label;
-    int i, neg_label = 2;
+    int i, neg_label = 3;
 
     for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
         if (argv[i][0] == '-' && strncmp(argv[i], "-w", 2) != 0) {
@@ -624,14 +630,15 @@ static int liblinear_weights(int argc, char **argv, const struct option *longopt
                       argv[i]);
         }
         if (label != 1 && label != -1 && label != 0) {
-            die_usage("%s: LIBLINEAR's weight of class %ld; Strata trains two classes, 1 "
-                      "and -1 (or 0): -w1, -w-1 or -w0", argv[i], label);
+            die_usage("%s: LIBLINEAR's weight of class %ld; Strata weighs the two classes "
+                      "of a binary set only, 1 and -1 (or 0): -w1, -w-1 or -w0", argv[i],
+                      label);
         }
         if (i + 1 >= argc) {
             die_usage("option %s needs a value", argv[i]);
         }
         (void)parse_double(argv[i], argv[i + 1]);   /* (named as given) */
-        neg_label = (label == 1) ? neg_label : (int)label;
+        neg_label = (label != 1) ? (int)label : (neg_label == 3) ? 2 : neg_label;
         argv[i]   = (char *)((label == 1) ? "--weight-pos" : "--weight-neg");
         i++;   /* (its value) */
     }
@@ -985,10 +992,26 @@ int main(int argc, char **argv)
                (long long)strata_glm_problem_rows_global(prob),
                (long long)strata_glm_problem_cols(prob), strata_glm_problem_prec(prob), nranks,
                l1 ? 1 : param.threads, allreduce_name());   /* the L1 models use one */
+        if (strata_glm_problem_labels(prob, NULL) > 2) {
+            printf("strata-train: %d classes: a model for each against the rest\n",
+                   strata_glm_problem_labels(prob, NULL));
+        }
+    }
+    if (!regression && neg_label != 3 &&
+        strata_glm_problem_classes(prob, MPI_COMM_WORLD, classes, &zero_one) ==
+        STRATA_ERR_UNSUPPORTED) {
+        /* (classes named otherwise: -w1 would weigh a class the data may not have) */
+        if (rank == 0) {
+            fprintf(stderr, "strata-train: -w: LIBLINEAR's class weights are taken for the "
+                    "classes 1 and -1 (or 0) only; the data's classes are named otherwise "
+                    "(%d of them)\n", strata_glm_problem_labels(prob, NULL));
+        }
+        rc = 2;
+        goto out;
     }
     if (!regression &&
         strata_glm_problem_classes(prob, MPI_COMM_WORLD, classes, &zero_one) == STRATA_OK) {
-        if (neg_label != 2 && neg_label != (zero_one ? 0 : -1)) {
+        if (neg_label < 2 && neg_label != (zero_one ? 0 : -1)) {
             /* LIBLINEAR's -w0 on -1/+1 data, or -w-1 on 0/1 data: as LIBLINEAR, a
                warning, and the weight is not used */
             if (rank == 0) {

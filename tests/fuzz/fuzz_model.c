@@ -4,8 +4,9 @@
  * Input: the file. Checked: an error is one line naming the file and leaves the
  * result alone; a model has a known loss, a feature count in range, a bias that is
  * -1 or positive, finite weights equal (up to the sign "label -1 1" flips) to the
- * numbers after the file's "w" line, found here independently of the reader; and
- * saving it and loading it again gives the same model, bit for bit.
+ * numbers after the file's "w" line (a weight per class on each line for more than
+ * two classes), found here independently of the reader; and saving it and loading it
+ * again gives the same model, bit for bit, classes included.
  */
 #include "config.h"
 
@@ -36,8 +37,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
-/* The numbers on the lines after the first line that is just "w" (blank lines
- * skipped, one token a line as the format says); -1 when there is no such line. */
+/* The numbers after the first line that is just "w" (blank lines skipped, every
+ * token of a line: a weight per class); -1 when there is no such line. */
 static int64_t st_fuzz_weights(const uint8_t *data, size_t size, double *w, int64_t max)
 {
     const char *p = (const char*)data, *end = p + size;
@@ -49,25 +50,35 @@ static int64_t st_fuzz_weights(const uint8_t *data, size_t size, double *w, int6
         const char *a = p, *b;
         size_t len;
 
-        while (a < e && (*a == ' ' || *a == '\t' || *a == '\r')) {
-            a++;
-        }
-        for (b = a; b < e && *b != ' ' && *b != '\t' && *b != '\r'; b++) {
-        }
-        len = (size_t)(b - a);
-        if (len > 0 && len < sizeof(tok)) {
-            memcpy(tok, a, len);
-            tok[len] = '\0';
-            if (n < 0 && !strcmp(tok, "w")) {
-                n = 0;
-            } else if (n >= 0) {
-                if (n < max) {
-                    w[n] = strtod(tok, NULL);
+        for (;;) {
+            while (a < e && (*a == ' ' || *a == '\t' || *a == '\r')) {
+                a++;
+            }
+            for (b = a; b < e && *b != ' ' && *b != '\t' && *b != '\r'; b++) {
+            }
+            len = (size_t)(b - a);
+            if (len == 0) {
+                break;
+            }
+            if (len < sizeof(tok)) {
+                memcpy(tok, a, len);
+                tok[len] = '\0';
+                if (n < 0 && !strcmp(tok, "w")) {
+                    n = 0;
+                    break;
+                } else if (n >= 0) {
+                    if (n < max) {
+                        w[n] = strtod(tok, NULL);
+                    }
+                    n++;
                 }
+            } else if (n >= 0) {
                 n++;
             }
-        } else if (len > 0 && n >= 0) {
-            n++;
+            if (n < 0) {
+                break;   /* (a header line: its first token alone) */
+            }
+            a = b;
         }
         p = e + 1;
     }
@@ -78,7 +89,7 @@ static void st_fuzz_roundtrip(const strata_glm_model_t *m)
 {
     char path[300], msg[512];
     strata_glm_model_t *m2 = NULL;
-    int64_t n_w = m->n_features + (m->bias > 0 ? 1 : 0);
+    int64_t n_w = (m->n_features + (m->bias > 0 ? 1 : 0)) * st_glm_model_nr_w(m);
 
     if (st_fuzz_dir[0] == '\0') {
         return;
@@ -91,6 +102,9 @@ static void st_fuzz_roundtrip(const strata_glm_model_t *m)
     unlink(path);
     ST_FUZZ_CHECK(m2->loss == m->loss && m2->n_features == m->n_features &&
                   !memcmp(&m2->bias, &m->bias, sizeof(double)) &&
+                  m2->nr_class == m->nr_class &&
+                  (m->nr_class == 0 || !memcmp(m2->labels, m->labels,
+                                               (size_t)m->nr_class * sizeof(double))) &&
                   !memcmp(m2->w, m->w, (size_t)n_w * sizeof(double)),
                   "save and load changed the model");
     strata_glm_model_free(m2);
@@ -102,7 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static double ref[64];
     strata_glm_model_t *m = &sentinel;
     char path[64], msg[512];
-    int64_t j, n_ref, n_w;
+    int64_t j, n_ref, n_w, nr_w;
     strata_status_t rc;
     double sign = 0;
 
@@ -122,11 +136,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ST_FUZZ_CHECK(m->n_features >= 0 && m->n_features <= (int64_t)UINT32_MAX,
                   "n_features %lld", (long long)m->n_features);
     ST_FUZZ_CHECK(m->bias == -1.0 || (m->bias > 0 && isfinite(m->bias)), "bias %g", m->bias);
-    n_w   = m->n_features + (m->bias > 0 ? 1 : 0);
+    ST_FUZZ_CHECK(m->nr_class == 0 || (m->nr_class >= 2 && m->labels != NULL),
+                  "nr_class %d", m->nr_class);
+    nr_w  = st_glm_model_nr_w(m);
+    n_w   = (m->n_features + (m->bias > 0 ? 1 : 0)) * nr_w;
     n_ref = st_fuzz_weights(data, size, ref, (int64_t)ST_ARRAY_SIZE(ref));
-    /* a "bias 0" file holds one more weight, dropped */
-    ST_FUZZ_CHECK(n_ref == n_w || n_ref == n_w + 1, "%lld weights in the file, %lld loaded",
-                  (long long)n_ref, (long long)n_w);
+    /* a "bias 0" file holds one more weight a class, dropped */
+    ST_FUZZ_CHECK(n_ref == n_w || n_ref == n_w + nr_w, "%lld weights in the file, %lld "
+                  "loaded", (long long)n_ref, (long long)n_w);
     for (j = 0; j < n_w; j++) {
         ST_FUZZ_CHECK(isfinite(m->w[j]), "weight %lld is %g", (long long)j, m->w[j]);
         if (j < (int64_t)ST_ARRAY_SIZE(ref) && ref[j] != 0) {

@@ -16,8 +16,11 @@
  * naming the file (with a line number within the file for content errors) and
  * leaves the result pointer alone; a dataset passes st_glm_data_check, agrees with
  * the options and with the file as read again by a plain tokenizer here, and survives
- * a round trip through the binary format unchanged. The
- * number parser is compared with an independent syntax check and strtod/strtof.
+ * a round trip through the binary format unchanged; read again for named classes
+ * (ST_GLM_LABEL_MULTI), a set read as real targets gives the same rows and labels
+ * where they are integers below 2^31 (else an error on a line of the file), and a set
+ * read as binary classes the classes as the file named them (0 for -1 in a 0/1 set).
+ * The number parser is compared with an independent syntax check and strtod/strtof.
  */
 #include "config.h"
 
@@ -27,6 +30,7 @@
 #include <strings.h>
 
 static const uint64_t st_fuzz_max_index[4] = {0, 7, 1000, UINT32_MAX};
+
 
 /* The syntax the reader documents: [+-] digits [. digits] [(e|E) [+-] digits], at least
  * one digit before the exponent (".5" and "5." count), or nan/inf/infinity. */
@@ -217,6 +221,54 @@ static void st_fuzz_roundtrip(const st_glm_data_t *d, const char *path)
     st_glm_data_free(e);
 }
 
+/* The file read again for named classes: against @a d, read with options @a o (real
+ * targets, or binary classes). */
+static void st_fuzz_named(const char *path, const st_glm_data_opts_t *o,
+                          const st_glm_data_t *d, const uint8_t *data, size_t size)
+{
+    static st_glm_data_t sentinel;
+    st_glm_data_t *m = &sentinel;
+    st_glm_data_opts_t mo = *o;
+    char msg[512], check[256];
+    long long line = 0;
+    int64_t i, bad = -1;
+    const char *p;
+    st_status_t rc;
+    double want;
+
+    mo.label_kind = ST_GLM_LABEL_MULTI;
+    for (i = 0; i < d->n_rows && bad < 0; i++) {
+        bad = st_glm_data_class_name(d->y[i]) ? -1 : i;
+    }
+    msg[0] = '\0';
+    rc = st_glm_data_read_svm(path, &mo, MPI_COMM_NULL, msg, sizeof(msg), &m);
+    if (bad >= 0) {   /* (real targets only: a class label is an integer) */
+        ST_FUZZ_CHECK(rc == ST_ERR_INVALID_PARAM && m == &sentinel &&
+                      strstr(msg, "is not a class label") != NULL &&
+                      (p = strstr(msg, path)) != NULL &&
+                      sscanf(p + strlen(path), ":%lld:", &line) == 1 && line >= 1 &&
+                      line <= st_fuzz_lines(data, size),
+                      "label %.17g of row %lld read as a class: %d, '%s'", d->y[bad],
+                      (long long)bad, (int)rc, msg);
+        return;
+    }
+    ST_FUZZ_CHECK(rc == ST_OK, "read as real targets or classes, not as named classes: %s",
+                  msg);
+    ST_FUZZ_CHECK(st_glm_data_check(m, check, sizeof(check)) == ST_OK, "%s", check);
+    ST_FUZZ_CHECK(m->n_rows == d->n_rows && m->nnz == d->nnz && m->n_cols == d->n_cols &&
+                  m->label_kind == ST_GLM_LABEL_MULTI && !m->zero_one &&
+                  !memcmp(m->indptr, d->indptr, ((size_t)d->n_rows + 1) * sizeof(int64_t)) &&
+                  !memcmp(m->indices, d->indices, (size_t)d->nnz * sizeof(uint32_t)),
+                  "named classes: other rows");
+    for (i = 0; i < d->n_rows; i++) {
+        want = (d->label_kind == ST_GLM_LABEL_CLASS && d->zero_one && d->y[i] == -1.0)
+                   ? 0.0 : d->y[i] + 0.0;
+        ST_FUZZ_CHECK(!memcmp(&m->y[i], &want, sizeof(double)), "row %lld: class %.17g, "
+                      "expected %.17g", (long long)i, m->y[i], want);
+    }
+    st_glm_data_free(m);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char path[64], msg[ST_GLM_DATA_MSG_LEN], check[ST_GLM_DATA_MSG_LEN];
@@ -299,6 +351,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ST_FUZZ_CHECK(isfinite(d->y[k]), "label %lld is %g", (long long)k, d->y[k]);
     }
     st_fuzz_oracle(data, size, d);
+    st_fuzz_named(path, &o, d, data, size);   /* (before the round trip rewrites path) */
     st_fuzz_roundtrip(d, path);
     st_glm_data_free(d);
     return 0;

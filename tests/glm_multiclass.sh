@@ -1,0 +1,160 @@
+#!/bin/sh
+#
+# More than two classes, and classes named otherwise than 1 and -1 (or 0), as LIBLINEAR
+# takes them: strata-train trains one model per class against the rest (one model for
+# two classes, the first in the file positive) and writes LIBLINEAR's model file
+# ("nr_class 4", "label 3 1 7 -2", a weight per class on each line); strata-predict
+# predicts the class of the largest score, and with -b 1 the classes' probabilities
+# after a "labels ..." line; the same model and predictions on 1 and 3 ranks; -v and
+# -C report the accuracy. Errors: a label that is not an integer (file and line), one
+# class named otherwise, -w with such classes, checkpoints with more than two classes.
+# Where LIBLINEAR is installed: its predict reads Strata's model and predicts the same
+# labels, Strata's predict reads LIBLINEAR's, and the weights agree with LIBLINEAR's
+# to 1e-4 at tight tolerances (-s 0, 1, 2, 5, 6; -s 3 stops at its iteration limit).
+#
+. "${top_srcdir}/tests/common.sh"
+fail=0
+dir=$(mktemp -d)
+out="$dir/out"
+err="$dir/out"
+trap 'rm -rf "$dir"' EXIT
+train="$(pwd)/tools/strata-train"
+predict="$(pwd)/tools/strata-predict"
+run="timeout -k 5 120 $ST_MPIRUN"
+same() { # name file1 file2: the same bytes
+    cmp -s "$2" "$3" || { echo "FAIL: $1: $2 and $3 differ"; fail=1; }
+}
+within() { # name value reference abs: |value - reference| <= abs
+    awk -v a="$2" -v b="$3" -v e="$4" \
+        'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= e) }' ||
+        { echo "FAIL: $1: $2, expected $3 within $4"; fail=1; }
+}
+
+# four classes named 3, 1, 7, -2 around four centres in 12 dimensions, about 70 % of
+# the entries stored; the generator is awk's arithmetic alone (an LCG whose products
+# stay below 2^53), so every awk writes the same bytes
+gen() { # rows seed names...
+    awk -v rows="$1" -v seed="$2" -v names="$3" 'BEGIN {
+        k = split(names, name, ",");  d = 12;  x = seed
+        for (c = 1; c <= k; c++) for (j = 1; j <= d; j++) {
+            x = (x * 69069 + 1) % 4294967296; ctr[c, j] = (x / 4294967296 - 0.5) * 3 }
+        for (i = 0; i < rows; i++) {
+            x = (x * 69069 + 1) % 4294967296; c = 1 + int(x / 4294967296 * k)
+            line = name[c]
+            for (j = 1; j <= d; j++) {
+                x = (x * 69069 + 1) % 4294967296; keep = x / 4294967296
+                x = (x * 69069 + 1) % 4294967296; u = x / 4294967296
+                x = (x * 69069 + 1) % 4294967296; v = x / 4294967296
+                if (keep < 0.7)
+                    line = line sprintf(" %d:%.4f", j, ctr[c, j] + (u + v - 1) * 2.2)
+            }
+            print line
+        } }'
+}
+gen 1600 7 "3,1,7,-2" >"$dir/all.svm"
+head -n 1200 "$dir/all.svm" >"$dir/train.svm"
+tail -n 400 "$dir/all.svm" >"$dir/test.svm"
+rm -f "$dir/all.svm"
+gen 600 12 "5,2" >"$dir/two.svm"
+
+# in a directory of its own: nothing but the data and the models may appear there
+cd "$dir" || exit 1
+expect 0 "4 classes: train" "$train" -s 0 -c 1 train.svm m4
+contains "4 classes: header" "^strata-train: 4 classes: a model for each against the rest$"
+for c in 3 1 7 -2; do
+    contains "class $c trained" "^class $c ([1-4] of 4) against the rest$"
+done
+check "4 classes: nr_class" grep -qx "nr_class 4" m4
+check "4 classes: labels in the order of their first rows" grep -qx "label 3 1 7 -2" m4
+check "4 classes: 12 lines of 4 weights" \
+    test "$(sed '1,/^w$/d' m4 | awk 'NF == 4' | wc -l)" -eq 12
+expect 0 "4 classes: predict" "$predict" -b 1 test.svm m4 p4
+contains "4 classes: accuracy" "^Accuracy = [89][0-9.]*% ([0-9]*/400)$"
+check "4 classes: no AUC line" sh -c "! grep -q AUC '$out'"
+check "4 classes: -b 1 header" test "$(head -1 p4)" = "labels 3 1 7 -2"
+check "4 classes: a label and 4 probabilities a line" \
+    test "$(sed 1d p4 | awk 'NF == 5 && ($1 == 3 || $1 == 1 || $1 == 7 || $1 == -2)' | wc -l)" -eq 400
+check "4 classes: the probabilities sum to 1, the label's the largest" \
+    test "$(sed 1d p4 | awk '{ s = $2 + $3 + $4 + $5; m = 2
+        for (c = 3; c <= 5; c++) if ($c > $m) m = c
+        split("3 1 7 -2", n, " ")
+        if (s < 0.99999 || s > 1.00001 || n[m - 1] != $1) bad++ } END { print bad + 0 }')" -eq 0
+# the same model and the same predictions on 3 ranks
+expect 0 "4 classes: 3 ranks" $run -np 3 "$train" -q -s 0 -c 1 train.svm m4.3
+within "4 classes, 3 ranks: the first weight" "$(sed -n '/^w$/{n;p}' m4.3 | cut -d' ' -f1)" \
+    "$(sed -n '/^w$/{n;p}' m4 | cut -d' ' -f1)" 1e-3
+expect 0 "4 classes: predict on 3 ranks" $run -np 3 "$predict" -b 1 test.svm m4 p4.3
+same "4 classes: the same predictions on 3 ranks" p4.3 p4
+# the dual models and the L1 models too, one and two ranks
+for s in svm sqsvm l1-logistic l1-sqsvm; do
+    expect 0 "4 classes: $s" $run -np 2 "$train" -q -s $s -c 1 train.svm m.$s
+    expect 0 "4 classes: $s predicts" "$predict" test.svm m.$s
+    contains "4 classes: $s's accuracy" "^Accuracy = [89][0-9.]*% "
+done
+
+# two classes named 5 and 2 (5 first): one weight vector, 5 scored positive
+check "5 first in two.svm" test "$(head -c 2 two.svm)" = "5 "
+expect 0 "classes 5 and 2" "$train" -q -s 0 -c 1 two.svm m2
+check "classes 5 and 2: nr_class 2" grep -qx "nr_class 2" m2
+check "classes 5 and 2: label 5 2" grep -qx "label 5 2" m2
+expect 0 "classes 5 and 2: predict" "$predict" -b 1 two.svm m2 p2
+contains "classes 5 and 2: AUC" "^AUC = 0\.[0-9]*$"
+check "classes 5 and 2: -b 1 header" test "$(head -1 p2)" = "labels 5 2"
+check "classes 5 and 2: labels predicted" \
+    test "$(sed 1d p2 | awk '$1 != 5 && $1 != 2' | wc -l)" -eq 0
+
+# cross-validation and -C
+expect 0 "4 classes: -v 4" "$train" -q -s 0 -c 1 -v 4 train.svm
+contains "4 classes: CV accuracy" "^Cross Validation Accuracy = [89][0-9.]*%$"
+contains "4 classes: CV summary" "^Cross Validation: 1200 examples, 4 classes, 4 folds$"
+acc=$(sed -n 's/^Cross Validation Accuracy = \(.*\)%$/\1/p' "$out")
+expect 0 "4 classes: -v 4 on 3 ranks" $run -np 3 "$train" -q -s 0 -c 1 -v 4 train.svm
+contains "4 classes: the same CV accuracy on 3 ranks ($acc)" \
+    "^Cross Validation Accuracy = $acc%$"
+expect 0 "4 classes: -C" "$train" -q -s 2 -C train.svm
+contains "4 classes: -C's best C" "^Best C = [0-9.e-]*  CV accuracy = [89][0-9.]*%$"
+check "nothing but the data and the models here" \
+    test "$(ls | sort | tr '\n' ' ')" = "m.l1-logistic m.l1-sqsvm m.sqsvm m.svm m2 m4 m4.3 out p2 p4 p4.3 test.svm train.svm two.svm "
+
+# errors
+printf '3 1:1\n1.5 2:1\n' >bad.svm
+expect 1 "a label of 1.5" "$train" -q bad.svm mb
+contains "a label of 1.5: file and line" "bad.svm:2: label '1.5' is not a class label"
+expect 1 "a label of 1.5 to predict" "$predict" bad.svm m4
+contains "a label of 1.5 to predict: file and line" "bad.svm:2: label '1.5' is not a class"
+printf '5 1:1\n5 2:1\n' >one.svm
+expect 1 "one class named 5" "$train" -q one.svm mb
+contains "one class named 5" "every training example is of class 5: a classifier needs two"
+expect 2 "-w1 with classes 3 1 7 -2" "$train" -q -w1 2 train.svm mb
+contains "-w1 with named classes" "the data's classes are named otherwise (4 of them)"
+expect 1 "--weight-pos with 4 classes" "$train" -q --weight-pos 2 train.svm mb
+contains "--weight-pos with 4 classes" "class weights (weight_pos, weight_neg) with 4 classes"
+expect 1 "checkpoints with 4 classes" "$train" -q --checkpoint ck --checkpoint-every 1 \
+    train.svm mb
+contains "checkpoints with 4 classes" "checkpoints with 4 classes"
+check "no model or checkpoint left by the errors" test ! -e mb -a ! -e ck
+
+# LIBLINEAR: each reads the other's models and predicts the same labels; the weights
+# agree at tight tolerances
+if command -v liblinear-train >/dev/null 2>&1; then
+    expect 0 "LIBLINEAR predicts with Strata's model" liblinear-predict test.svm m4 ll.p
+    sed 1d p4 | cut -d' ' -f1 >st.p
+    same "LIBLINEAR's labels from Strata's model" ll.p st.p
+    for s in 0 1 2 5 6; do
+        expect 0 "LIBLINEAR -s $s" liblinear-train -q -s $s -c 1 -e 1e-6 train.svm ll.m$s
+        expect 0 "Strata -s $s" "$train" -q -s $s -c 1 -e 1e-9 -r 10000 train.svm st.m$s
+        check "-s $s: the same header" test "$(sed '/^w$/q' ll.m$s | grep -v solver_type)" = \
+            "$(sed '/^w$/q' st.m$s | grep -v solver_type)"
+        d=$(paste -d' ' ll.m$s st.m$s | sed '1,/^w /d' | awk '{ n = NF / 2
+            for (c = 1; c <= n; c++) { e = $c - $(c + n); if (e < 0) e = -e
+                if (e > m) m = e } } END { print m + 0 }')
+        check "-s $s: the weights within 1e-4 of LIBLINEAR's ($d)" \
+            awk -v d="$d" 'BEGIN { exit !(d < 1e-4) }'
+        expect 0 "Strata predicts with LIBLINEAR's -s $s model" "$predict" test.svm ll.m$s sp
+        expect 0 "LIBLINEAR predicts with its -s $s model" liblinear-predict test.svm ll.m$s lp
+        same "-s $s: the same labels from LIBLINEAR's model" sp lp
+    done
+else
+    echo "SKIP: LIBLINEAR comparisons (liblinear-train not installed)"
+fi
+exit $fail
