@@ -353,6 +353,23 @@ strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
                                  const strata_glm_param_t *param, MPI_Comm comm,
                                  char *msg, size_t msg_len, strata_glm_model_t **model_p);
 
+/**
+ * strata_glm_train starting from @a start's weights (a warm start: a model trained on
+ * the same problem with another lambda, as along a regularization path or LIBLINEAR's
+ * -C search), where the method takes a starting point: newton and lbfgs for the L2
+ * models, and the L1 models on one rank (their serial solver); the other methods
+ * (coordinate descent for the L2 models, the L1 models across ranks) start from 0 as
+ * strata_glm_train does. strata_glm_model_info's rounds count from the start. @a start
+ * (NULL: strata_glm_train) must be a model of the same kind, features, bias and
+ * classes as this training makes, the same on every rank: else, or with checkpoints,
+ * STRATA_ERR_INVALID_PARAM.
+ */
+strata_status_t strata_glm_train_from(const strata_glm_problem_t *prob,
+                                      const strata_glm_param_t *param, MPI_Comm comm,
+                                      char *msg, size_t msg_len,
+                                      const strata_glm_model_t *start,
+                                      strata_glm_model_t **model_p);
+
 /** How the training of @a model went (zeros for a model read from a file). */
 void strata_glm_model_info(const strata_glm_model_t *model, strata_glm_info_t *info_p);
 
@@ -449,8 +466,9 @@ strata_status_t strata_glm_cross_validate(const strata_glm_problem_t *prob,
 /**
  * LIBLINEAR's train -C (collective): strata_glm_cross_validate with @a folds folds at
  * every C = start_c, 2 start_c, 4 start_c, ... up to @a max_c (each fold's lambda 1/(C
- * x its training rows), each fold's model trained from w = 0: LIBLINEAR's warm starts,
- * and its early stop once they stop moving, are not here). The best C is the one of
+ * x its training rows), each fold's model trained from its model at the last C, as
+ * LIBLINEAR's warm starts (strata_glm_train_from); LIBLINEAR's early stop once they stop
+ * moving is not here: every C is tried). The best C is the one of
  * the highest accuracy (classification) or the least mean squared error (regression),
  * the smallest of equals. With param->verbose rank 0 prints LIBLINEAR's line per C
  * ("log2c=  -3.00\trate=96.3", or "...\tMSE=...") through the print function.

@@ -71,7 +71,8 @@ strata_glm_model_t *st_glm_model_new_classes(const st_glm_model_t *loss, int64_t
 /* strata_glm_train of a problem of named classes (collective). */
 strata_status_t st_glm_train_named(const strata_glm_problem_t *prob,
                                    const strata_glm_param_t *param, MPI_Comm comm, char *msg,
-                                   size_t msg_len, strata_glm_model_t **model_p);
+                                   size_t msg_len, const strata_glm_model_t *start,
+                                   strata_glm_model_t **model_p);
 
 /* The metrics of this rank's scores @a z of @a prob's rows (strata_glm_predict's;
  * @a local: this rank's status in computing them; any rank's error is every rank's),
@@ -133,11 +134,25 @@ typedef struct {
     const strata_glm_param_t *param;
     strata_glm_info_t         info;
     double                    t_start;
+    /* > 0: P(0), for a run from a starting model (strata_glm_train_from), whose gap must
+     * also be within tol of the decrease from w = 0 (st_glm_converged) */
+    double                    p0;
 } st_glm_round_ctx_t;
 
 /* The end of a round: record @a obj in ctx->info, test the tolerance, and print the
  * progress line on rank 0 when verbose. */
 void st_glm_round_end(st_glm_round_ctx_t *ctx, const st_glm_objectives_t *obj);
+
+/* Has a run reached its tolerance? gap <= tol |P|; from a starting model (ctx->p0 > 0)
+ * also gap <= tol (P(0) - D): where lambda is large, P is within tol of P(0) and
+ * so is a start from another lambda's optimum, which is not this one's (one-vs-rest's
+ * classes, each left at another scale, then disagree on the rows' classes). */
+int st_glm_converged(const st_glm_round_ctx_t *ctx, const st_glm_objectives_t *obj);
+
+/* P(0) = (1/n) sum_i c_i phi(0, y_i) over all ranks' rows (collective), @a c the
+ * example weights. */
+double st_glm_primal_zero(const st_glm_model_t *loss, const st_glm_data_t *data,
+                          const double *c, MPI_Comm comm);
 
 /* Hierarchical CoCoA+: the inner rounds per outer round for a cluster-wide sum that
  * takes @a ratio times an inner round (st_glm_train.c explains the rule): 1 ..

@@ -81,15 +81,17 @@ static st_status_t st_glm_cv_rows(const strata_glm_problem_t *src, const int *fo
     return ST_OK;
 }
 
-ST_EXPORT strata_status_t strata_glm_cross_validate(const strata_glm_problem_t *prob,
-                                                    const strata_glm_param_t *param, int folds,
-                                                    double cost, MPI_Comm comm, char *msg,
-                                                    size_t msg_len, double *scores,
-                                                    strata_glm_info_t *infos,
-                                                    strata_glm_metrics_t *metrics_p)
+/* strata_glm_cross_validate, each fold's training started from @a fold_models[k]
+ * (strata_glm_train_from; NULL entries: from 0), whose models then replace them; NULL:
+ * every fold from 0, no model kept. */
+static strata_status_t st_glm_cv_run(const strata_glm_problem_t *prob,
+                                     const strata_glm_param_t *param, int folds, double cost,
+                                     MPI_Comm comm, char *msg, size_t msg_len, double *scores,
+                                     strata_glm_info_t *infos, strata_glm_metrics_t *metrics_p,
+                                     strata_glm_model_t **fold_models)
 {
     strata_glm_problem_t *train = NULL, *test = NULL;
-    strata_glm_model_t *model = NULL;
+    strata_glm_model_t *model = NULL, *last = NULL;
     strata_glm_param_t p;
     st_glm_perm_t perm;
     const st_glm_data_t *d;
@@ -169,7 +171,8 @@ ST_EXPORT strata_status_t strata_glm_cross_validate(const strata_glm_problem_t *
         }
         strata_glm_model_free(model);
         model  = NULL;
-        status = strata_glm_train(train, &p, comm, msg, msg_len, &model);
+        status = strata_glm_train_from(train, &p, comm, msg, msg_len,
+                                       fold_models ? fold_models[k] : NULL, &model);
         if (status != STRATA_OK) {
             char why_fold[1024];
 
@@ -186,12 +189,18 @@ ST_EXPORT strata_status_t strata_glm_cross_validate(const strata_glm_problem_t *
                 oof[i] = z[t++];
             }
         }
+        if (fold_models != NULL) {   /* (the next start of this fold) */
+            strata_glm_model_free(fold_models[k]);
+            fold_models[k] = model;
+            last           = model;
+            model          = NULL;
+        }
         strata_glm_problem_free(train);
         strata_glm_problem_free(test);
         train = test = NULL;
     }
     /* (the last fold's model stands for the model kind and its class names) */
-    status = st_glm_evaluate_scores(model, prob, oof, ST_OK, comm, metrics_p);
+    status = st_glm_evaluate_scores(model ? model : last, prob, oof, ST_OK, comm, metrics_p);
     if (status != ST_OK) {
         st_glm_msg(msg, msg_len, "cannot compute the metrics: %s",
                    strata_status_string(status));
@@ -206,6 +215,17 @@ out:
         free(oof);
     }
     return status;
+}
+
+ST_EXPORT strata_status_t strata_glm_cross_validate(const strata_glm_problem_t *prob,
+                                                    const strata_glm_param_t *param, int folds,
+                                                    double cost, MPI_Comm comm, char *msg,
+                                                    size_t msg_len, double *scores,
+                                                    strata_glm_info_t *infos,
+                                                    strata_glm_metrics_t *metrics_p)
+{
+    return st_glm_cv_run(prob, param, folds, cost, comm, msg, msg_len, scores, infos,
+                         metrics_p, NULL);
 }
 
 /* The search's first C (LIBLINEAR's calc_start_C, collective): the power of two at or
@@ -270,6 +290,7 @@ ST_EXPORT strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
     strata_glm_param_t p;
     strata_glm_metrics_t m, best;
     strata_glm_info_t *infos = NULL;
+    strata_glm_model_t **fold_models = NULL;
     st_status_t status = ST_OK;
     double c, score, best_score = NAN, best_c = 0, unconverged_c = 0;
     int rank = 0, k;
@@ -305,19 +326,23 @@ ST_EXPORT strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
     }
     start_c = fmin(start_c, max_c);   /* (LIBLINEAR: the last C alone) */
     st_glm_comm_shape(comm, &rank, NULL);
-    infos = calloc((size_t)folds, sizeof(*infos));
-    if (!st_glm_agree(comm, infos != NULL)) {
+    infos       = calloc((size_t)folds, sizeof(*infos));
+    fold_models = calloc((size_t)folds, sizeof(*fold_models));
+    if (!st_glm_agree(comm, infos != NULL && fold_models != NULL)) {
         st_glm_msg(msg, msg_len, "out of memory");
         free(infos);
+        free(fold_models);
         return STRATA_ERR_NO_MEMORY;
     }
     p         = *param;
     p.verbose = 0;
-    /* C = start_c 2^k up to max_c, as LIBLINEAR's find_parameter_C, every one (LIBLINEAR
-       stops once its warm-started weights stop moving; these models start from 0) */
+    /* C = start_c 2^k up to max_c, as LIBLINEAR's find_parameter_C, every one, each
+       fold's training warm-started from its model at the last C (LIBLINEAR's, where the
+       method takes a start: strata_glm_train_from); LIBLINEAR also stops once those
+       weights stop moving, which this search does not (tests/glm_cv.sh) */
     for (c = start_c; c <= max_c * (1 + 1e-12); c *= 2) {
-        status = strata_glm_cross_validate(prob, &p, folds, c, comm, msg, msg_len, NULL,
-                                           infos, &m);
+        status = st_glm_cv_run(prob, &p, folds, c, comm, msg, msg_len, NULL, infos, &m,
+                               fold_models);
         if (status != STRATA_OK) {
             break;
         }
@@ -339,6 +364,10 @@ ST_EXPORT strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
         }
     }
     free(infos);
+    for (k = 0; k < folds; k++) {
+        strata_glm_model_free(fold_models[k]);
+    }
+    free(fold_models);
     if (status == STRATA_OK) {
         *best_c_p = best_c;
         *best_p   = best;

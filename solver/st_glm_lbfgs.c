@@ -560,9 +560,8 @@ strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_
     for (i = 0; i < m; i++) {
         c[i] = st_glm_example_weight(loss, param, data->y[i]);
     }
-    for (j = 0; j < d_all; j++) {
-        w[j] = 0;
-    }
+    /* from a starting model's weights (strata_glm_train_from), or 0 */
+    memcpy(w, model->w, (size_t)d_all * sizeof(double));
 
     if (param->verbose && ctx.rank == 0) {
         st_glm_print("L-BFGS on the primal (%d pairs), %d thread(s) per rank\n",
@@ -590,7 +589,12 @@ strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_
     ctx.info.primal    = obj.primal;
     ctx.info.dual      = obj.dual;
     ctx.info.gap       = ST_MAX(obj.gap, 0.0);
-    ctx.info.converged = (obj.gap <= param->tol * fabs(obj.primal));
+    for (j = 0; j < d_all && w[j] == 0; j++) {
+    }
+    ctx.p0 = (j < d_all) ? st_glm_primal_zero(loss, data, c, comm) : 0.0;
+    /* w = 0 is never the answer (st_glm_newton.c says why); a start may be, and a gap
+       of 0 (no features) is */
+    ctx.info.converged = st_glm_converged(&ctx, &obj) && (j < d_all || obj.gap <= 0);
     while (status == STRATA_OK && !ctx.info.converged) {
         /* the direction; a step that does not descend (rounding) restarts the memory */
         st_glm_lbfgs_direction(d_all, g, minv, p, s, y, rho, first, count, alpha);

@@ -505,7 +505,9 @@ static st_status_t st_glm_serial_primal(const st_glm_model_t *model,
         st_glm_serial_sqcd_init(data, &cd);
     }
     if (hooks != NULL && hooks->w0 != NULL) {
-        memcpy(w, hooks->w0, (size_t)data->d * sizeof(double));
+        if (w != hooks->w0) {   /* (the caller's may be w itself) */
+            memcpy(w, hooks->w0, (size_t)data->d * sizeof(double));
+        }
     } else {
         memset(w, 0, (size_t)data->d * sizeof(double));
     }

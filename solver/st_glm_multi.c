@@ -244,10 +244,11 @@ strata_glm_model_t *st_glm_model_new_classes(const st_glm_model_t *loss, int64_t
 
 strata_status_t st_glm_train_named(const strata_glm_problem_t *prob,
                                    const strata_glm_param_t *param, MPI_Comm comm, char *msg,
-                                   size_t msg_len, strata_glm_model_t **model_p)
+                                   size_t msg_len, const strata_glm_model_t *start,
+                                   strata_glm_model_t **model_p)
 {
     const st_glm_model_t *loss = st_glm_model_lookup(param->solver, NULL, 0);
-    strata_glm_model_t *model = NULL, *sub = NULL;
+    strata_glm_model_t *model = NULL, *sub = NULL, *sub_start = NULL;
     strata_glm_problem_t *view = NULL;
     strata_glm_param_t p = *param;
     strata_status_t status = STRATA_OK;
@@ -272,7 +273,12 @@ strata_status_t st_glm_train_named(const strata_glm_problem_t *prob,
     }
     model = st_glm_model_new_classes(loss, prob->data->n_cols,
                                      param->bias > 0 ? param->bias : -1, k, prob->classes);
-    if (!st_glm_agree(comm, model != NULL)) {
+    if (start != NULL) {   /* (each class's training from its column of the start) */
+        sub_start = st_glm_model_new(loss, prob->data->n_cols,
+                                     param->bias > 0 ? param->bias : -1);
+    }
+    if (!st_glm_agree(comm, model != NULL && (start == NULL || sub_start != NULL))) {
+        strata_glm_model_free(sub_start);
         strata_glm_model_free(model);
         st_glm_msg(msg, msg_len, "out of memory for the model: %d classes x %lld features",
                    k, (long long)prob->data->n_cols);
@@ -291,7 +297,10 @@ strata_status_t st_glm_train_named(const strata_glm_problem_t *prob,
             st_glm_print("class %g (%d of %d) against the rest\n", prob->classes[c], c + 1,
                          k);
         }
-        status = strata_glm_train(view, &p, comm, why, sizeof(why), &sub);
+        for (j = 0; sub_start != NULL && j < n_w; j++) {
+            sub_start->w[j] = start->w[j * nr_w + c];
+        }
+        status = strata_glm_train_from(view, &p, comm, why, sizeof(why), sub_start, &sub);
         strata_glm_problem_free(view);
         view = NULL;
         if (status != STRATA_OK) {
@@ -324,6 +333,7 @@ strata_status_t st_glm_train_named(const strata_glm_problem_t *prob,
         strata_glm_model_free(sub);
         sub = NULL;
     }
+    strata_glm_model_free(sub_start);
     if (status != STRATA_OK) {
         strata_glm_model_free(model);
         return status;

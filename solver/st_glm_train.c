@@ -1069,6 +1069,29 @@ static void st_glm_gap_pass(st_glm_worker_t *wk)
 }
 
 /* The end of a round (one thread): the stopping test and the progress line. */
+int st_glm_converged(const st_glm_round_ctx_t *ctx, const st_glm_objectives_t *obj)
+{
+    double scale = fabs(obj->primal);
+
+    if (ctx->p0 > 0) {
+        scale = fmin(scale, fmax(ctx->p0 - obj->dual, 0.0));
+    }
+    return obj->gap <= ctx->param->tol * scale;
+}
+
+double st_glm_primal_zero(const st_glm_model_t *loss, const st_glm_data_t *data,
+                          const double *c, MPI_Comm comm)
+{
+    double sum = 0.0;
+    int64_t i;
+
+    for (i = 0; i < data->n_rows; i++) {
+        sum += c[i] * loss->loss(0.0, data->y[i]);
+    }
+    st_glm_allreduce(comm, &sum, 1, MPI_DOUBLE, MPI_SUM);
+    return sum / (double)data->n_rows_global;
+}
+
 void st_glm_round_end(st_glm_round_ctx_t *ctx, const st_glm_objectives_t *objp)
 {
     st_glm_objectives_t obj = *objp;
@@ -1078,7 +1101,7 @@ void st_glm_round_end(st_glm_round_ctx_t *ctx, const st_glm_objectives_t *objp)
     ctx->info.dual      = obj.dual;
     ctx->info.gap       = ST_MAX(obj.gap, 0.0);
     ctx->info.seconds   = st_glm_now() - ctx->t_start;
-    ctx->info.converged = (obj.gap <= ctx->param->tol * fabs(obj.primal));
+    ctx->info.converged = st_glm_converged(ctx, &obj);
     if (ctx->param->verbose && ctx->rank == 0) {
         st_glm_print("round %4d  primal %.10e  dual %.10e  gap %.3e  rel %.3e  "
                      "time %.3f s (allreduce %.3f s)\n", ctx->info.rounds, obj.primal,
@@ -1889,6 +1912,14 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
            after it differ from the uninterrupted run's by rounding) */
         hooks.resid_set = (sc.ck.loaded >= 3);
         t0      -= sc.info.seconds;
+    } else {
+        int64_t j = 0;
+
+        while (j < data->n_cols + nb && model->w[j] == 0) {
+            j++;
+        }
+        /* a starting model's weights (strata_glm_train_from), the residual from them */
+        hooks.w0 = (j < data->n_cols + nb) ? model->w : NULL;
     }
     st_glm_gap_sched_load(&sc.gap, sc.ck.state, sc.done);
 
@@ -2165,6 +2196,47 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
                                            char *msg, size_t msg_len,
                                            strata_glm_model_t **model_p)
 {
+    return strata_glm_train_from(prob, param, comm, msg, msg_len, NULL, model_p);
+}
+
+/* Does the method that trains @a loss take a starting point (model->w on entry)? The
+ * primal methods of the L2 models, and the L1 models' serial solver on one rank. */
+static int st_glm_method_warm(const st_glm_model_t *loss, int method, int nranks)
+{
+    return (loss->form == ST_GLM_FORM_PRIMAL) ? (nranks == 1)
+                                              : (method == STRATA_GLM_METHOD_NEWTON ||
+                                                 method == STRATA_GLM_METHOD_LBFGS);
+}
+
+/* Is @a start a model @a prob's training with @a loss and @a param could have made? NULL
+ * when so, else why not. */
+static const char *st_glm_start_fits(const strata_glm_model_t *start, const st_glm_model_t *loss,
+                                     const strata_glm_problem_t *prob,
+                                     const strata_glm_param_t *param)
+{
+    if (start->loss == NULL || start->loss->kind != loss->kind) {
+        return "another model kind";
+    }
+    if (start->n_features != prob->data->n_cols) {
+        return "another feature count";
+    }
+    if ((start->bias > 0 || param->bias > 0) && start->bias != param->bias) {
+        return "another bias";
+    }
+    if (start->nr_class != (prob->named ? prob->nr_class : 0) ||
+        (start->nr_class > 0 &&
+         memcmp(start->labels, prob->classes, (size_t)start->nr_class * sizeof(double)))) {
+        return "other classes";
+    }
+    return NULL;
+}
+
+ST_EXPORT strata_status_t strata_glm_train_from(const strata_glm_problem_t *prob,
+                                                const strata_glm_param_t *param,
+                                                MPI_Comm comm, char *msg, size_t msg_len,
+                                                const strata_glm_model_t *start,
+                                                strata_glm_model_t **model_p)
+{
     const st_glm_model_t *loss;
     strata_glm_model_t *model;
     strata_status_t status;
@@ -2195,8 +2267,18 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
         st_glm_msg(msg, msg_len, "no training examples");
         return STRATA_ERR_INVALID_PARAM;
     }
+    /* (the same model on every rank: the same answer) */
+    if (start != NULL && (why = st_glm_start_fits(start, loss, prob, param)) != NULL) {
+        st_glm_msg(msg, msg_len, "the starting model is not one of this training: %s", why);
+        return STRATA_ERR_INVALID_PARAM;
+    }
+    if (start != NULL && (param->checkpoint_every > 0 || param->resume)) {
+        st_glm_msg(msg, msg_len, "a starting model and checkpoints: a checkpoint resumes a "
+                   "run from w = 0");
+        return STRATA_ERR_INVALID_PARAM;
+    }
     if (prob->named && !prob->regression) {   /* (one binary training per class) */
-        return st_glm_train_named(prob, param, comm, msg, msg_len, model_p);
+        return st_glm_train_named(prob, param, comm, msg, msg_len, start, model_p);
     }
     if (!isfinite(1.0 / (param->lambda * (double)prob->data->n_rows_global))) {
         st_glm_msg(msg, msg_len, "lambda %g is too small for %lld rows (1 / (lambda n) "
@@ -2226,6 +2308,11 @@ ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
     model->lambda   = param->lambda;
     model->eta      = st_glm_model_eta(loss, param->eta);
     model->zero_one = loss->classification && prob->data->zero_one;   /* its file says so */
+    if (start != NULL && st_glm_method_warm(loss, method, nranks)) {
+        /* (the methods start from model->w; the others from 0) */
+        memcpy(model->w, start->w,
+               ((size_t)model->n_features + (model->bias > 0)) * sizeof(double));
+    }
     status = (loss->form == ST_GLM_FORM_PRIMAL)
                      ? ((nranks == 1)
                             ? st_glm_train_serial(loss, prob, param, comm, msg, msg_len, model)

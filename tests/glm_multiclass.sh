@@ -113,6 +113,16 @@ contains "4 classes: the same CV accuracy on 3 ranks ($acc)" \
     "^Cross Validation Accuracy = $acc%$"
 expect 0 "4 classes: -C" "$train" -q -s 2 -C train.svm
 contains "4 classes: -C's best C" "^Best C = [0-9.e-]*  CV accuracy = [89][0-9.]*%$"
+# the smallest C's: every class's model resolved, not w = 0 nor a start left at the
+# last C's scale (before: 30.6 % at C = 2^-18, every row the first class; then 73 %
+# at 2^-16 with the classes' models at two scales)
+"$(dirname "$train")/strata-gen" dense -n 3000 -d 20 --classes 4 -q g4.svm ||
+    { echo "FAIL: strata-gen --classes"; fail=1; }
+expect 0 "4 classes: -C from the data's C" "$train" -s 0 -C g4.svm
+check "4 classes: -C: every C's rate above 80 %" \
+    test "$(awk '/^log2c=/ { n++; if ($2 + 0 < 80) bad++ } END { print n + 0, bad + 0 }' \
+        FS='rate=' "$out")" = "29 0"
+rm -f g4.svm
 check "nothing but the data and the models here" \
     test "$(ls | sort | tr '\n' ' ')" = "m.l1-logistic m.l1-sqsvm m.sqsvm m.svm m2 m4 m4.3 out p2 p4 p4.3 test.svm train.svm two.svm "
 

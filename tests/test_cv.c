@@ -5,8 +5,14 @@
  * strata_glm_train and strata_glm_predict), with LIBLINEAR's C (cost) as each fold's
  * own lambda; the metrics are those of the scores; the folds' sizes differ by at most
  * one; bad fold counts and checkpoints are refused with the same status and message
- * on every rank. strata_glm_find_cost picks the C whose cross-validation is best and
- * starts from LIBLINEAR's first C (lasso: the C whose model is just w = 0).
+ * on every rank. strata_glm_find_cost picks the C whose cross-validation is best (each
+ * fold warm-started from the last C's) and starts from LIBLINEAR's first C (lasso: the
+ * C whose model is just w = 0). strata_glm_train_from: a start at another lambda's
+ * optimum reaches this lambda's within the tolerance, in fewer rounds than from 0 (the
+ * methods that take a start), or is left aside (coordinate descent: the same bits as
+ * from 0); a start at this lambda's own optimum is converged at round 0; a start of
+ * another kind, feature count, bias, or with checkpoints, is refused; w = 0 is never
+ * the answer of the primal methods, however large lambda.
  */
 #include "st_glm_test.h"
 #include "st_glm_perm.h"
@@ -153,7 +159,11 @@ static void check_find(const char *solver)
             want_c     = c;
         }
     }
-    CHECKF(best_c == want_c && (regression ? -best.rmse : best.accuracy) == want_score,
+    /* (each fold warm-started from the last C's model: the same optimum to the
+       tolerance, so the same accuracy here, the RMSE to 1e-3) */
+    CHECKF(best_c == want_c &&
+           (regression ? fabs(best.rmse + want_score) <= 1e-3 * -want_score
+                       : best.accuracy == want_score),
            "%s: best C %g (%.17g), want %g (%.17g)", solver, best_c,
            regression ? -best.rmse : best.accuracy, want_c, want_score);
     /* stopped by max_rounds: the first C where a fold did */
@@ -204,6 +214,147 @@ static void check_find(const char *solver)
     strata_glm_problem_free(prob);
 }
 
+/* My rows of the set as a problem of three more (empty) columns. */
+static strata_glm_problem_t *wide_rows(int regression)
+{
+    int64_t lo = (int64_t)N_ROWS * rank / nranks, hi = (int64_t)N_ROWS * (rank + 1) / nranks;
+    int64_t indptr[N_ROWS + 1], i;
+    strata_glm_problem_t *prob = NULL;
+    char msg[256];
+
+    for (i = lo; i <= hi; i++) {
+        indptr[i - lo] = ds.indptr[i] - ds.indptr[lo];
+    }
+    CHECKF(strata_glm_problem_create(hi - lo, N_COLS + 3, indptr, ds.indices + ds.indptr[lo],
+                                     ds.values + ds.indptr[lo],
+                                     (regression ? ds.y_real : ds.y_class) + lo, regression,
+                                     MPI_COMM_WORLD, msg, sizeof(msg), &prob) == STRATA_OK,
+           "problem_create: %s", msg);
+    return prob;
+}
+
+/* strata_glm_train_from with @a solver and @a method: from lambda 1e-2's model to
+ * 1e-3's optimum; from its own optimum; the refusals. */
+static void check_warm(const char *solver, int method)
+{
+    int regression = !strcmp(solver, "ridge") || !strcmp(solver, "lasso");
+    int warm = (method != STRATA_GLM_METHOD_CD) || (!strcmp(solver, "lasso") && nranks == 1);
+    strata_glm_problem_t *prob = my_rows(&ds, regression, 0), *other;
+    strata_glm_model_t *a = NULL, *cold = NULL, *hot = NULL, *again = NULL, *x = NULL;
+    strata_glm_info_t ic, ih, ia;
+    strata_glm_param_t p;
+    const double *wc, *wh;
+    int64_t j, n_w = N_COLS;
+    double diff = 0, scale = 0;
+    char msg[512];
+
+    strata_glm_param_default(&p);
+    p.solver     = solver;
+    p.method     = method;
+    p.tol        = 1e-8;
+    p.max_rounds = 2000;
+    p.lambda     = 1e-2;
+    CHECKF(strata_glm_train(prob, &p, MPI_COMM_WORLD, msg, sizeof(msg), &a) == STRATA_OK,
+           "%s/%d: lambda 1e-2: %s", solver, method, msg);
+    p.lambda = 1e-3;
+    CHECKF(strata_glm_train(prob, &p, MPI_COMM_WORLD, msg, sizeof(msg), &cold) == STRATA_OK,
+           "%s/%d: cold: %s", solver, method, msg);
+    CHECKF(strata_glm_train_from(prob, &p, MPI_COMM_WORLD, msg, sizeof(msg), a, &hot) ==
+           STRATA_OK, "%s/%d: warm: %s", solver, method, msg);
+    if (a == NULL || cold == NULL || hot == NULL) {
+        goto out;
+    }
+    strata_glm_model_info(cold, &ic);
+    strata_glm_model_info(hot, &ih);
+    wc = strata_glm_model_weights(cold);
+    wh = strata_glm_model_weights(hot);
+    for (j = 0; j < n_w; j++) {
+        diff  = fmax(diff, fabs(wc[j] - wh[j]));
+        scale = fmax(scale, fabs(wc[j]));
+    }
+    CHECKF(ic.converged && ih.converged, "%s/%d: converged %d (cold) %d (warm)", solver,
+           method, ic.converged, ih.converged);
+    /* both certified to 1e-8 of the optimum */
+    CHECKF(fabs(ic.primal - ih.primal) <= 2e-8 * fabs(ic.primal), "%s/%d: primal %.17g "
+           "warm, %.17g cold", solver, method, ih.primal, ic.primal);
+    CHECKF(diff <= 1e-3 * scale, "%s/%d: weights %g apart (largest %g)", solver, method,
+           diff, scale);
+    if (warm) {   /* (L-BFGS's memory starts empty either way: no more rounds) */
+        CHECKF(method == STRATA_GLM_METHOD_LBFGS ? ih.rounds <= ic.rounds
+                                                 : ih.rounds < ic.rounds,
+               "%s/%d: %d rounds from the start, %d from 0", solver, method, ih.rounds,
+               ic.rounds);
+    } else {   /* (left aside: the run from 0, bit for bit) */
+        CHECKF(ih.rounds == ic.rounds && !memcmp(wc, wh, (size_t)n_w * sizeof(double)),
+               "%s/%d: the start was not left aside (%d rounds, %d from 0)", solver, method,
+               ih.rounds, ic.rounds);
+    }
+    /* from its own optimum: nothing to do (the primal methods test before a step) */
+    CHECKF(strata_glm_train_from(prob, &p, MPI_COMM_WORLD, msg, sizeof(msg), cold, &again) ==
+           STRATA_OK, "%s/%d: from the optimum: %s", solver, method, msg);
+    strata_glm_model_info(again, &ia);
+    if (warm && method != STRATA_GLM_METHOD_CD) {
+        CHECKF(ia.rounds == 0 && ia.converged, "%s/%d: from the optimum: %d rounds", solver,
+               method, ia.rounds);
+    }
+    /* refusals: another bias, another feature count, checkpoints */
+    p.bias = 1;
+    CHECKF(strata_glm_train_from(prob, &p, MPI_COMM_WORLD, msg, sizeof(msg), cold, &x) ==
+           STRATA_ERR_INVALID_PARAM && x == NULL && strstr(msg, "another bias") != NULL,
+           "%s/%d: another bias: '%s'", solver, method, msg);
+    p.bias             = -1;
+    p.checkpoint       = "/nonexistent/x.ckpt";
+    p.checkpoint_every = 1;
+    CHECKF(strata_glm_train_from(prob, &p, MPI_COMM_WORLD, msg, sizeof(msg), cold, &x) ==
+           STRATA_ERR_INVALID_PARAM && x == NULL && strstr(msg, "checkpoints") != NULL,
+           "%s/%d: checkpoints: '%s'", solver, method, msg);
+    p.checkpoint       = NULL;
+    p.checkpoint_every = 0;
+    other = wide_rows(regression);
+    CHECKF(strata_glm_train_from(other, &p, MPI_COMM_WORLD, msg, sizeof(msg), cold, &x) ==
+           STRATA_ERR_INVALID_PARAM && x == NULL &&
+           strstr(msg, "another feature count") != NULL,
+           "%s/%d: another feature count: '%s'", solver, method, msg);
+    strata_glm_problem_free(other);
+out:
+    strata_glm_model_free(a);
+    strata_glm_model_free(cold);
+    strata_glm_model_free(hot);
+    strata_glm_model_free(again);
+    strata_glm_problem_free(prob);
+}
+
+/* The primal methods of the L2 models never answer w = 0, however large lambda (its
+ * relative gap is within any tolerance there): a step at least, weights that are not
+ * all 0, and one-vs-rest's classes told apart. */
+static void check_not_zero(int method)
+{
+    strata_glm_problem_t *prob = my_rows(&ds, 0, 0);
+    strata_glm_model_t *model = NULL;
+    strata_glm_info_t info;
+    strata_glm_param_t p;
+    const double *w;
+    int64_t j, nonzero = 0;
+    char msg[512];
+
+    strata_glm_param_default(&p);
+    p.method = method;
+    p.lambda = 1e6;
+    CHECKF(strata_glm_train(prob, &p, MPI_COMM_WORLD, msg, sizeof(msg), &model) == STRATA_OK,
+           "lambda 1e6, method %d: %s", method, msg);
+    if (model != NULL) {
+        strata_glm_model_info(model, &info);
+        w = strata_glm_model_weights(model);
+        for (j = 0; j < N_COLS; j++) {
+            nonzero += (w[j] != 0);
+        }
+        CHECKF(info.rounds >= 1 && nonzero > 0, "lambda 1e6, method %d: %d rounds, %lld "
+               "nonzero weights", method, info.rounds, (long long)nonzero);
+    }
+    strata_glm_model_free(model);
+    strata_glm_problem_free(prob);
+}
+
 /* A refusal: @a status and a message holding @a want, alike on every rank. */
 static void refused(const strata_glm_problem_t *prob, const strata_glm_param_t *p, int folds,
                     double cost, strata_status_t status, const char *want)
@@ -247,6 +398,14 @@ int main(int argc, char **argv)
     check_find("sqsvm");
     check_find("ridge");
     check_find("lasso");
+    check_warm("logistic", STRATA_GLM_METHOD_NEWTON);
+    check_warm("logistic", STRATA_GLM_METHOD_LBFGS);
+    check_warm("sqsvm", STRATA_GLM_METHOD_NEWTON);
+    check_warm("ridge", STRATA_GLM_METHOD_LBFGS);
+    check_warm("logistic", STRATA_GLM_METHOD_CD);   /* (a start left aside) */
+    check_warm("lasso", STRATA_GLM_METHOD_CD);      /* (one rank: its serial solver) */
+    check_not_zero(STRATA_GLM_METHOD_NEWTON);
+    check_not_zero(STRATA_GLM_METHOD_LBFGS);
 
     /* the folds: every row in one, sizes floor or ceil of N / folds */
     for (f = 2; f <= 7; f++) {
