@@ -383,6 +383,7 @@ typedef struct {
     int                   negate;     /* "label -1 1": w scores label -1 positive */
     int                   zero_one;   /* "label 1 0" or "label 0 1": the classes 1 and 0 */
     int                   nr_class;
+    int                   nr_label;   /* names on the label line */
     double               *labels;     /* nr_class names where they are not those above */
     int64_t               line_type, line_class, line_label, line_feature, line_bias;
 } st_glm_io_header_t;
@@ -460,20 +461,18 @@ static int st_glm_io_read_header(st_glm_io_reader_t *rd, st_glm_io_header_t *h)
             }
             h->nr_class = (int)v;
         } else if (!strcmp(rd->tok[0], "label")) {
-            if (h->line_class == 0) {
-                st_glm_io_fail(rd, "label before nr_class (which says how many labels)");
+            /* (before nr_class: as many as given, checked against it at 'w') */
+            h->nr_label = (h->line_class != 0) ? h->nr_class : ST_MAX(rd->ntok - 1, 1);
+            if (!st_glm_io_key_ok(rd, &h->line_label, h->nr_label)) {
                 return -1;
             }
-            if (!st_glm_io_key_ok(rd, &h->line_label, h->nr_class)) {
-                return -1;
-            }
-            h->labels = malloc((size_t)h->nr_class * sizeof(double));
+            h->labels = malloc((size_t)h->nr_label * sizeof(double));
             if (h->labels == NULL) {
                 st_glm_io_msg(rd->msg, rd->msg_len, "%s: out of memory", rd->path);
                 rd->status = ST_ERR_NO_MEMORY;
                 return -1;
             }
-            for (i = 0; i < (size_t)h->nr_class; i++) {
+            for (i = 0; i < (size_t)h->nr_label; i++) {
                 if (st_glm_io_parse_int(rd->tok[1 + i], INT32_MIN + 1, INT32_MAX, &l0) != 0) {
                     st_glm_io_fail(rd, "label '%s' is not an integer below 2^31 in magnitude",
                                    st_glm_io_quote(rd->tok[1 + i], q, sizeof(q)));
@@ -487,16 +486,7 @@ static int st_glm_io_read_header(st_glm_io_reader_t *rd, st_glm_io_header_t *h)
                 }
                 h->labels[i] = (double)l0;
             }
-            l0 = (int64_t)h->labels[0];
-            l1 = (int64_t)h->labels[1];
-            /* the classes 1 and -1 (or 0): the binary model of before, 0/1 read as -1/+1 */
-            if (h->nr_class == 2 &&
-                ((l0 == 1 && (l1 == -1 || l1 == 0)) || ((l0 == -1 || l0 == 0) && l1 == 1))) {
-                h->negate   = (l0 != 1);
-                h->zero_one = (l0 == 0 || l1 == 0);
-                free(h->labels);
-                h->labels = NULL;
-            }
+
         } else if (!strcmp(rd->tok[0], "nr_feature")) {
             if (!st_glm_io_key_ok(rd, &h->line_feature, 1)) {
                 return -1;
@@ -555,6 +545,25 @@ static int st_glm_io_read_header(st_glm_io_reader_t *rd, st_glm_io_header_t *h)
         st_glm_io_fail(rd, "nr_class %d in a regression model (%s): LIBLINEAR writes 2",
                        h->nr_class, h->type_name);
         return -1;
+    }
+    if (!h->loss->classification) {
+        return 0;
+    }
+    if (h->nr_label != h->nr_class) {   /* (a label line before nr_class) */
+        rd->lineno = h->line_label;
+        st_glm_io_fail(rd, "%d labels, but nr_class %d (on line %" PRId64 ")", h->nr_label,
+                       h->nr_class, h->line_class);
+        return -1;
+    }
+    /* the classes 1 and -1 (or 0): the binary model of before, 0/1 read as -1/+1 */
+    l0 = (int64_t)h->labels[0];
+    l1 = (int64_t)h->labels[1];
+    if (h->nr_class == 2 &&
+        ((l0 == 1 && (l1 == -1 || l1 == 0)) || ((l0 == -1 || l0 == 0) && l1 == 1))) {
+        h->negate   = (l0 != 1);
+        h->zero_one = (l0 == 0 || l1 == 0);
+        free(h->labels);
+        h->labels = NULL;
     }
     return 0;
 }

@@ -79,6 +79,12 @@ check "4 classes: the probabilities sum to 1, the label's the largest" \
         for (c = 3; c <= 5; c++) if ($c > $m) m = c
         split("3 1 7 -2", n, " ")
         if (s < 0.99999 || s > 1.00001 || n[m - 1] != $1) bad++ } END { print bad + 0 }')" -eq 0
+# the header's lines in another order (the label line before nr_class): the same
+awk 'NR == 2 { two = $0; next } NR == 3 { print; print two; next } { print }' m4 >m4r
+check "4 classes: label line first" test "$(sed -n 2p m4r)" = "label 3 1 7 -2"
+expect 0 "4 classes: predict, label line first" "$predict" -b 1 test.svm m4r p4r
+same "4 classes: label line first, the same predictions" p4r p4
+rm -f m4r p4r
 # the same model and the same predictions on 3 ranks
 expect 0 "4 classes: 3 ranks" $run -np 3 "$train" -q -s 0 -c 1 train.svm m4.3
 within "4 classes, 3 ranks: the first weight" "$(sed -n '/^w$/{n;p}' m4.3 | cut -d' ' -f1)" \

@@ -511,7 +511,10 @@ static void t_malformed(void)
         {"solver_type\n", 1, "solver_type needs 1 value"},
         {"solver_type L2R_LR L2R_LR\n", 1, "trailing text after solver_type: 'L2R_LR'"},
         {"solver_type L2R_LR\nnr_class 1\n", 2, "nr_class '1' is not an integer from 2"},
-        {"solver_type L2R_LR\nlabel 1 -1\n", 2, "label before nr_class"},
+        {"solver_type L2R_LR\nlabel 1 -1 2\nnr_class 2\nnr_feature 1\nbias -1\nw\n1\n", 2,
+         "3 labels, but nr_class 2 (on line 3)"},
+        {"solver_type L2R_LR\nlabel 5\nnr_class 2\nnr_feature 1\nbias -1\nw\n1\n", 2,
+         "1 labels, but nr_class 2"},
         {"solver_type L2R_LR\nnr_class 3\nlabel 1 2\n", 3, "label needs 3 values"},
         {"solver_type L2R_LR\nnr_class 3\nlabel 1 2 1\n", 3, "label 1 given twice"},
         {"solver_type L2R_LR\nnr_class 3\nlabel 1 2 3\nnr_feature 2\nbias -1\nw\n1 2 3\n"
