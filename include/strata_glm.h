@@ -324,7 +324,8 @@ strata_status_t strata_glm_problem_classes(const strata_glm_problem_t *prob, MPI
 /**
  * The classes of a classification problem's labels over all ranks (found when it was
  * read or made, the same on every rank), in LIBLINEAR's order: that of their first
- * rows, but 1 first in a set of 1 and -1 (or 0). @return their number (0 for a
+ * rows, but 1 first in a set of 1 and -1 (as LIBLINEAR) or of 1 and 0 (Strata's binary
+ * models score 1 positive; LIBLINEAR keeps 0 first where a 0 comes first). @return their number (0 for a
  * regression problem); @a labels, when not NULL, receives them (room for that many).
  */
 int strata_glm_problem_labels(const strata_glm_problem_t *prob, double *labels);
@@ -414,7 +415,8 @@ double strata_glm_predict_probability(const strata_glm_model_t *model, int64_t n
                                       const uint32_t *indices, const double *values,
                                       double *probs);
 
-/** P(y = +1) for the logistic models, the score itself for the others. */
+/** P(y = +1) for the logistic models (two named classes: P(the first)), the score
+ *  itself for the others; strata_glm_predict_probability for more than two classes. */
 double strata_glm_predict_prob(const strata_glm_model_t *model, double score);
 
 /** The class (+1 or -1) of a classification model's @a score: +1 above 0, -1
@@ -447,7 +449,8 @@ strata_status_t strata_glm_evaluate(const strata_glm_model_t *model,
  * @param cost       > 0: each fold's lambda is 1/(cost x the fold's training rows),
  *                   LIBLINEAR's C for the rows it trains on (strata-train -c); 0:
  *                   param->lambda for every fold
- * @param scores     NULL, or this rank's rows' out-of-fold scores (rows(prob) entries)
+ * @param scores     NULL, or this rank's rows' out-of-fold scores (rows(prob) entries;
+ *                   more than two classes: the labels predicted)
  * @param infos      NULL, or @a folds entries: how each fold's training went
  * @param [out] msg  on failure, why ("fold K of N: " and the trainer's message where a
  *                   fold's training failed)

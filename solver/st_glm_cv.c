@@ -95,7 +95,7 @@ static strata_status_t st_glm_cv_run(const strata_glm_problem_t *prob,
     strata_glm_param_t p;
     st_glm_perm_t perm;
     const st_glm_data_t *d;
-    st_status_t status = ST_OK;
+    st_status_t status = ST_OK, local = ST_OK, st;
     double *z = NULL, *oof = NULL;
     int64_t i, t, n;
     int *fold = NULL, k, flag;
@@ -183,7 +183,11 @@ static strata_status_t st_glm_cv_run(const strata_glm_problem_t *prob,
         if (infos != NULL) {
             infos[k] = model->info;
         }
-        strata_glm_predict(model, test, z);   /* (this rank's rows: no failure) */
+        /* (this rank's alone: more than two classes allocate; agreed on with the
+           metrics) */
+        if ((st = strata_glm_predict(model, test, z)) != ST_OK) {
+            local = st;
+        }
         for (t = 0, i = 0; i < d->n_rows; i++) {
             if (fold[i] == k) {
                 oof[i] = z[t++];
@@ -200,7 +204,7 @@ static strata_status_t st_glm_cv_run(const strata_glm_problem_t *prob,
         train = test = NULL;
     }
     /* (the last fold's model stands for the model kind and its class names) */
-    status = st_glm_evaluate_scores(model ? model : last, prob, oof, ST_OK, comm, metrics_p);
+    status = st_glm_evaluate_scores(model ? model : last, prob, oof, local, comm, metrics_p);
     if (status != ST_OK) {
         st_glm_msg(msg, msg_len, "cannot compute the metrics: %s",
                    strata_status_string(status));

@@ -389,7 +389,7 @@ typedef struct {
 } st_glm_io_header_t;
 
 /* A header line "KEY VALUE...": exactly @a nval values, KEY seen once. */
-static int st_glm_io_key_ok(st_glm_io_reader_t *rd, int64_t *seen, int nval)
+static int st_glm_io_key_ok(st_glm_io_reader_t *rd, int64_t *seen, int64_t nval)
 {
     char q[ST_GLM_IO_QUOTE_LEN];
 
@@ -397,11 +397,13 @@ static int st_glm_io_key_ok(st_glm_io_reader_t *rd, int64_t *seen, int nval)
         st_glm_io_fail(rd, "%s given twice (first on line %" PRId64 ")", rd->tok[0], *seen);
         return 0;
     }
-    if (rd->ntok < 1 + nval) {
-        st_glm_io_fail(rd, "%s needs %d value%s", rd->tok[0], nval, nval > 1 ? "s" : "");
+    /* (in 64 bits: nr_class may be 2^31 - 1) */
+    if ((int64_t)rd->ntok < 1 + nval) {
+        st_glm_io_fail(rd, "%s needs %" PRId64 " value%s", rd->tok[0], nval,
+                       nval > 1 ? "s" : "");
         return 0;
     }
-    if (rd->ntok > 1 + nval) {
+    if ((int64_t)rd->ntok > 1 + nval) {
         st_glm_io_fail(rd, "trailing text after %s: '%s'", rd->tok[0],
                        st_glm_io_quote(rd->tok[1 + nval], q, sizeof(q)));
         return 0;
@@ -609,7 +611,9 @@ static int st_glm_io_read_weights(st_glm_io_reader_t *rd, const st_glm_io_header
             goto err;
         }
         if (n == cap) {
-            cap   = ST_MIN(count, ST_MAX(2 * cap, 1024));
+            /* (lines of nr_w weights: at first 1024 weights' worth, so that a short file
+               claiming many classes and features costs no more) */
+            cap   = ST_MIN(count, ST_MAX(2 * cap, ST_MAX(1024 / nr_w, 1)));
             grown = realloc(w, (size_t)cap * (size_t)nr_w * sizeof(double));
             if (grown == NULL) {
                 st_glm_io_msg(rd->msg, rd->msg_len, "%s: out of memory", rd->path);

@@ -257,7 +257,7 @@ strata_status_t st_glm_train_named(const strata_glm_problem_t *prob,
     char why[1024];
 
     if (k < 2) {
-        st_glm_msg(msg, msg_len, "every training example is of class %g: a classifier "
+        st_glm_msg(msg, msg_len, "every training example is of class %.17g: a classifier "
                    "needs two classes", k == 1 ? prob->classes[0] : 0.0);
         return STRATA_ERR_INVALID_PARAM;
     }
@@ -288,13 +288,13 @@ strata_status_t st_glm_train_named(const strata_glm_problem_t *prob,
     for (c = 0; c < nr_w; c++) {
         view = st_glm_problem_one_vs_rest(prob, prob->classes[c]);
         if (!st_glm_agree(comm, view != NULL)) {
-            st_glm_msg(msg, msg_len, "out of memory for the labels of class %g",
+            st_glm_msg(msg, msg_len, "out of memory for the labels of class %.17g",
                        prob->classes[c]);
             status = STRATA_ERR_NO_MEMORY;
             break;
         }
         if (param->verbose && rank == 0 && nr_w > 1) {
-            st_glm_print("class %g (%d of %d) against the rest\n", prob->classes[c], c + 1,
+            st_glm_print("class %.17g (%d of %d) against the rest\n", prob->classes[c], c + 1,
                          k);
         }
         for (j = 0; sub_start != NULL && j < n_w; j++) {
@@ -305,7 +305,7 @@ strata_status_t st_glm_train_named(const strata_glm_problem_t *prob,
         view = NULL;
         if (status != STRATA_OK) {
             if (nr_w > 1) {
-                st_glm_msg(msg, msg_len, "class %g against the rest: %s", prob->classes[c],
+                st_glm_msg(msg, msg_len, "class %.17g against the rest: %s", prob->classes[c],
                            why);
             } else {
                 st_glm_msg(msg, msg_len, "%s", why);

@@ -79,6 +79,17 @@ check "4 classes: the probabilities sum to 1, the label's the largest" \
         for (c = 3; c <= 5; c++) if ($c > $m) m = c
         split("3 1 7 -2", n, " ")
         if (s < 0.99999 || s > 1.00001 || n[m - 1] != $1) bad++ } END { print bad + 0 }')" -eq 0
+# labels of ten digits: written whole (%.17g; LIBLINEAR's lines say 1.23457e+06)
+awk '{ if ($1 == 3) $1 = 1234567; else if ($1 == 7) $1 = 2000000001; print }' \
+    train.svm >big.svm
+expect 0 "ten-digit classes: train" "$train" -q -s 0 -c 1 big.svm mbig
+check "ten-digit classes: the label line" grep -qx "label 1234567 1 2000000001 -2" mbig
+expect 0 "ten-digit classes: predict" "$predict" -b 1 big.svm mbig pbig
+check "ten-digit classes: the -b 1 header" test "$(head -1 pbig)" = \
+    "labels 1234567 1 2000000001 -2"
+check "ten-digit classes: the labels predicted" \
+    test "$(sed 1d pbig | cut -d' ' -f1 | LC_ALL=C sort -u | tr '\n' ' ')" = "-2 1 1234567 2000000001 "
+rm -f big.svm mbig pbig
 # the header's lines in another order (the label line before nr_class): the same
 awk 'NR == 2 { two = $0; next } NR == 3 { print; print two; next } { print }' m4 >m4r
 check "4 classes: label line first" test "$(sed -n 2p m4r)" = "label 3 1 7 -2"
@@ -131,6 +142,15 @@ check "4 classes: -C: every C's rate above 80 %" \
 rm -f g4.svm
 check "nothing but the data and the models here" \
     test "$(ls | sort | tr '\n' ' ')" = "m.l1-logistic m.l1-sqsvm m.sqsvm m.svm m2 m4 m4.3 out p2 p4 p4.3 test.svm train.svm two.svm "
+
+# warnings: a class stopped at -r (the summary's rounds and gap are the classes' sums);
+# integer targets read as classes, fewer than 10 rows each
+expect 0 "4 classes, -r 1" "$train" -q -s 0 -c 1 --method newton -r 1 train.svm mr
+contains "4 classes, -r 1: warned" "warning: the training of a class (of 4, each against the rest) stopped before its relative gap reached -e 0.001 (all classes: 4 rounds"
+awk '{ $1 = NR % 200; print }' train.svm >many.svm
+expect 0 "200 classes in 1200 rows" "$train" -q -r 5 many.svm mm
+contains "200 classes: warned" "warning: 200 classes in 1200 examples (fewer than 10 each): regression targets?"
+rm -f mr mm many.svm
 
 # errors
 printf '3 1:1\n1.5 2:1\n' >bad.svm

@@ -517,6 +517,10 @@ static void t_malformed(void)
          "1 labels, but nr_class 2"},
         {"solver_type L2R_LR\nnr_class 3\nlabel 1 2\n", 3, "label needs 3 values"},
         {"solver_type L2R_LR\nnr_class 3\nlabel 1 2 1\n", 3, "label 1 given twice"},
+        /* (the count in 64 bits: 1 + 2^31 - 1 overflowed an int, clang's build read
+           tok[INT_MIN]) */
+        {"solver_type L2R_LR\nnr_class 2147483647\nlabel 1 2 3\n", 3,
+         "label needs 2147483647 values"},
         {"solver_type L2R_LR\nnr_class 3\nlabel 1 2 3\nnr_feature 2\nbias -1\nw\n1 2 3\n"
          "4 5\n", 8, "weight 2: 2 values, not 3 (one per class)"},
         {"solver_type L2R_LR\nnr_class 3\nlabel 1 2 3\nnr_feature 1\nbias -1\nw\n1 2 3 4\n",

@@ -38,7 +38,8 @@
 #define PREDICT_MSG_LEN   1024
 /* bytes of output lines a rank formats, and sends to rank 0, at a time */
 #define PREDICT_CHUNK     (4 << 20)
-/* longest output line: label and two probabilities, or a %.17g value */
+/* longest output line: a label and two probabilities, or a %.17g value (more
+   classes: 16 bytes more each) */
 #define PREDICT_LINE_MAX  96
 
 enum {
@@ -295,17 +296,48 @@ static int predict_labels_look_binary(const strata_glm_problem_t *prob)
 }
 
 /* What the output lines say: a row's value (regression) or label, and with -b 1 the
- * probability of each of the model's k classes, after their header line. */
+ * probability of each of the model's k classes, after their header line; computed a
+ * row at a time as the lines are formatted (the probabilities of more than two classes
+ * from the row itself: @a row and @a probs are scratch). */
 typedef struct {
-    int           classification;
-    const double *scores;     /* n: regression values */
-    const double *labels;     /* n: the labels predicted */
-    const double *probs;      /* n x k, or NULL */
-    int           k;
-    const double *classes;    /* k */
-    size_t        line_max;   /* longest line */
-    size_t        chunk;      /* bytes formatted and sent at a time */
+    const strata_glm_model_t *model;
+    const st_glm_data_t      *data;
+    const double             *scores;   /* strata_glm_predict's */
+    int                       probability;
+    int                       k;
+    const double             *classes;  /* k */
+    double                   *row;      /* the longest row's values in double */
+    double                   *probs;    /* k */
+    size_t                    line_max; /* longest line */
+    size_t                    chunk;    /* bytes formatted and sent at a time */
 } predict_out_t;
+
+/* Row @a i's label, and its probabilities into o->probs with -b 1. */
+static double predict_row(const predict_out_t *o, int64_t i)
+{
+    const strata_glm_model_t *model = o->model;
+    const st_glm_data_t *d = o->data;
+    double label, p;
+    int64_t k, len;
+
+    label = strata_glm_predict_class(model, o->scores[i]);
+    label = (label == -1.0 && model->nr_class == 0 && model->zero_one) ? 0.0 : label;
+    if (!o->probability) {
+        return label;
+    }
+    if (o->k == 2) {
+        p           = strata_glm_predict_prob(model, o->scores[i]);
+        o->probs[0] = p;
+        o->probs[1] = 1.0 - p;
+        return label;
+    }
+    len = d->indptr[i + 1] - d->indptr[i];
+    for (k = 0; k < len; k++) {
+        o->row[k] = st_glm_data_val(d, d->indptr[i] + k);
+    }
+    strata_glm_predict_probability(model, len, d->indices + d->indptr[i], o->row, o->probs);
+    return label;
+}
 
 /* Output lines of rows [*next, n) into @a buf (o->chunk bytes) until it is nearly
  * full; the header line first on rank 0 with -b 1. @return the bytes. */
@@ -313,25 +345,28 @@ static size_t predict_format(const predict_out_t *o, int64_t n, int header, int6
                              char *buf)
 {
     size_t len = 0, cap = o->chunk;
+    double label;
     int64_t i;
     int c;
 
-    /* the classes as the model names them (0 for -1 where it was trained on 0/1) */
+    /* the classes as the model names them (0 for -1 where it was trained on 0/1), as
+       LIBLINEAR's header prints them (integers: %.17g writes them whole) */
     if (header) {
         len += (size_t)snprintf(buf, cap, "labels");
         for (c = 0; c < o->k; c++) {
-            len += (size_t)snprintf(buf + len, cap - len, " %g", o->classes[c]);
+            len += (size_t)snprintf(buf + len, cap - len, " %.17g", o->classes[c]);
         }
         len += (size_t)snprintf(buf + len, cap - len, "\n");
     }
     for (i = *next; i < n && cap - len >= o->line_max; i++) {
-        if (!o->classification) {
+        if (o->k == 0) {
             len += (size_t)snprintf(buf + len, cap - len, "%.17g\n", o->scores[i]);
             continue;
         }
-        len += (size_t)snprintf(buf + len, cap - len, "%g", o->labels[i]);
-        for (c = 0; o->probs != NULL && c < o->k; c++) {
-            len += (size_t)snprintf(buf + len, cap - len, " %g", o->probs[i * o->k + c]);
+        label = predict_row(o, i);
+        len  += (size_t)snprintf(buf + len, cap - len, "%.17g", label);
+        for (c = 0; o->probability && c < o->k; c++) {
+            len += (size_t)snprintf(buf + len, cap - len, " %g", o->probs[c]);
         }
         len += (size_t)snprintf(buf + len, cap - len, "\n");
     }
@@ -460,72 +495,34 @@ static int predict_models_alike(const strata_glm_model_t *model)
     return h[0] == ~h[1];
 }
 
-/* The labels predicted (and with -b 1 the classes' probabilities) of this rank's rows
- * into @a o, from their scores (strata_glm_predict's: the labels already for more than
- * two classes, whose probabilities need every class's score, from the rows). @return
- * 0, -1 without memory. */
+/* The output lines' set-up for this rank's rows: @a o, its scratch (@a row_p, @a
+ * probs_p, freed by the caller). @return 0, -1 without memory. */
 static int predict_outputs(const strata_glm_model_t *model, const strata_glm_problem_t *prob,
-                           const predict_opts_t *opts, const double *scores, int64_t n,
-                           predict_out_t *o, double **labels_p, double **probs_p)
+                           const predict_opts_t *opts, const double *scores, predict_out_t *o,
+                           double **row_p, double **probs_p)
 {
+    static const double pm[2] = {1.0, -1.0}, zo[2] = {1.0, 0.0};
     const st_glm_data_t *d = prob->data;
-    double *labels, *probs = NULL, *row = NULL, p;
-    int64_t i, k, len, maxlen = 0;
+    int64_t i, maxlen = 0;
 
-    o->scores         = scores;
-    o->classification = model->loss->classification;
-    o->k              = strata_glm_model_classes(model, NULL);
-    o->line_max       = PREDICT_LINE_MAX + (opts->probability ? 16 * (size_t)o->k : 0);
-    o->chunk          = ST_MAX((size_t)PREDICT_CHUNK, 4 * o->line_max);
-    o->classes        = NULL;
-    o->labels         = NULL;
-    o->probs          = NULL;
-    if (!o->classification) {
+    memset(o, 0, sizeof(*o));
+    o->model       = model;
+    o->data        = d;
+    o->scores      = scores;
+    o->probability = opts->probability;
+    o->k           = strata_glm_model_classes(model, NULL);
+    o->classes     = (model->nr_class > 0) ? model->labels : model->zero_one ? zo : pm;
+    o->line_max    = PREDICT_LINE_MAX + (opts->probability ? 16 * (size_t)o->k : 0);
+    o->chunk       = ST_MAX((size_t)PREDICT_CHUNK, 4 * o->line_max);
+    if (!opts->probability) {
         return 0;
     }
-    *labels_p = labels = malloc((size_t)ST_MAX(n, 1) * sizeof(double));
-    *probs_p  = probs  = opts->probability ?
-                         malloc((size_t)ST_MAX(n, 1) * (size_t)o->k * sizeof(double)) : NULL;
-    o->classes         = model->labels;
-    if (labels == NULL || (opts->probability && probs == NULL)) {
-        return -1;
+    for (i = 0; i < d->n_rows; i++) {
+        maxlen = ST_MAX(maxlen, d->indptr[i + 1] - d->indptr[i]);
     }
-    if (model->nr_class == 0) {   /* the classes 1 and -1 (or 0) */
-        static const double pm[2] = {1.0, -1.0}, zo[2] = {1.0, 0.0};
-
-        o->classes = model->zero_one ? zo : pm;
-    }
-    for (i = 0; i < n; i++) {
-        labels[i] = strata_glm_predict_class(model, scores[i]);
-        labels[i] = (labels[i] == -1.0 && model->nr_class == 0 && model->zero_one) ? 0.0
-                                                                                    : labels[i];
-        if (probs != NULL && o->k == 2) {
-            p                = strata_glm_predict_prob(model, scores[i]);
-            probs[2 * i]     = p;
-            probs[2 * i + 1] = 1.0 - p;
-        }
-    }
-    if (probs != NULL && o->k > 2) {   /* (each row's values in double) */
-        for (i = 0; i < n; i++) {
-            maxlen = ST_MAX(maxlen, d->indptr[i + 1] - d->indptr[i]);
-        }
-        row = malloc((size_t)ST_MAX(maxlen, 1) * sizeof(double));
-        if (row == NULL) {
-            return -1;
-        }
-        for (i = 0; i < n; i++) {
-            len = d->indptr[i + 1] - d->indptr[i];
-            for (k = 0; k < len; k++) {
-                row[k] = st_glm_data_val(d, d->indptr[i] + k);
-            }
-            strata_glm_predict_probability(model, len, d->indices + d->indptr[i], row,
-                                           probs + i * o->k);
-        }
-        free(row);
-    }
-    o->labels = labels;
-    o->probs  = probs;
-    return 0;
+    *row_p   = o->row   = malloc((size_t)ST_MAX(maxlen, 1) * sizeof(double));
+    *probs_p = o->probs = malloc((size_t)ST_MAX(o->k, 2) * sizeof(double));
+    return (o->row != NULL && o->probs != NULL) ? 0 : -1;
 }
 
 static int predict_run(const predict_opts_t *opts, int rank, int size)
@@ -535,7 +532,7 @@ static int predict_run(const predict_opts_t *opts, int rank, int size)
     strata_glm_problem_t *prob = NULL;
     strata_glm_metrics_t metrics;
     strata_status_t status;
-    double *scores = NULL, *labels = NULL, *probs = NULL;
+    double *scores = NULL, *row = NULL, *probs = NULL;
     predict_out_t out;
     char *buf = NULL;
     int classification, rc = 1, failed;
@@ -606,7 +603,7 @@ static int predict_run(const predict_opts_t *opts, int rank, int size)
     }
 
     if (opts->output_file != NULL) {
-        failed = predict_outputs(model, prob, opts, scores, n, &out, &labels, &probs) != 0 ||
+        failed = predict_outputs(model, prob, opts, scores, &out, &row, &probs) != 0 ||
                  (buf = malloc(out.chunk)) == NULL;
         if (predict_any_failed(failed, "out of memory for the output lines", rank, size)) {
             goto out;
@@ -619,7 +616,7 @@ static int predict_run(const predict_opts_t *opts, int rank, int size)
 
 out:
     free(buf);
-    free(labels);
+    free(row);
     free(probs);
     free(scores);
     if (prob != NULL) {

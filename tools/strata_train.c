@@ -406,6 +406,9 @@ static int early_checks(const char *test_file, const char *model_file, const cha
 
 /* Rank 0, a run that ended before the gap reached -e (LIBLINEAR warns as well):
  * say so on stderr, with what would help. Not for -e 0 (a fixed number of rounds). */
+/* The training data's classes where more than two (one-vs-rest: the info sums them) */
+static int train_classes;
+
 static void warn_unconverged(const strata_glm_info_t *info, const strata_glm_param_t *param,
                              const char *what)
 {
@@ -413,6 +416,13 @@ static void warn_unconverged(const strata_glm_info_t *info, const strata_glm_par
     double rel    = info->gap / fmax(fabs(info->primal), 1e-300);
     const char *hint;
 
+    if (train_classes > 2) {   /* (the rounds and the gap are the classes' sums) */
+        fprintf(stderr, "strata-train: warning: %sthe training of a class (of %d, each against "
+                "the rest) stopped before its relative gap reached -e %g (all classes: %d "
+                "rounds, summed relative gap %.3e): raise -r (a class's rounds)\n", what,
+                train_classes, param->tol, info->rounds, rel);
+        return;
+    }
     if (!(rel < ST_TRAIN_FAR_OFF) || (!(rel <= 1) && info->rounds < param->max_rounds)) {
         /* a gap far beyond the objective (infinite, 1e265), or beyond it where the
            method stopped by itself: far from any optimum, where neither more rounds nor
@@ -996,6 +1006,16 @@ int main(int argc, char **argv)
             printf("strata-train: %d classes: a model for each against the rest\n",
                    strata_glm_problem_labels(prob, NULL));
         }
+    }
+    train_classes = strata_glm_problem_labels(prob, NULL);
+    /* integer targets read as classes (LIBLINEAR does the same, silently): a model of
+       their count x the features, and classes of a few rows each */
+    if (!regression && rank == 0 && strata_glm_problem_labels(prob, NULL) >= 64 &&
+        strata_glm_problem_labels(prob, NULL) * (int64_t)10 > strata_glm_problem_rows_global(prob)) {
+        fprintf(stderr, "strata-train: warning: %d classes in %lld examples (fewer than 10 "
+                "each): regression targets? (-s ridge, lasso or elastic-net read them as "
+                "such)\n", strata_glm_problem_labels(prob, NULL),
+                (long long)strata_glm_problem_rows_global(prob));
     }
     if (!regression && neg_label != 3 &&
         strata_glm_problem_classes(prob, MPI_COMM_WORLD, classes, &zero_one) ==
