@@ -1,12 +1,14 @@
 /*
- * Shared by the trainer's tests (test_train, test_ckpt): a small data set every
- * rank generates alike (a function of the row index), each rank's block of it as
- * a problem, and a check that counts failures.
+ * Shared by the trainer's tests (test_train, test_ckpt, test_cv, test_multi): a small
+ * data set every rank generates alike (a function of the row index), each rank's block
+ * of it (or of a cross-validation fold's rows) as a problem, and a check that counts
+ * failures.
  */
 #ifndef ST_GLM_TEST_H
 #define ST_GLM_TEST_H
 
 #include "st_glm.h"
+#include "st_glm_perm.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -88,6 +90,39 @@ static inline strata_glm_problem_t *my_rows(const dataset_t *ds, int regression,
                                      (regression ? ds->y_real : ds->y_class) + lo, regression,
                                      MPI_COMM_WORLD, msg, sizeof(msg), &prob) == STRATA_OK,
            "problem_create: %s", msg);
+    return prob;
+}
+
+/* My rows (an even split) of @a ds whose cross-validation fold (of @a folds, dealt by
+ * @a perm) is (in) or is not (!in) @a k, with the labels @a y (N_ROWS, by global row),
+ * as a problem (test_cv, test_multi). */
+static inline strata_glm_problem_t *fold_rows_of(const dataset_t *ds, const st_glm_perm_t *perm,
+                                                 int folds, int k, int in, const double *y,
+                                                 int regression)
+{
+    int64_t lo = (int64_t)N_ROWS * rank / nranks, hi = (int64_t)N_ROWS * (rank + 1) / nranks;
+    static int64_t indptr[N_ROWS + 1];
+    static uint32_t idx[N_ROWS * (N_COLS + 1)];
+    static double val[N_ROWS * (N_COLS + 1)], yy[N_ROWS];
+    strata_glm_problem_t *prob = NULL;
+    int64_t g, k2, rows = 0, o = 0;
+    char msg[256];
+
+    indptr[0] = 0;
+    for (g = lo; g < hi; g++) {
+        if ((st_glm_cv_fold(perm, folds, (uint64_t)g) == k) != in) {
+            continue;
+        }
+        for (k2 = ds->indptr[g]; k2 < ds->indptr[g + 1]; k2++, o++) {
+            idx[o] = ds->indices[k2];
+            val[o] = ds->values[k2];
+        }
+        yy[rows++]   = y[g];
+        indptr[rows] = o;
+    }
+    CHECKF(strata_glm_problem_create(rows, N_COLS, indptr, idx, val, yy, regression,
+                                     MPI_COMM_WORLD, msg, sizeof(msg), &prob) == STRATA_OK,
+           "fold problem_create: %s", msg);
     return prob;
 }
 

@@ -23,36 +23,6 @@
 
 static dataset_t ds;
 
-/* My rows of the data set whose fold is (in) or is not (!in) @a k, as a problem. */
-static strata_glm_problem_t *fold_rows(const st_glm_perm_t *perm, int folds, int k, int in,
-                                       int regression, int64_t *global_p)
-{
-    int64_t lo = (int64_t)N_ROWS * rank / nranks, hi = (int64_t)N_ROWS * (rank + 1) / nranks;
-    static int64_t indptr[N_ROWS + 1];
-    static uint32_t idx[N_ROWS * (N_COLS + 1)];
-    static double val[N_ROWS * (N_COLS + 1)], y[N_ROWS];
-    strata_glm_problem_t *prob = NULL;
-    int64_t g, k2, rows = 0, o = 0;
-    char msg[256];
-
-    indptr[0] = 0;
-    for (g = lo; g < hi; g++) {
-        if ((st_glm_cv_fold(perm, folds, (uint64_t)g) == k) != in) {
-            continue;
-        }
-        for (k2 = ds.indptr[g]; k2 < ds.indptr[g + 1]; k2++, o++) {
-            idx[o] = ds.indices[k2];
-            val[o] = ds.values[k2];
-        }
-        y[rows++]    = regression ? ds.y_real[g] : ds.y_class[g];
-        indptr[rows] = o;
-    }
-    CHECKF(strata_glm_problem_create(rows, N_COLS, indptr, idx, val, y, regression,
-                                     MPI_COMM_WORLD, msg, sizeof(msg), &prob) == STRATA_OK,
-           "problem_create: %s", msg);
-    *global_p = strata_glm_problem_rows_global(prob);
-    return prob;
-}
 
 /* The cross-validation of @a solver against the same folds by hand. */
 static void check_model(const char *solver, int folds, double cost)
@@ -80,8 +50,12 @@ static void check_model(const char *solver, int folds, double cost)
            "%s: cross_validate: %s", solver, msg);
     st_glm_cv_perm(&perm, N_ROWS, p.seed);
     for (k = 0; k < folds; k++) {
-        train = fold_rows(&perm, folds, k, 0, regression, &n_train);
-        test  = fold_rows(&perm, folds, k, 1, regression, &t);
+        train   = fold_rows_of(&ds, &perm, folds, k, 0, regression ? ds.y_real : ds.y_class,
+                               regression);
+        test    = fold_rows_of(&ds, &perm, folds, k, 1, regression ? ds.y_real : ds.y_class,
+                               regression);
+        n_train = strata_glm_problem_rows_global(train);
+        t       = strata_glm_problem_rows_global(test);
         if (cost > 0) {
             p.lambda = 1.0 / (cost * (double)n_train);
         }

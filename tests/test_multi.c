@@ -909,36 +909,6 @@ static void check_file(const char *what, const strata_glm_model_t *model)
 
 /* ---- cross-validation ---- */
 
-/* My rows whose fold is (in) or is not (!in) @a k, with the labels @a y. */
-static strata_glm_problem_t *fold_rows(const st_glm_perm_t *perm, int folds, int k, int in,
-                                       const double *y)
-{
-    int64_t lo, hi;
-    static int64_t indptr[N_ROWS + 1];
-    static uint32_t idx[N_ROWS * (N_COLS + 1)];
-    static double val[N_ROWS * (N_COLS + 1)], yy[N_ROWS];
-    strata_glm_problem_t *prob = NULL;
-    int64_t g, k2, rows = 0, o = 0;
-    char msg[256];
-
-    my_range(0, &lo, &hi);
-    indptr[0] = 0;
-    for (g = lo; g < hi; g++) {
-        if ((st_glm_cv_fold(perm, folds, (uint64_t)g) == k) != in) {
-            continue;
-        }
-        for (k2 = ds.indptr[g]; k2 < ds.indptr[g + 1]; k2++, o++) {
-            idx[o] = ds.indices[k2];
-            val[o] = ds.values[k2];
-        }
-        yy[rows++]   = y[g];
-        indptr[rows] = o;
-    }
-    CHECKF(strata_glm_problem_create(rows, N_COLS, indptr, idx, val, yy, 0, MPI_COMM_WORLD,
-                                     msg, sizeof(msg), &prob) == STRATA_OK,
-           "fold problem_create: %s", msg);
-    return prob;
-}
 
 /* strata_glm_cross_validate of named classes (@a y, @a k of them) against the folds'
  * models by hand: the out-of-fold labels (two classes: scores) and their accuracy. */
@@ -970,8 +940,8 @@ static void check_cv(const char *solver, const double *y, int k, int folds)
         y_hand[g] = (k > 2) ? y[g] : (y[g] == cls[0]) ? 1 : -1;
     }
     for (f = 0; f < folds; f++) {
-        train = fold_rows(&perm, folds, f, 0, y_hand);
-        test  = fold_rows(&perm, folds, f, 1, y_hand);
+        train = fold_rows_of(&ds, &perm, folds, f, 0, y_hand, 0);
+        test  = fold_rows_of(&ds, &perm, folds, f, 1, y_hand, 0);
         model = NULL;
         CHECKF(strata_glm_train(train, &p, MPI_COMM_WORLD, msg, sizeof(msg), &model) ==
                        STRATA_OK, "%s, %d classes: fold %d by hand: %s", solver, k, f, msg);
