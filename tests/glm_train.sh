@@ -128,7 +128,7 @@ contains "-s 3 -l 1e-3: lambda" "^strata-train: svm (LIBLINEAR -s 3), lambda 0.0
 expect 0 "-s svm -l 1e-3" tools/strata-train -q -s svm -l 1e-3 -e 0 -r 20 "$dir/ll.svm" "$dir/mm"
 cmp -s "$dir/mn" "$dir/mm" || { echo "FAIL: -s 3 -l 1e-3 and -s svm -l 1e-3 differ"; fail=1; }
 rm -f "$dir/mn"
-for r in "4:MCSVM_CS:Strata trains two-class models only (nearest: -s svm" \
+for r in "4:MCSVM_CS:Strata trains more than two classes one against the rest (nearest: -s svm" \
     "11:L2R_L2LOSS_SVR:nearest: -s ridge, LIBLINEAR's -p 0, with -c twice LIBLINEAR's C" \
     "12:L2R_L2LOSS_SVR_DUAL:nearest: -s ridge" "13:L2R_L1LOSS_SVR_DUAL:nearest: -s ridge" \
     "21:ONECLASS_SVM:the one-class SVM (outlier detection); Strata has no such model"; do

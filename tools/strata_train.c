@@ -231,8 +231,8 @@ static const struct {
     {2,  "L2R_L2LOSS_SVC",      "sqsvm",       NULL},
     {3,  "L2R_L1LOSS_SVC_DUAL", "svm",         NULL},
     {4,  "MCSVM_CS",            NULL,
-     "Crammer and Singer's multi-class SVM; Strata trains two-class models only "
-     "(nearest: -s svm, the hinge loss)"},
+     "Crammer and Singer's joint multi-class SVM; Strata trains more than two classes "
+     "one against the rest (nearest: -s svm, the hinge loss)"},
     {5,  "L1R_L2LOSS_SVC",      "l1-sqsvm",    NULL},
     {6,  "L1R_LR",              "l1-logistic", NULL},
     {7,  "L2R_LR_DUAL",         "logistic",    NULL},
