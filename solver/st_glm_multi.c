@@ -288,6 +288,7 @@ strata_status_t st_glm_train_named(const strata_glm_problem_t *prob,
     for (c = 0; c < nr_w; c++) {
         view = st_glm_problem_one_vs_rest(prob, prob->classes[c]);
         if (!st_glm_agree(comm, view != NULL)) {
+            strata_glm_problem_free(view);   /* (where another rank lacked the memory) */
             st_glm_msg(msg, msg_len, "out of memory for the labels of class %.17g",
                        prob->classes[c]);
             status = STRATA_ERR_NO_MEMORY;
