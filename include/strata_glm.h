@@ -322,6 +322,21 @@ strata_status_t strata_glm_problem_classes(const strata_glm_problem_t *prob, MPI
                                            int64_t counts_p[2], int *zero_one_p);
 
 /**
+ * LIBLINEAR's class weights (train -wi): the rows of the class named labels[i] weigh
+ * weights[i] (finite, > 0) in every training on @a prob (others keep theirs, at first
+ * 1): one against the rest weighs a class's rows by its weight and the rest's by 1,
+ * as LIBLINEAR; a binary model its two classes' rows by theirs, times
+ * param->weight_pos and weight_neg. Labels the problem has not are left aside: *found_p
+ * (may be NULL) counts those it has. Cross-validation's folds keep them. Call it alike
+ * on every rank (not collective). STRATA_ERR_INVALID_PARAM for a regression problem or
+ * a weight that is not positive and finite.
+ */
+strata_status_t strata_glm_problem_set_class_weights(strata_glm_problem_t *prob, int count,
+                                                     const double *labels,
+                                                     const double *weights, int *found_p,
+                                                     char *msg, size_t msg_len);
+
+/**
  * The classes of a classification problem's labels over all ranks (found when it was
  * read or made, the same on every rank), in LIBLINEAR's order: that of their first
  * rows, but 1 first in a set of 1 and -1 (as LIBLINEAR) or of 1 and 0 (Strata's binary
@@ -338,9 +353,10 @@ void strata_glm_problem_free(strata_glm_problem_t *prob);
  * otherwise than 1 and -1 or 0): one-vs-rest as LIBLINEAR, one binary training per
  * class in turn over the same ranks (with param->verbose a line names each class;
  * strata_glm_model_info then sums their rounds, objectives, gaps and times, and
- * converged says all did); with more than two classes, class weights and checkpoints
- * are refused (STRATA_ERR_INVALID_PARAM); two named classes train one model whose
- * positive class, the one weight_pos weighs, is the first. A set of one class that is
+ * converged says all did); with more than two classes, weight_pos and weight_neg (the
+ * problem's class weights name any class: strata_glm_problem_set_class_weights) and
+ * checkpoints are refused (STRATA_ERR_INVALID_PARAM); two named classes train one
+ * model whose positive class, the one weight_pos weighs, is the first. A set of one class that is
  * not 1, -1 or 0 is refused too. With param->checkpoint_every or
  * param->resume, the rows are checksummed first (one pass over them) to tie the
  * checkpoint to the data. STRATA_ERR_NO_MEMORY, before any work, where the host's

@@ -21,8 +21,24 @@ struct strata_glm_problem {
     int            nr_class;
     double        *classes;
     int            named;
+    double        *class_weight; /* nr_class weights (strata_glm_problem_set_class_weights),
+                                    or NULL: all 1 */
     int            view;        /* the rows of another problem: frees the labels alone */
 };
+
+/* @a prob's weight of the class named @a label: 1 without class weights or such a
+ * class. */
+static inline double st_glm_class_weight(const strata_glm_problem_t *prob, double label)
+{
+    int c;
+
+    for (c = 0; prob->class_weight != NULL && c < prob->nr_class; c++) {
+        if (prob->classes[c] == label) {
+            return prob->class_weight[c];
+        }
+    }
+    return 1.0;
+}
 
 struct strata_glm_model {
     const st_glm_model_t *loss;       /* the model's loss, regularizer and link */

@@ -26,6 +26,7 @@ static st_status_t st_glm_cv_rows(const strata_glm_problem_t *src, const int *fo
     strata_glm_problem_t *dst = NULL;
     st_glm_data_t *d = NULL;
     int64_t i, rows = 0, nnz = 0, o = 0, len;
+    int ok = 1;
 
     for (i = 0; i < s->n_rows; i++) {
         if ((fold[i] == k) == in) {
@@ -76,6 +77,18 @@ static st_status_t st_glm_cv_rows(const strata_glm_problem_t *src, const int *fo
     }
     if (src->nr_class > 0) {
         memcpy(dst->classes, src->classes, (size_t)src->nr_class * sizeof(double));
+    }
+    if (src->class_weight != NULL) {   /* (and their weights) */
+        dst->class_weight = malloc((size_t)src->nr_class * sizeof(double));
+        ok = (dst->class_weight != NULL);
+        if (ok) {
+            memcpy(dst->class_weight, src->class_weight,
+                   (size_t)src->nr_class * sizeof(double));
+        }
+    }
+    if (!st_glm_agree(comm, ok)) {
+        strata_glm_problem_free(dst);
+        return ST_ERR_NO_MEMORY;
     }
     *dst_p           = dst;
     return ST_OK;

@@ -263,7 +263,8 @@ strata_status_t st_glm_train_named(const strata_glm_problem_t *prob,
     }
     if (k > 2 && st_glm_weighted(param)) {
         st_glm_msg(msg, msg_len, "class weights (weight_pos, weight_neg) with %d classes: "
-                   "they name the two classes of a binary model", k);
+                   "they name the two classes of a binary model (the problem's class "
+                   "weights, strata_glm_problem_set_class_weights, name any)", k);
         return STRATA_ERR_INVALID_PARAM;
     }
     if (k > 2 && (param->checkpoint_every > 0 || param->resume)) {
@@ -300,6 +301,15 @@ strata_status_t st_glm_train_named(const strata_glm_problem_t *prob,
         }
         for (j = 0; sub_start != NULL && j < n_w; j++) {
             sub_start->w[j] = start->w[j * nr_w + c];
+        }
+        /* LIBLINEAR's class weights: one against the rest weighs the class's rows by its
+           weight, the rest's by 1; two classes, each its own (times the parameters') */
+        if (nr_w > 1) {
+            p.weight_pos = st_glm_class_weight(prob, prob->classes[c]);
+            p.weight_neg = 1.0;
+        } else {
+            p.weight_pos = param->weight_pos * st_glm_class_weight(prob, prob->classes[0]);
+            p.weight_neg = param->weight_neg * st_glm_class_weight(prob, prob->classes[1]);
         }
         status = strata_glm_train_from(view, &p, comm, why, sizeof(why), sub_start, &sub);
         strata_glm_problem_free(view);

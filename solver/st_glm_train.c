@@ -545,6 +545,52 @@ ST_EXPORT strata_status_t strata_glm_problem_classes(const strata_glm_problem_t 
     return STRATA_OK;
 }
 
+ST_EXPORT strata_status_t strata_glm_problem_set_class_weights(strata_glm_problem_t *prob,
+                                                              int count, const double *labels,
+                                                              const double *weights,
+                                                              int *found_p, char *msg,
+                                                              size_t msg_len)
+{
+    int i, c, found = 0;
+
+    if (prob == NULL || prob->data == NULL || prob->regression || count < 0 ||
+        (count > 0 && (labels == NULL || weights == NULL))) {
+        st_glm_msg(msg, msg_len, "class weights: no classification problem, or no labels "
+                   "or weights");
+        return STRATA_ERR_INVALID_PARAM;
+    }
+    for (i = 0; i < count; i++) {
+        if (!(weights[i] > 0) || !isfinite(weights[i])) {
+            st_glm_msg(msg, msg_len, "the weight of class %.17g is %g: class weights are "
+                       "positive and finite", labels[i], weights[i]);
+            return STRATA_ERR_INVALID_PARAM;
+        }
+    }
+    if (prob->class_weight == NULL && prob->nr_class > 0) {
+        prob->class_weight = malloc((size_t)prob->nr_class * sizeof(double));
+        if (prob->class_weight == NULL) {
+            st_glm_msg(msg, msg_len, "out of memory");
+            return STRATA_ERR_NO_MEMORY;
+        }
+        for (c = 0; c < prob->nr_class; c++) {
+            prob->class_weight[c] = 1.0;
+        }
+    }
+    for (i = 0; i < count; i++) {
+        for (c = 0; c < prob->nr_class; c++) {
+            if (prob->classes[c] == labels[i]) {
+                prob->class_weight[c] = weights[i];
+                found++;
+                break;
+            }
+        }
+    }
+    if (found_p != NULL) {
+        *found_p = found;
+    }
+    return STRATA_OK;
+}
+
 ST_EXPORT int strata_glm_problem_labels(const strata_glm_problem_t *prob, double *labels)
 {
     if (prob == NULL || prob->data == NULL || prob->regression) {
@@ -563,6 +609,7 @@ ST_EXPORT void strata_glm_problem_free(strata_glm_problem_t *prob)
     } else if (prob != NULL) {
         st_glm_data_free(prob->data);
         free(prob->classes);
+        free(prob->class_weight);
         free(prob);
     }
 }
@@ -2237,6 +2284,7 @@ ST_EXPORT strata_status_t strata_glm_train_from(const strata_glm_problem_t *prob
                                                 const strata_glm_model_t *start,
                                                 strata_glm_model_t **model_p)
 {
+    strata_glm_param_t weighted;
     const st_glm_model_t *loss;
     strata_glm_model_t *model;
     strata_status_t status;
@@ -2279,6 +2327,14 @@ ST_EXPORT strata_status_t strata_glm_train_from(const strata_glm_problem_t *prob
     }
     if (prob->named && !prob->regression) {   /* (one binary training per class) */
         return st_glm_train_named(prob, param, comm, msg, msg_len, start, model_p);
+    }
+    if (prob->class_weight != NULL && !prob->regression) {
+        /* the problem's class weights times the parameters' (the classes 1 and -1 or 0) */
+        weighted            = *param;
+        weighted.weight_pos = param->weight_pos * st_glm_class_weight(prob, 1.0);
+        weighted.weight_neg = param->weight_neg *
+                              st_glm_class_weight(prob, prob->data->zero_one ? 0.0 : -1.0);
+        param               = &weighted;
     }
     if (!isfinite(1.0 / (param->lambda * (double)prob->data->n_rows_global))) {
         st_glm_msg(msg, msg_len, "lambda %g is too small for %lld rows (1 / (lambda n) "

@@ -7,10 +7,11 @@
 # predicts the class of the largest score, and with -b 1 the classes' probabilities
 # after a "labels ..." line; the same model and predictions on 1 and 3 ranks; -v and
 # -C report the accuracy. Errors: a label that is not an integer (file and line), one
-# class named otherwise, -w with such classes, checkpoints with more than two classes.
+# class named otherwise, --weight-pos and checkpoints with more than two classes.
 # Where LIBLINEAR is installed: its predict reads Strata's model and predicts the same
 # labels, Strata's predict reads LIBLINEAR's, and the weights agree with LIBLINEAR's
-# to 1e-4 at tight tolerances (-s 0, 1, 2, 5, 6; -s 3 stops at its iteration limit).
+# to 1e-4 at tight tolerances (-s 0, 1, 2, 5, 6; -s 3 stops at its iteration limit),
+# with LIBLINEAR's class weights (-w7 5 -w1 0.5) too.
 #
 . "${top_srcdir}/tests/common.sh"
 fail=0
@@ -161,8 +162,6 @@ contains "a label of 1.5 to predict: file and line" "bad.svm:2: label '1.5' is n
 printf '5 1:1\n5 2:1\n' >one.svm
 expect 1 "one class named 5" "$train" -q one.svm mb
 contains "one class named 5" "every training example is of class 5: a classifier needs two"
-expect 2 "-w1 with classes 3 1 7 -2" "$train" -q -w1 2 train.svm mb
-contains "-w1 with named classes" "the data's classes are named otherwise (4 of them)"
 expect 1 "--weight-pos with 4 classes" "$train" -q --weight-pos 2 train.svm mb
 contains "--weight-pos with 4 classes" "class weights (weight_pos, weight_neg) with 4 classes"
 expect 1 "checkpoints with 4 classes" "$train" -q --checkpoint ck --checkpoint-every 1 \
@@ -190,6 +189,19 @@ if command -v liblinear-train >/dev/null 2>&1; then
         expect 0 "LIBLINEAR predicts with its -s $s model" liblinear-predict test.svm ll.m$s lp
         same "-s $s: the same labels from LIBLINEAR's model" sp lp
     done
+    # LIBLINEAR's class weights: class 7's rows weigh 5 in its model, class 1's 0.5 in
+    # its own, the rest 1; -w9 (no such class) warned about and left aside
+    expect 0 "LIBLINEAR -w7 5 -w1 0.5" liblinear-train -q -s 0 -c 1 -e 1e-6 -w7 5 -w1 0.5 \
+        train.svm ll.mw
+    expect 0 "Strata -w7 5 -w1 0.5 -w9 2" "$train" -q -s 0 -c 1 -e 1e-9 -r 10000 -w7 5 \
+        -w1 0.5 -w9 2 train.svm st.mw
+    contains "-w9: warned" "warning: -w9: the data have no class 9 (their classes are 3, 1, 7 and -2): that weight is not used"
+    d=$(paste -d' ' ll.mw st.mw | sed '1,/^w /d' | awk '{ n = NF / 2
+        for (c = 1; c <= n; c++) { e = $c - $(c + n); if (e < 0) e = -e
+            if (e > m) m = e } } END { print m + 0 }')
+    check "-w7 5 -w1 0.5: the weights within 1e-4 of LIBLINEAR's ($d)" \
+        awk -v d="$d" 'BEGIN { exit !(d < 1e-4) }'
+    check "-w7 5 -w1 0.5: another model than without" test -n "$(cmp st.mw st.m0)"
 else
     echo "SKIP: LIBLINEAR comparisons (liblinear-train not installed)"
 fi

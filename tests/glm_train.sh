@@ -528,9 +528,9 @@ done
 
 # LIBLINEAR's class weights, -w1 X -w-1 Y (-w0 for 0/1 data): --weight-pos and
 # --weight-neg, the same model; a class the data do not have (-w0 on -1/+1 data, -w-1
-# on 0/1 data) is warned about and its weight not used, as LIBLINEAR does; another
-# class, no number, or another -w argument is a usage error; a -w argument that is
-# another option's value is left to it
+# on 0/1 data, -w2) is warned about and its weight not used, as LIBLINEAR does; no
+# number, or another -w argument, is a usage error; a -w argument that is another
+# option's value is left to it
 expect 0 "--weight-pos 5 --weight-neg 0.5" tools/strata-train -q -s 0 -c 1 --weight-pos 5 \
     --weight-neg 0.5 "$dir/five.svm" "$dir/wl.model"
 expect 0 "-w1 5 -w-1 0.5" tools/strata-train -q -s 0 -c 1 -w1 5 -w-1 0.5 "$dir/five.svm" \
@@ -554,8 +554,13 @@ check "-w0 0.5 -w1 5, 0/1 data: the same model" cmp -s "$dir/wl01.model" "$dir/w
 expect 0 "-w-1 0.5, 0/1 data" tools/strata-train -q -s 0 -c 1 -w-1 0.5 "$dir/five01.svm" \
     "$dir/w101.model"
 contains "-w-1 on 0/1 data: warned" "warning: -w-1: the data have no class -1 (their classes are 1 and 0)"
-expect 2 "-w2" tools/strata-train -w2 3 "$dir/five.svm" "$dir/w2.model"
-contains "-w2 named" "-w2: LIBLINEAR's weight of class 2; Strata weighs the two classes of a binary set only"
+expect 0 "-w2 3 -w1 5" tools/strata-train -q -s 0 -c 1 -w2 3 -w1 5 "$dir/five.svm" \
+    "$dir/w2.model"
+contains "-w2: warned" "warning: -w2: the data have no class 2 (their classes are 1 and -1): that weight is not used"
+check "-w2 3 -w1 5: --weight-pos 5's model" cmp -s "$dir/wp.model" "$dir/w2.model"
+rm -f "$dir/w2.model"
+expect 2 "-wx" tools/strata-train -wx 3 "$dir/five.svm" "$dir/w2.model"
+contains "-wx named" "'-wx': LIBLINEAR's class weight is -wLABEL WEIGHT"
 expect 2 "-w1 without a number" tools/strata-train -w1 "$dir/five.svm" "$dir/w2.model"
 contains "-w1 without a number named" "option -w1 needs a number"
 expect 2 "-w1=3" tools/strata-train -w1=3 "$dir/five.svm" "$dir/w2.model"

@@ -1138,6 +1138,112 @@ static void make_labels(void)
     }
 }
 
+/* One training of @a prob with @a p (NULL on failure, said). */
+static strata_glm_model_t *trained(const char *what, strata_glm_problem_t *prob,
+                                   const strata_glm_param_t *p)
+{
+    strata_glm_model_t *model = NULL;
+    char msg[512] = "";
+
+    CHECKF(strata_glm_train(prob, p, MPI_COMM_WORLD, msg, sizeof(msg), &model) == STRATA_OK,
+           "%s: train: %s", what, msg);
+    return model;
+}
+
+/* strata_glm_problem_set_class_weights: one against the rest weighs the class's rows by
+ * its weight and the rest's by 1, bit for bit the classes' binary trainings by hand
+ * with weight_pos; a label the problem has not is left aside (found counts the
+ * others); a binary set's weights multiply weight_pos and weight_neg; cross-validation's
+ * folds keep them; bad weights refused. */
+static void check_class_weights(void)
+{
+    static double y_bin[N_ROWS];
+    double labels[3] = {7, 9, 1}, weights[3] = {5, 2, 0.5}, bad[2] = {0, NAN}, cw;
+    strata_glm_problem_t *prob = rows_with(y_multi, 0, 0, NULL, NULL, 0), *bin;
+    strata_glm_model_t *model, *one, *plain;
+    strata_glm_metrics_t m1, m2;
+    strata_glm_param_t p, q;
+    int found = -1, c, same = 1, differ = 0;
+    int64_t j, g;
+    char msg[512] = "";
+
+    params(&p, "logistic", -1);
+    CHECKF(strata_glm_problem_set_class_weights(prob, 3, labels, weights, &found, msg,
+                                                sizeof(msg)) == STRATA_OK && found == 2,
+           "class weights 7, 9, 1: found %d, want 2 (%s)", found, msg);
+    model = trained("class weights", prob, &p);
+    for (c = 0; model != NULL && c < K_MULTI; c++) {
+        for (g = 0; g < N_ROWS; g++) {
+            y_bin[g] = (y_multi[g] == names[c]) ? 1 : -1;
+        }
+        bin          = rows_with(y_bin, 0, 0, NULL, NULL, 0);
+        q            = p;
+        q.weight_pos = (names[c] == 7) ? 5 : (names[c] == 1) ? 0.5 : 1;
+        one          = trained("class weights: a class by hand", bin, &q);
+        for (j = 0; one != NULL && j < N_COLS; j++) {
+            same = same && !memcmp(&strata_glm_model_weights(model)[j * K_MULTI + c],
+                                   &strata_glm_model_weights(one)[j], sizeof(double));
+        }
+        strata_glm_model_free(one);
+        strata_glm_problem_free(bin);
+    }
+    CHECKF(same, "class weights: the classes' weights differ from their trainings by hand "
+           "(class 7's rows weighing 5, class 1's 0.5, the rest 1)");
+    /* they make a difference, and the folds keep them */
+    params(&q, "logistic", -1);
+    bin   = rows_with(y_multi, 0, 0, NULL, NULL, 0);
+    plain = trained("no class weights", bin, &q);
+    for (j = 0; model != NULL && plain != NULL && j < N_COLS * K_MULTI; j++) {
+        differ |= (strata_glm_model_weights(model)[j] != strata_glm_model_weights(plain)[j]);
+    }
+    CHECKF(differ, "class weights: the same model as without them");
+    CHECKF(strata_glm_cross_validate(prob, &p, 3, 0, MPI_COMM_WORLD, msg, sizeof(msg), NULL,
+                                     NULL, &m1) == STRATA_OK &&
+           strata_glm_cross_validate(bin, &p, 3, 0, MPI_COMM_WORLD, msg, sizeof(msg), NULL,
+                                     NULL, &m2) == STRATA_OK,
+           "class weights: cross-validation: %s", msg);
+    CHECKF(m1.accuracy != m2.accuracy || differ == 0, "class weights: the folds' accuracy "
+           "%g is the unweighted folds' (the folds lost the weights?)", m1.accuracy);
+    strata_glm_model_free(plain);
+    strata_glm_model_free(model);
+    strata_glm_problem_free(bin);
+    /* bad weights; a regression problem */
+    CHECKF(strata_glm_problem_set_class_weights(prob, 1, labels, bad, NULL, msg, sizeof(msg)) ==
+           STRATA_ERR_INVALID_PARAM && strstr(msg, "positive and finite") != NULL,
+           "class weight 0: '%s'", msg);
+    CHECKF(strata_glm_problem_set_class_weights(prob, 1, labels, bad + 1, NULL, msg,
+                                                sizeof(msg)) == STRATA_ERR_INVALID_PARAM,
+           "class weight NaN: accepted");
+    strata_glm_problem_free(prob);
+    prob = rows_with(ds.y_real, 1, 0, NULL, NULL, 0);
+    CHECKF(strata_glm_problem_set_class_weights(prob, 1, labels, weights, NULL, msg,
+                                                sizeof(msg)) == STRATA_ERR_INVALID_PARAM,
+           "class weights of a regression problem: accepted");
+    strata_glm_problem_free(prob);
+    /* a binary set: the weights times weight_pos and weight_neg */
+    prob      = rows_with(ds.y_class, 0, 0, NULL, NULL, 0);
+    labels[0] = -1;
+    weights[0] = 3;
+    CHECKF(strata_glm_problem_set_class_weights(prob, 1, labels, weights, &found, msg,
+                                                sizeof(msg)) == STRATA_OK && found == 1,
+           "class weights of -1: found %d (%s)", found, msg);
+    p.weight_pos = 2;
+    p.weight_neg = 0.5;
+    model = trained("a binary set's class weights", prob, &p);
+    strata_glm_problem_free(prob);
+    prob         = rows_with(ds.y_class, 0, 0, NULL, NULL, 0);
+    cw           = 3 * 0.5;
+    p.weight_neg = cw;
+    one          = trained("a binary set's weights by hand", prob, &p);
+    CHECKF(model != NULL && one != NULL &&
+           !memcmp(strata_glm_model_weights(model), strata_glm_model_weights(one),
+                   N_COLS * sizeof(double)),
+           "a binary set: class -1's weight 3 times weight_neg 0.5 is not weight_neg 1.5");
+    strata_glm_model_free(model);
+    strata_glm_model_free(one);
+    strata_glm_problem_free(prob);
+}
+
 int main(int argc, char **argv)
 {
     strata_glm_model_t *model;
@@ -1210,6 +1316,7 @@ int main(int argc, char **argv)
     check_cv("svm", y_multi, K_MULTI, 3);
     check_cv("logistic", y_two, 2, 3);
     check_find();
+    check_class_weights();
     check_refusals();
     check_verbose();
 

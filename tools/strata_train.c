@@ -108,8 +108,9 @@ static void usage(FILE *f)
             "  -B, --bias X          add a constant feature X (an intercept; default none)\n"
             "      --weight-pos X    weight of the +1 examples (default 1)\n"
             "      --weight-neg X    weight of the -1 examples (default 1)\n"
-            "  -w1 X, -w-1 X, -w0 X  LIBLINEAR's class weights: --weight-pos X, and\n"
-            "                        --weight-neg X for class -1 (or 0)\n"
+            "  -wLABEL X             LIBLINEAR's class weights: the rows of class LABEL weigh\n"
+            "                        X (-w1 X: --weight-pos X; with more than two classes,\n"
+            "                        in that class's model against the rest)\n"
             "      --seed N          seed of the coordinate order, 0 to 2^64-1 (default 1)\n"
             "      --test FILE       after training, print the metrics on FILE\n"
             "  -v, --cross-validation N  N-fold cross-validation (LIBLINEAR's -v): train N\n"
@@ -614,18 +615,23 @@ static int takes_next(const char *arg, const struct option *longopts, const char
     return 0;
 }
 
+/* LIBLINEAR's class weights, "-wLABEL WEIGHT", in the order given (a later one of a
+ * class replaces an earlier, as LIBLINEAR's) */
+#define TRAIN_MAX_WEIGHTS 1024
+static int    class_weights;
+static double class_weight_label[TRAIN_MAX_WEIGHTS], class_weight[TRAIN_MAX_WEIGHTS];
+
 /* LIBLINEAR's class weights, "-wLABEL WEIGHT" (two arguments, the label inside the
- * first, which getopt cannot take): rewritten in place as --weight-pos WEIGHT (label
- * 1) or --weight-neg WEIGHT (-1, or 0: the other class of 0/1 data), before the
- * options are parsed; another label, or any other argument starting "-w", is a usage
- * error (two classes here, and no -w option). @return the label given for the other
- * class (-1 or 0), or 2 where only -w1 was, 3 where no -w was, for the check against
- * the data's classes. */
-static int liblinear_weights(int argc, char **argv, const struct option *longopts,
-                             const char *shortopts)
+ * first, which getopt cannot take): taken into class_weight*, and the pair rewritten
+ * in place as "--class-weights-given" "WEIGHT" (an option getopt then skips with its
+ * value), before the options are parsed. A label that is not an integer below 2^31 in
+ * magnitude, a weight that is not a number, or an argument starting "-w" that is no
+ * such pair, is a usage error. */
+static void liblinear_weights(int argc, char **argv, const struct option *longopts,
+                              const char *shortopts)
 {
     long label;
-    int i, neg_label = 3;
+    int i;
 
     for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
         if (argv[i][0] == '-' && strncmp(argv[i], "-w", 2) != 0) {
@@ -635,24 +641,63 @@ static int liblinear_weights(int argc, char **argv, const struct option *longopt
         if (strncmp(argv[i], "-w", 2) != 0) {
             continue;
         }
-        if (!str_to_long(argv[i] + 2, &label)) {
-            die_usage("'%s': LIBLINEAR's class weight is -wLABEL WEIGHT (-w1, -w-1 or -w0)",
-                      argv[i]);
-        }
-        if (label != 1 && label != -1 && label != 0) {
-            die_usage("%s: LIBLINEAR's weight of class %ld; Strata weighs the two classes "
-                      "of a binary set only, 1 and -1 (or 0): -w1, -w-1 or -w0", argv[i],
-                      label);
+        if (!str_to_long(argv[i] + 2, &label) || label <= INT32_MIN || label > INT32_MAX) {
+            die_usage("'%s': LIBLINEAR's class weight is -wLABEL WEIGHT, LABEL a class (an "
+                      "integer below 2^31 in magnitude)", argv[i]);
         }
         if (i + 1 >= argc) {
             die_usage("option %s needs a value", argv[i]);
         }
-        (void)parse_double(argv[i], argv[i + 1]);   /* (named as given) */
-        neg_label = (label != 1) ? (int)label : (neg_label == 3) ? 2 : neg_label;
-        argv[i]   = (char *)((label == 1) ? "--weight-pos" : "--weight-neg");
+        if (class_weights == TRAIN_MAX_WEIGHTS) {
+            die_usage("%s: more than %d class weights", argv[i], TRAIN_MAX_WEIGHTS);
+        }
+        class_weight_label[class_weights] = (double)label;
+        class_weight[class_weights++]     = parse_double(argv[i], argv[i + 1]);
+        argv[i] = (char *)"--class-weights-given";
         i++;   /* (its value) */
     }
-    return neg_label;
+}
+
+/* The class weights given, on the problem read (rank 0 warns of a class the data have
+ * not, whose weight is not used, as LIBLINEAR does). @return 0, or an exit status. */
+static int apply_class_weights(strata_glm_problem_t *prob)
+{
+    int k = strata_glm_problem_labels(prob, NULL), i, c, found;
+    double *labels;
+    char msg[1024];
+
+    if (class_weights == 0) {
+        return 0;
+    }
+    labels = malloc((size_t)ST_MAX(k, 1) * sizeof(double));
+    if (labels == NULL) {
+        fprintf(stderr, "strata-train: out of memory\n");
+        return 1;
+    }
+    strata_glm_problem_labels(prob, labels);
+    for (i = 0; i < class_weights && rank == 0; i++) {
+        for (c = 0; c < k && labels[c] != class_weight_label[i]; c++) {
+        }
+        if (c == k) {
+            fprintf(stderr, "strata-train: warning: -w%.17g: the data have no class %.17g "
+                    "(their classes are", class_weight_label[i], class_weight_label[i]);
+            for (c = 0; c < k && c < 8; c++) {
+                fprintf(stderr, "%s %.17g", c == 0 ? "" : c == k - 1 ? " and" : ",",
+                        labels[c]);
+            }
+            fprintf(stderr, "%s): that weight is not used\n", k > 8 ? ", ..." : "");
+        }
+    }
+    free(labels);
+    if (strata_glm_problem_set_class_weights(prob, class_weights, class_weight_label,
+                                             class_weight, &found, msg, sizeof(msg)) !=
+        STRATA_OK) {
+        if (rank == 0) {
+            fprintf(stderr, "strata-train: %s\n", msg);
+        }
+        return 2;
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -660,7 +705,7 @@ int main(int argc, char **argv)
     enum { OPT_ETA = 256, OPT_WPOS, OPT_WNEG, OPT_SEED, OPT_TEST, OPT_TMODE, OPT_GAP,
            OPT_CKPT, OPT_CKPT_EVERY, OPT_RESUME, OPT_HIER, OPT_INNER, OPT_GPU, OPT_GPU_MEM,
            OPT_GPU_ROWS,
-           OPT_FORDER, OPT_METHOD };
+           OPT_FORDER, OPT_METHOD, OPT_CWGIVEN };
     static const struct option longopts[] = {
         {"solver", required_argument, NULL, 's'}, {"lambda", required_argument, NULL, 'l'},
         {"cost", required_argument, NULL, 'c'},   {"eta", required_argument, NULL, OPT_ETA},
@@ -679,6 +724,7 @@ int main(int argc, char **argv)
         {"inner-rounds", required_argument, NULL, OPT_INNER},
         {"weight-pos", required_argument, NULL, OPT_WPOS},
         {"weight-neg", required_argument, NULL, OPT_WNEG},
+        {"class-weights-given", required_argument, NULL, OPT_CWGIVEN},
         {"seed", required_argument, NULL, OPT_SEED}, {"test", required_argument, NULL, OPT_TEST},
         {"checkpoint", required_argument, NULL, OPT_CKPT},
         {"checkpoint-every", required_argument, NULL, OPT_CKPT_EVERY},
@@ -698,7 +744,7 @@ int main(int argc, char **argv)
     int ll_type = -1;   /* -s given as LIBLINEAR's number: it */
     int opt, nranks, regression, l1, kind, cost_set = 0, prec = 0, rc = 0, weights_set = 0, same;
     int lambda_set = 0, eta_set = 0, inner_set = 0, gpu_mem_set = 0, gpu_rows_set = 0;
-    int zero_one = 0, folds = 0, find_c = 0, neg_label;
+    int zero_one = 0, folds = 0, find_c = 0;
     static const char shortopts[] = ":s:l:c:e:r:E:t:p:B:v:Cqh";
     int64_t classes[2];
     strata_status_t status;
@@ -711,7 +757,7 @@ int main(int argc, char **argv)
     strata_glm_param_default(&param);
     param.verbose = 1;
     opterr        = 0;
-    neg_label = liblinear_weights(argc, argv, longopts, shortopts);
+    liblinear_weights(argc, argv, longopts, shortopts);
     while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         switch (opt) {
         case 's': param.solver = parse_solver(optarg, &ll_type); break;
@@ -797,6 +843,9 @@ int main(int argc, char **argv)
         case OPT_WNEG:
             param.weight_neg = parse_double("--weight-neg", optarg);
             weights_set      = 1;
+            break;
+        case OPT_CWGIVEN:   /* (a -wLABEL WEIGHT pair, taken already) */
+            weights_set = 1;
             break;
         case OPT_SEED: param.seed = parse_seed(optarg); break;
         case OPT_TEST: test_file = optarg; break;
@@ -1017,30 +1066,11 @@ int main(int argc, char **argv)
                 "such)\n", strata_glm_problem_labels(prob, NULL),
                 (long long)strata_glm_problem_rows_global(prob));
     }
-    if (!regression && neg_label != 3 &&
-        strata_glm_problem_classes(prob, MPI_COMM_WORLD, classes, &zero_one) ==
-        STRATA_ERR_UNSUPPORTED) {
-        /* (classes named otherwise: -w1 would weigh a class the data may not have) */
-        if (rank == 0) {
-            fprintf(stderr, "strata-train: -w: LIBLINEAR's class weights are taken for the "
-                    "classes 1 and -1 (or 0) only; the data's classes are named otherwise "
-                    "(%d of them)\n", strata_glm_problem_labels(prob, NULL));
-        }
-        rc = 2;
+    if (!regression && (rc = apply_class_weights(prob)) != 0) {
         goto out;
     }
     if (!regression &&
         strata_glm_problem_classes(prob, MPI_COMM_WORLD, classes, &zero_one) == STRATA_OK) {
-        if (neg_label < 2 && neg_label != (zero_one ? 0 : -1)) {
-            /* LIBLINEAR's -w0 on -1/+1 data, or -w-1 on 0/1 data: as LIBLINEAR, a
-               warning, and the weight is not used */
-            if (rank == 0) {
-                fprintf(stderr, "strata-train: warning: -w%d: the data have no class %d "
-                        "(their classes are 1 and %d): that weight is not used\n", neg_label,
-                        neg_label, zero_one ? 0 : -1);
-            }
-            param.weight_neg = 1.0;
-        }
         if ((classes[0] == 0 || classes[1] == 0) && rank == 0) {
             fprintf(stderr, "strata-train: warning: every training example is of class %s: "
                     "the model never sees another class, so it tells none apart (is this the "
