@@ -405,11 +405,11 @@ static int early_checks(const char *test_file, const char *model_file, const cha
 /* a relative gap from which no number of rounds is expected to come back */
 #define ST_TRAIN_FAR_OFF 1e6
 
-/* Rank 0, a run that ended before the gap reached -e (LIBLINEAR warns as well):
- * say so on stderr, with what would help. Not for -e 0 (a fixed number of rounds). */
 /* The training data's classes where more than two (one-vs-rest: the info sums them) */
 static int train_classes;
 
+/* Rank 0, a run that ended before the gap reached -e (LIBLINEAR warns as well):
+ * say so on stderr, with what would help. Not for -e 0 (a fixed number of rounds). */
 static void warn_unconverged(const strata_glm_info_t *info, const strata_glm_param_t *param,
                              const char *what)
 {
