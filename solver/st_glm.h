@@ -60,6 +60,17 @@ struct strata_glm_model {
     strata_glm_info_t     info;
 };
 
+/* Are the @a n entries of @a v all 0? (A trainer's model->w on entry: from a starting
+ * model, strata_glm_train_from, where they are not.) */
+static inline int st_glm_all_zero(const double *v, int64_t n)
+{
+    int64_t j;
+
+    for (j = 0; j < n && v[j] == 0; j++) {
+    }
+    return j == n;
+}
+
 /* The weights per feature of @a model: one, or one per class (more than two). */
 static inline int st_glm_model_nr_w(const strata_glm_model_t *model)
 {

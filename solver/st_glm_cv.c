@@ -17,6 +17,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A copy of the @a n values at @a v (NULL or none: NULL); *ok_p cleared without
+ * memory. */
+static double *st_glm_cv_copy(const double *v, int n, int *ok_p)
+{
+    double *c;
+
+    if (v == NULL || n == 0) {
+        return NULL;
+    }
+    c = malloc((size_t)n * sizeof(double));
+    if (c == NULL) {
+        *ok_p = 0;
+        return NULL;
+    }
+    return memcpy(c, v, (size_t)n * sizeof(double));
+}
+
 /* The rows of @a src whose fold is (@a in) or is not (!in) @a k, as a problem over the
  * same ranks (collective: the global counts; every rank returns the same status). */
 static st_status_t st_glm_cv_rows(const strata_glm_problem_t *src, const int *fold, int k,
@@ -68,24 +85,10 @@ static st_status_t st_glm_cv_rows(const strata_glm_problem_t *src, const int *fo
     dst->regression  = src->regression;
     /* every fold's model has the data's classes, in the data's order, so that the
      * folds' scores mean the same (LIBLINEAR's folds find their own) */
-    dst->named       = src->named;
-    dst->nr_class    = src->nr_class;
-    dst->classes     = malloc((size_t)ST_MAX(src->nr_class, 1) * sizeof(double));
-    if (!st_glm_agree(comm, dst->classes != NULL)) {
-        strata_glm_problem_free(dst);
-        return ST_ERR_NO_MEMORY;
-    }
-    if (src->nr_class > 0) {
-        memcpy(dst->classes, src->classes, (size_t)src->nr_class * sizeof(double));
-    }
-    if (src->class_weight != NULL) {   /* (and their weights) */
-        dst->class_weight = malloc((size_t)src->nr_class * sizeof(double));
-        ok = (dst->class_weight != NULL);
-        if (ok) {
-            memcpy(dst->class_weight, src->class_weight,
-                   (size_t)src->nr_class * sizeof(double));
-        }
-    }
+    dst->named        = src->named;
+    dst->nr_class     = src->nr_class;
+    dst->classes      = st_glm_cv_copy(src->classes, src->nr_class, &ok);
+    dst->class_weight = st_glm_cv_copy(src->class_weight, src->nr_class, &ok);
     if (!st_glm_agree(comm, ok)) {
         strata_glm_problem_free(dst);
         return ST_ERR_NO_MEMORY;

@@ -124,12 +124,13 @@ static int st_glm_io_write(FILE *f, const strata_glm_model_t *model, const char 
 {
     int64_t j, n_w = model->n_features + (model->bias > 0 ? 1 : 0);
     int c, nr_w = st_glm_model_nr_w(model);
+    double sign = model->zero_positive ? -1.0 : 1.0;
 
     if (fprintf(f, "solver_type %s\nnr_class %d\n", type_name,
                 model->nr_class > 0 ? model->nr_class : 2) < 0) {
         return -1;
     }
-    if (model->nr_class > 0) {   /* named classes: the names, the weights side by side */
+    if (model->nr_class > 0) {   /* named classes: their names, in the model's order */
         if (fprintf(f, "label") < 0) {
             return -1;
         }
@@ -138,30 +139,17 @@ static int st_glm_io_write(FILE *f, const strata_glm_model_t *model, const char 
                 return -1;
             }
         }
-        if (fprintf(f, "\nnr_feature %" PRId64 "\n", model->n_features) < 0 ||
-            (model->bias > 0 ? fprintf(f, "bias %.17g\nw\n", model->bias)
-                             : fprintf(f, "bias -1\nw\n")) < 0) {
+        if (fprintf(f, "\n") < 0) {
             return -1;
         }
-        for (j = 0; j < n_w; j++) {
-            for (c = 0; c < nr_w; c++) {
-                if (fprintf(f, "%.17g ", model->w[j * nr_w + c]) < 0) {
-                    return -1;
-                }
-            }
-            if (fprintf(f, "\n") < 0) {
-                return -1;
-            }
-        }
-        return 0;
-    }
-    /* a model read from "label -1 1" goes back as it came: its ties (a score of 0)
-     * are label[1], +1, there, and LIBLINEAR reads the same classes from it; the
-     * negative class is named 0 where the training data named it so (LIBLINEAR's
-     * predict then prints, and counts as right, the labels of such test data) */
-    if (model->loss->classification &&
-        fprintf(f, model->zero_positive ? "label %s 1\n" : "label 1 %s\n",
-                model->zero_one ? "0" : "-1") < 0) {
+    } else if (model->loss->classification &&
+               /* a model read from "label -1 1" goes back as it came (its weights negated
+                * back): its ties (a score of 0) are label[1], +1, there, and LIBLINEAR
+                * reads the same classes from it; the negative class is named 0 where the
+                * training data named it so (LIBLINEAR's predict then prints, and counts
+                * as right, the labels of such test data) */
+               fprintf(f, model->zero_positive ? "label %s 1\n" : "label 1 %s\n",
+                       model->zero_one ? "0" : "-1") < 0) {
         return -1;
     }
     if (fprintf(f, "nr_feature %" PRId64 "\n", model->n_features) < 0) {
@@ -177,8 +165,14 @@ static int st_glm_io_write(FILE *f, const strata_glm_model_t *model, const char 
     if (fprintf(f, "w\n") < 0) {
         return -1;
     }
+    /* a line per feature: its weight for each of the nr_w scores, "%.17g " each */
     for (j = 0; j < n_w; j++) {
-        if (fprintf(f, "%.17g \n", model->zero_positive ? -model->w[j] : model->w[j]) < 0) {
+        for (c = 0; c < nr_w; c++) {
+            if (fprintf(f, "%.17g ", sign * model->w[j * nr_w + c]) < 0) {
+                return -1;
+            }
+        }
+        if (fprintf(f, "\n") < 0) {
             return -1;
         }
     }

@@ -511,7 +511,7 @@ strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_
     double *s[ST_GLM_LBFGS_PAIRS], *y[ST_GLM_LBFGS_PAIRS], rho[ST_GLM_LBFGS_PAIRS];
     double alpha[ST_GLM_LBFGS_PAIRS], f, fn, gp, dn, t, q, sy;
     strata_status_t status = STRATA_OK;
-    int k, first = 0, count = 0, ok, tries, flat, moved;
+    int k, first = 0, count = 0, ok, tries, flat, moved, warm;
 
     memset(&lb, 0, sizeof(lb));
     memset(&ctx, 0, sizeof(ctx));
@@ -589,12 +589,11 @@ strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_
     ctx.info.primal    = obj.primal;
     ctx.info.dual      = obj.dual;
     ctx.info.gap       = ST_MAX(obj.gap, 0.0);
-    for (j = 0; j < d_all && w[j] == 0; j++) {
-    }
-    ctx.p0 = (j < d_all) ? st_glm_primal_zero(loss, data, c, comm) : 0.0;
+    warm   = !st_glm_all_zero(w, d_all);
+    ctx.p0 = warm ? st_glm_primal_zero(loss, data, c, comm) : 0.0;
     /* w = 0 is never the answer (st_glm_newton.c says why); a start may be, and a gap
        of 0 (no features) is */
-    ctx.info.converged = st_glm_converged(&ctx, &obj) && (j < d_all || obj.gap <= 0);
+    ctx.info.converged = st_glm_converged(&ctx, &obj) && (warm || obj.gap <= 0);
     while (status == STRATA_OK && !ctx.info.converged) {
         /* the direction; a step that does not descend (rounding) restarts the memory */
         st_glm_lbfgs_direction(d_all, g, minv, p, s, y, rho, first, count, alpha);

@@ -735,7 +735,7 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     int forced, want, fits;
     double mem_avail, host_mem[2];
     const char *mem_str, *rows_on;
-    int k, ok, halvings, cg = 0;
+    int k, ok, halvings, cg = 0, warm;
     strata_status_t status = STRATA_OK;
 
     memset(&nt, 0, sizeof(nt));
@@ -906,9 +906,8 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     ctx.t_start = st_glm_now();
     /* a starting model (strata_glm_train_from) in model->w: w from it, in the method's
        columns, and the margins X w by the pass a step takes (z = 0 + 1 X w); else 0 */
-    for (j = 0; j < full_all && model->w[j] == 0; j++) {
-    }
-    if (j < full_all) {
+    warm = !st_glm_all_zero(model->w, full_all);
+    if (warm) {
         st_glm_order_scatter(&order, model->w, wfull, full_all);
         memcpy(w, wfull, (size_t)d * sizeof(double));
         if (param->bias > 0) {
@@ -918,7 +917,7 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
         st_glm_newton_run(&nt, ST_GLM_NEWTON_XV, 0);
         ctx.p0 = st_glm_primal_zero(loss, data, c, comm);
     }
-    st_glm_newton_point(&nt, w, (j < full_all) ? 1.0 : 0.0, g, pre, &f, &obj);
+    st_glm_newton_point(&nt, w, warm ? 1.0 : 0.0, g, pre, &f, &obj);
     ctx.info.primal    = obj.primal;
     ctx.info.dual      = obj.dual;
     ctx.info.gap       = ST_MAX(obj.gap, 0.0);
@@ -926,7 +925,7 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
        leaves P(0) within tol of the optimum): it scores every row 0, one class for all
        (before: "converged after 0 rounds", and one-vs-rest's models of zeros predicted
        the first class everywhere); a start may be, and a gap of 0 (no features) is */
-    ctx.info.converged = st_glm_converged(&ctx, &obj) && (j < full_all || obj.gap <= 0);
+    ctx.info.converged = st_glm_converged(&ctx, &obj) && (warm || obj.gap <= 0);
     while (!ctx.info.converged && ctx.info.rounds < param->max_rounds) {
         cg += st_glm_newton_cg(&nt);
         vec = (st_glm_newton_vec_t){.op = ST_GLM_NEWTON_STEP_DOTS, .w = w, .g = g, .s = s};

@@ -223,8 +223,7 @@ ST_EXPORT double strata_glm_predict_probability(const strata_glm_model_t *model,
 ST_EXPORT double strata_glm_predict_row(const strata_glm_model_t *model, int64_t nnz,
                                         const uint32_t *indices, const double *values)
 {
-    double z = 0.0;
-    int64_t k;
+    double z;
 
     if (model == NULL || model->w == NULL) {
         return NAN;
@@ -232,32 +231,7 @@ ST_EXPORT double strata_glm_predict_row(const strata_glm_model_t *model, int64_t
     if (model->nr_class > 2) {
         return strata_glm_predict_label(model, nnz, indices, values, NULL);
     }
-    for (k = 0; k < nnz; k++) {
-        if ((int64_t)indices[k] < model->n_features) {
-            z += model->w[indices[k]] * values[k];
-        }
-    }
-    if (model->bias > 0) {
-        z += model->w[model->n_features] * model->bias;
-    }
-    return z;
-}
-
-/* strata_glm_predict_row on single-precision values, each widened to double. */
-static double st_glm_predict_row32(const strata_glm_model_t *model, int64_t nnz,
-                                   const uint32_t *indices, const float *values)
-{
-    double z = 0.0;
-    int64_t k;
-
-    for (k = 0; k < nnz; k++) {
-        if ((int64_t)indices[k] < model->n_features) {
-            z += model->w[indices[k]] * (double)values[k];
-        }
-    }
-    if (model->bias > 0) {
-        z += model->w[model->n_features] * model->bias;
-    }
+    st_glm_dec_values(model, nnz, indices, values, NULL, &z);
     return z;
 }
 
@@ -287,37 +261,28 @@ ST_EXPORT strata_status_t strata_glm_predict(const strata_glm_model_t *model,
                                              const strata_glm_problem_t *prob, double *scores)
 {
     const st_glm_data_t *d;
+    double one, *dec;
     int64_t r, lo, hi;
 
     if (model == NULL || model->w == NULL || model->loss == NULL || prob == NULL ||
         prob->data == NULL || (prob->data->n_rows > 0 && scores == NULL)) {
         return ST_ERR_INVALID_PARAM;
     }
-    d = prob->data;
-    if (model->nr_class > 2) {
-        double *dec = malloc((size_t)model->nr_class * sizeof(double));
-
-        if (dec == NULL) {
-            return ST_ERR_NO_MEMORY;
-        }
-        for (r = 0; r < d->n_rows; r++) {
-            lo        = d->indptr[r];
-            hi        = d->indptr[r + 1];
-            scores[r] = st_glm_row_score(model, hi - lo, d->indices + lo,
-                                         d->val64 ? d->val64 + lo : NULL,
-                                         d->val32 ? d->val32 + lo : NULL, dec);
-        }
-        free(dec);
-        return ST_OK;
+    d   = prob->data;
+    dec = (st_glm_model_nr_w(model) > 1)
+              ? malloc((size_t)st_glm_model_nr_w(model) * sizeof(double)) : &one;
+    if (dec == NULL) {
+        return ST_ERR_NO_MEMORY;
     }
     for (r = 0; r < d->n_rows; r++) {
-        lo = d->indptr[r];
-        hi = d->indptr[r + 1];
-        if (d->val64 != NULL) {
-            scores[r] = strata_glm_predict_row(model, hi - lo, d->indices + lo, d->val64 + lo);
-        } else {
-            scores[r] = st_glm_predict_row32(model, hi - lo, d->indices + lo, d->val32 + lo);
-        }
+        lo        = d->indptr[r];
+        hi        = d->indptr[r + 1];
+        scores[r] = st_glm_row_score(model, hi - lo, d->indices + lo,
+                                     d->val64 ? d->val64 + lo : NULL,
+                                     d->val32 ? d->val32 + lo : NULL, dec);
+    }
+    if (dec != &one) {
+        free(dec);
     }
     return ST_OK;
 }

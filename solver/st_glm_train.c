@@ -1959,14 +1959,9 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
            after it differ from the uninterrupted run's by rounding) */
         hooks.resid_set = (sc.ck.loaded >= 3);
         t0      -= sc.info.seconds;
-    } else {
-        int64_t j = 0;
-
-        while (j < data->n_cols + nb && model->w[j] == 0) {
-            j++;
-        }
-        /* a starting model's weights (strata_glm_train_from), the residual from them */
-        hooks.w0 = (j < data->n_cols + nb) ? model->w : NULL;
+    } else if (!st_glm_all_zero(model->w, data->n_cols + nb)) {
+        hooks.w0 = model->w;   /* a starting model's (strata_glm_train_from), the residual
+                                  from them */
     }
     st_glm_gap_sched_load(&sc.gap, sc.ck.state, sc.done);
 

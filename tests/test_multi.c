@@ -239,6 +239,7 @@ static void check_all_labels(void)
 {
     static double y[N_ROWS];
     int64_t g;
+    int c;
 
     /* first rows across the ranks: rank 0 (of 2 or 3) has 3 and 1 alone or 3, 1, 7;
      * 7 first at row 90, -2 at row 125, and rank 1 of 2 sees -2 before 7 */
@@ -289,30 +290,16 @@ static void check_all_labels(void)
 
         check_labels("5 first, then 2", y_two, 0, want, 2, 0);
     }
-    /* one class alone */
-    for (g = 0; g < N_ROWS; g++) {
-        y[g] = 5;
-    }
-    {
-        const double want[] = {5};
+    /* one class alone: a named one, and either of a binary set's */
+    for (c = 0; c < 3; c++) {
+        static const double alone[3] = {5, -1, 1};
+        char what[32];
 
-        check_labels("5 alone", y, 0, want, 1, 0);
-    }
-    for (g = 0; g < N_ROWS; g++) {
-        y[g] = -1;
-    }
-    {
-        const double want[] = {-1};
-
-        check_labels("-1 alone", y, 0, want, 1, 1);
-    }
-    for (g = 0; g < N_ROWS; g++) {
-        y[g] = 1;
-    }
-    {
-        const double want[] = {1};
-
-        check_labels("1 alone", y, 0, want, 1, 1);
+        for (g = 0; g < N_ROWS; g++) {
+            y[g] = alone[c];
+        }
+        snprintf(what, sizeof(what), "%g alone", alone[c]);
+        check_labels(what, y, 0, &alone[c], 1, c > 0);
     }
     /* the extreme names */
     for (g = 0; g < N_ROWS; g++) {
