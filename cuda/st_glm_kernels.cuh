@@ -77,7 +77,7 @@ static void st_glm_tpa_epoch_waves(st_glm_epoch_args_t a, unsigned grid)
         for (j = 0; j < m; j++) {
             i     = st_glm_locate(&a, j0 + j, &beg, &end);
             delta = st_glm_dual_step_of(a.step, a.y[i], a.c[i], z[j], a.scale * a.sqnorm[i],
-                                        &a.alpha[i]);
+                                        a.eps, &a.alpha[i]);
             if (delta != 0) {
                 coef = a.scale * delta;
                 for (k = beg; k < end; k++) {
@@ -221,7 +221,7 @@ extern "C" __global__ void st_glm_tpa_epoch(st_glm_epoch_args_t a)
                 z += a.bias * __ldcg(&a.u[a.bias_index]);
             }
             q        = a.scale * a.sqnorm[i];
-            delta    = st_glm_dual_step_of(a.step, a.y[i], a.c[i], z, q, &a.alpha[i]);
+            delta    = st_glm_dual_step_of(a.step, a.y[i], a.c[i], z, q, a.eps, &a.alpha[i]);
             delta_sh = delta;
         }
         __syncthreads();
@@ -286,7 +286,7 @@ st_glm_tpa_epoch_warp(st_glm_epoch_args_t a)
         z = st_glm_warp_margin(a, beg, end, lane);
         if (lane == 0) {
             delta = st_glm_dual_step_of(a.step, a.y[i], a.c[i], z, a.scale * a.sqnorm[i],
-                                        &a.alpha[i]);
+                                        a.eps, &a.alpha[i]);
         }
         delta = __shfl_sync(0xffffffffu, delta, 0);
         if (delta != 0) {

@@ -40,6 +40,7 @@ typedef struct {
     double bias;              /* 0: none */
     double scale;             /* sigma' / (lambda n) */
     int step;                 /* ST_GLM_STEP_* (solver/st_glm_steps.h) */
+    double eps;               /* the SVR models' epsilon (0 for the others) */
     double *z;                /* st_glm_margins: z[j] = x_(row0 + j) . u, j < n */
     const double *dd;         /* st_glm_newton_hv: the rows' D_ii (method newton) */
     double *hv;               /* st_glm_newton_hv: sum_i D_ii (x_i . u) x_i, added in;
@@ -220,7 +221,8 @@ typedef struct {
     double *part;             /* 2 a chunk: GRAD's loss and conjugate sums; LOSS's one */
     double t;                 /* the step along xs */
     int64_t m;                /* rows */
-    int step;                 /* ST_GLM_STEP_LOGISTIC, _SQHINGE or _SQUARED */
+    int step;                 /* ST_GLM_STEP_LOGISTIC, _SQHINGE, _SQUARED or _SQSVR */
+    double eps;               /* _SQSVR's epsilon */
     int op;                   /* st_glm_rows_op_t */
 } st_glm_rows_args_t;
 
@@ -237,13 +239,14 @@ ST_GLM_HD void st_glm_rows_row(const st_glm_rows_args_t *a, int64_t i, double *s
     if (a->op == ST_GLM_ROWS_GRAD) {
         z       = a->z[i] + a->t * a->xs[i];
         a->z[i] = z;
-        st_glm_newton_terms(a->step, z, a->y[i], a->c[i], &ga, &h, &loss, &conj);
+        st_glm_newton_terms(a->step, z, a->y[i], a->c[i], a->eps, &ga, &h, &loss, &conj);
         a->dd[i] = h;
         a->ga[i] = ga;
         *s0     += loss;
         *s1     += conj;
     } else {
-        *s0 += st_glm_newton_loss_diff(a->step, a->z[i], a->t * a->xs[i], a->y[i], a->c[i]);
+        *s0 += st_glm_newton_loss_diff(a->step, a->z[i], a->t * a->xs[i], a->y[i], a->c[i],
+                                       a->eps);
     }
 }
 

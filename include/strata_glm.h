@@ -74,7 +74,7 @@ enum {
         coordinate descent (ProxCoCoA+ across ranks) for the L1 models (on one rank
         their serial solver, whatever the method). */
     STRATA_GLM_METHOD_CD = 0,
-    /** L-BFGS on the primal, for the smooth L2 models (logistic, sqsvm, ridge): a pass
+    /** L-BFGS on the primal, for the smooth L2 models (logistic, sqsvm, ridge, sqsvr): a pass
         over the rows and an allreduce of a d-vector per evaluation. Much faster than
         SDCA where n >> d and the features are dense (well-conditioned primal), much
         slower on sparse hashed data with many rare columns. No checkpoints,
@@ -91,7 +91,7 @@ enum {
         ran. */
     STRATA_GLM_METHOD_AUTO = 2,
     /** A truncated Newton method on the primal, for the smooth L2 models (logistic,
-        sqsvm, ridge): each step solves the Newton system by conjugate gradients
+        sqsvm, ridge, sqsvr): each step solves the Newton system by conjugate gradients
         preconditioned with the Hessian's diagonal (a pass over the rows and an
         allreduce of a d-vector per CG step), then a line search; LIBLINEAR's -s 0
         method, on every thread and rank. Fast where SDCA is slow: small lambda n.
@@ -115,10 +115,10 @@ enum {
 
 /** Training parameters; strata_glm_param_default() fills in the defaults. */
 typedef struct {
-    const char *solver;      /**< "logistic" (default), "svm", "sqsvm", "ridge" (dual,
-                                  examples partitioned over ranks); "lasso",
-                                  "l1-logistic", "elastic-net", "l1-sqsvm" (primal,
-                                  features partitioned over ranks) */
+    const char *solver;      /**< "logistic" (default), "svm", "sqsvm", "ridge", "svr",
+                                  "sqsvr" (dual, examples partitioned over ranks);
+                                  "lasso", "l1-logistic", "elastic-net", "l1-sqsvm"
+                                  (primal, features partitioned over ranks) */
     double   lambda;         /**< regularization, > 0 (default 1e-4) */
     double   eta;            /**< elastic net's L1 share in [0, 1] (default 0.5) */
     double   tol;            /**< stop when gap <= tol * |P(w)| (default 1e-3) */
@@ -222,6 +222,10 @@ typedef struct {
                                   its features by how many rows share them (README).
                                   Coordinate descent only: refused with method
                                   _NEWTON */
+    double   epsilon;        /**< svr, sqsvr: the loss's insensitive zone, finite and
+                                  >= 0: errors |x.w - y| up to it cost nothing
+                                  (default 0.1, LIBLINEAR's -p); other models ignore
+                                  it */
 } strata_glm_param_t;
 
 /** Rows the GPU local solver steps on at once by default where the rows share dense
@@ -511,7 +515,7 @@ strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
 /**
  * Save @a model as text in LIBLINEAR's model format (readable by LIBLINEAR's
  * predict for the models LIBLINEAR has: logistic, svm, sqsvm, ridge, l1-logistic,
- * l1-sqsvm), atomically:
+ * l1-sqsvm, svr, sqsvr), atomically:
  * a temporary file in the same directory, then a rename.
  */
 strata_status_t strata_glm_model_save(const strata_glm_model_t *model, const char *path,

@@ -154,6 +154,14 @@ static inline double st_glm_example_weight(const st_glm_model_t *loss,
     return !loss->classification ? 1.0 : (y > 0) ? param->weight_pos : param->weight_neg;
 }
 
+/* The epsilon the model's operations take: the SVR models' param->epsilon, 0 for the
+ * others (which ignore it). */
+static inline double st_glm_model_eps(const st_glm_model_t *loss,
+                                      const strata_glm_param_t *param)
+{
+    return (loss->kind == ST_GLM_SVR || loss->kind == ST_GLM_SQSVR) ? param->epsilon : 0.0;
+}
+
 /* A training run's rounds: where progress goes and what it has reached. */
 typedef struct {
     MPI_Comm                  comm;
@@ -177,9 +185,9 @@ void st_glm_round_end(st_glm_round_ctx_t *ctx, const st_glm_objectives_t *obj);
 int st_glm_converged(const st_glm_round_ctx_t *ctx, const st_glm_objectives_t *obj);
 
 /* P(0) = (1/n) sum_i c_i phi(0, y_i) over all ranks' rows (collective), @a c the
- * example weights. */
+ * example weights, @a eps the SVR models' epsilon. */
 double st_glm_primal_zero(const st_glm_model_t *loss, const st_glm_data_t *data,
-                          const double *c, MPI_Comm comm);
+                          const double *c, double eps, MPI_Comm comm);
 
 /* Hierarchical CoCoA+: the inner rounds per outer round for a cluster-wide sum that
  * takes @a ratio times an inner round (st_glm_train.c explains the rule): 1 ..

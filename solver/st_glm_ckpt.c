@@ -107,7 +107,7 @@ static const struct {
     {"threads per rank", ST_GLM_T_INT},
     {"local solver (thread mode, --gpu, or the L1 models' --method)", ST_GLM_T_MODE},
     {"lambda", ST_GLM_T_REAL},
-    {"eta", ST_GLM_T_REAL},
+    {"eta (svr, sqsvr: epsilon)", ST_GLM_T_REAL},
     {"bias", ST_GLM_T_REAL},
     {"weight of the +1 examples", ST_GLM_T_REAL},
     {"weight of the -1 examples", ST_GLM_T_REAL},
@@ -247,7 +247,9 @@ strata_status_t st_glm_ckpt_init(st_glm_ckpt_t *ck, int trainer, const st_glm_mo
              ((trainer == ST_GLM_CKPT_PRIMAL && param->method != STRATA_GLM_METHOD_CD)
                   ? ST_GLM_ID_PN : 0);
     id[11] = st_glm_bits(param->lambda);
-    id[12] = st_glm_bits(dual ? 0.0 : st_glm_model_eta(loss, param->eta));
+    /* the dual models have no eta: the SVR models' epsilon there (0 for the others) */
+    id[12] = st_glm_bits(dual ? st_glm_model_eps(loss, param)
+                              : st_glm_model_eta(loss, param->eta));
     id[13] = st_glm_bits(param->bias > 0 ? param->bias : -1.0);
     id[14] = st_glm_bits(loss->classification ? param->weight_pos : 1.0);
     id[15] = st_glm_bits(loss->classification ? param->weight_neg : 1.0);

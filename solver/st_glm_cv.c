@@ -281,7 +281,8 @@ static double st_glm_cv_start_c(const st_glm_model_t *loss, const strata_glm_pro
             memset(g, 0, (size_t)cols * sizeof(*g));
             for (i = 0; i < d->n_rows; i++) {
                 y = !prob->named ? d->y[i] : (d->y[i] == prob->classes[cls]) ? 1.0 : -1.0;
-                u = st_glm_example_weight(loss, param, y) * loss->dloss(0.0, y);
+                /* (an L1 model: no epsilon) */
+                u = st_glm_example_weight(loss, param, y) * loss->dloss(0.0, y, 0.0);
                 for (k = d->indptr[i]; k < d->indptr[i + 1]; k++) {
                     g[d->indices[k]] += u * st_glm_data_val(d, k);
                 }

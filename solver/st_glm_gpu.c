@@ -365,7 +365,8 @@ static int64_t st_glm_gpu_hot(const st_glm_data_t *data, int64_t d, unsigned gri
 static int st_glm_gpu_vzero(st_glm_gpu_t *g, double *v, int64_t n);
 
 int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sqnorm,
-                    int step, double bias, int64_t d, int64_t d_all, int64_t mem_cap,
+                    int step, double eps, double bias, int64_t d, int64_t d_all,
+                    int64_t mem_cap,
                     int rows, int threads, int hv, MPI_Comm comm, st_glm_gpu_t **gpu_p,
                     char *msg, size_t msg_len)
 {
@@ -622,10 +623,11 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
     g->a.bias       = (bias > 0) ? bias : 0;
     g->a.bias_index = d;
     g->a.step       = step;
+    g->a.eps        = eps;
     if (g->rows_kernel != NULL) {
         g->pass = (st_glm_rows_args_t){.y = g->a.y, .c = g->a.c, .xs = g->z, .z = g->a.alpha,
                                        .dd = g->dd, .ga = g->ga, .part = g->pass.part, .m = m,
-                                       .step = step};
+                                       .step = step, .eps = eps};
         /* the margins z and X s start at 0 (w = 0, no step yet) */
         if (st_glm_gpu_vzero(g, g->pass.z, m) != 0 || st_glm_gpu_vzero(g, g->z, m) != 0 ||
             st_cuda_stream_sync(g->stream[0]) != 0) {

@@ -19,7 +19,8 @@ typedef struct st_glm_gpu st_glm_gpu_t;
  * the GPU of this rank (its rank among the ranks of @a comm on its host, modulo the
  * host's GPUs) and copy the rows there: CSR with float values
  * (64-bit data is rounded), labels, weights @a c, squared norms @a sqnorm (bias
- * included); @a step is the model's ST_GLM_STEP_*; with @a bias > 0 the bias
+ * included); @a step is the model's ST_GLM_STEP_* (@a eps: the SVR models'); with
+ * @a bias > 0 the bias
  * feature is u[@a d]. @a d_all entries of u. The rows' entries stream from host
  * memory when all of it does not fit in @a mem_cap bytes (0: the GPU's free memory
  * less a margin, divided among the host's ranks on that GPU). @a rows: rows in flight at once (the kernel's warps or blocks;
@@ -32,8 +33,9 @@ typedef struct st_glm_gpu st_glm_gpu_t;
  * (streaming reads it).
  */
 int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sqnorm,
-                    int step, double bias, int64_t d, int64_t d_all, int64_t mem_cap,
-                    int rows, int threads, int hv, MPI_Comm comm, st_glm_gpu_t **gpu_p,
+                    int step, double eps, double bias, int64_t d, int64_t d_all,
+                    int64_t mem_cap, int rows, int threads, int hv, MPI_Comm comm,
+                    st_glm_gpu_t **gpu_p,
                     char *msg, size_t msg_len);
 
 /* host threads that gather a streamed chunk, at most */

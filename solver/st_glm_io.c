@@ -60,11 +60,12 @@ static const struct {
     {"L1R_LR",              ST_GLM_L1_LOGISTIC},  /* LIBLINEAR -s 6: the same problem */
     {"STRATA_ELASTIC_NET",  ST_GLM_ELASTIC_NET},
     {"L1R_L2LOSS_SVC",      ST_GLM_L1_SQHINGE},   /* LIBLINEAR -s 5: the same problem */
+    {"L2R_L1LOSS_SVR_DUAL", ST_GLM_SVR},          /* -s 13 */
+    {"L2R_L2LOSS_SVR_DUAL", ST_GLM_SQSVR},        /* -s 12 (-s 11 writes ridge's name) */
     /* read only: LIBLINEAR's other solvers of the same problems, and Strata's own name
      * for the L1 logistic model */
     {"L2R_LR_DUAL",         ST_GLM_LOGISTIC},     /* -s 7 */
     {"L2R_L2LOSS_SVC",      ST_GLM_SQHINGE},      /* -s 2 */
-    {"L2R_L2LOSS_SVR_DUAL", ST_GLM_RIDGE},        /* -s 12 */
     {"STRATA_L1_LOGISTIC",  ST_GLM_L1_LOGISTIC},
 };
 

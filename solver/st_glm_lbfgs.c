@@ -61,6 +61,7 @@ typedef struct {
     const st_glm_data_t  *data;
     const double         *c, *w;
     double                bias;     /* > 0: the bias feature's value, weight w[d] */
+    double                eps;      /* the SVR models' epsilon */
     int64_t               d, lo, hi;
     double               *g;        /* d_all + 2: sum_i c_i phi'(z_i) x_i; loss; dual */
 } st_glm_lbfgs_part_t;
@@ -101,9 +102,9 @@ static void *st_glm_lbfgs_pass(void *arg)
         z     = st_glm_row_dot(data, i, p->w, 1, p->d, p->bias);
         y     = data->y[i];
         ci    = p->c[i];
-        a     = ci * p->loss->dloss(z, y);
-        loss += ci * p->loss->loss(z, y);
-        conj += p->loss->neg_conj(-a, y, ci);
+        a     = ci * p->loss->dloss(z, y, p->eps);
+        loss += ci * p->loss->loss(z, y, p->eps);
+        conj += p->loss->neg_conj(-a, y, ci, p->eps);
         if (a != 0) {
             st_glm_row_axpy(data, i, a, p->g, 1, p->d, p->bias);
         }
@@ -545,6 +546,7 @@ strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_
     lb.sum = minv + d_all;
     for (k = 0; k < lb.nparts; k++) {
         lb.parts[k].loss = loss;
+        lb.parts[k].eps  = st_glm_model_eps(loss, param);
         lb.parts[k].data = data;
         lb.parts[k].c    = c;
         lb.parts[k].bias = param->bias;
@@ -590,7 +592,8 @@ strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_
     ctx.info.dual      = obj.dual;
     ctx.info.gap       = ST_MAX(obj.gap, 0.0);
     warm   = !st_glm_all_zero(w, d_all);
-    ctx.p0 = warm ? st_glm_primal_zero(loss, data, c, comm) : 0.0;
+    ctx.p0 = warm ? st_glm_primal_zero(loss, data, c, st_glm_model_eps(loss, param), comm)
+                  : 0.0;
     /* w = 0 is never the answer (st_glm_newton.c says why); a start may be, and a gap
        of 0 (no features) is */
     ctx.info.converged = st_glm_converged(&ctx, &obj) && (warm || obj.gap <= 0);

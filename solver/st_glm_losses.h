@@ -1,10 +1,10 @@
 /*
- * The smooth L2 models' losses phi(z, y) (logistic, squared hinge, squared), their
- * derivatives, the difference phi(z + dz) - phi(z) without cancellation, and the
- * conjugate term of the duality gap, shared by the model table (solver/st_glm_model.c)
- * and method newton's row passes (cuda/st_glm_kernels.h: on the CPU's threads or, on
- * a GPU, st_glm_newton_rows): one definition, so both compute the same. Static
- * inline; under nvcc also __device__ (solver/st_glm_steps.h).
+ * The smooth L2 models' losses phi(z, y) (logistic, squared hinge, squared, squared
+ * epsilon-insensitive), their derivatives, the difference phi(z + dz) - phi(z) without
+ * cancellation, and the conjugate term of the duality gap, shared by the model table
+ * (solver/st_glm_model.c) and method newton's row passes (cuda/st_glm_kernels.h: on
+ * the CPU's threads or, on a GPU, st_glm_newton_rows): one definition, so both compute
+ * the same. Static inline; under nvcc also __device__ (solver/st_glm_steps.h).
  */
 #ifndef ST_GLM_LOSSES_H
 #define ST_GLM_LOSSES_H
@@ -143,13 +143,62 @@ ST_GLM_HD double st_glm_squared_neg_conj(double alpha, double y, double c)
     return alpha * y - alpha * alpha / (2.0 * c);
 }
 
-/* Method newton's per-row terms of model @a step (ST_GLM_STEP_LOGISTIC, _SQHINGE or
- * _SQUARED) at margin @a z: c phi'(z) into *a, c phi''(z) into *h, c phi(z) into *loss
- * and the conjugate term -phi*(-a) into *conj */
-ST_GLM_HD void st_glm_newton_terms(int step, double z, double y, double c, double *a, double *h,
-                                   double *loss, double *conj)
+/* ---- squared epsilon-insensitive: phi = max(0, |z - y| - eps)^2 (L2-loss SVR) ---- */
+
+ST_GLM_HD double st_glm_sqsvr_loss(double z, double y, double eps)
+{
+    double u = fmax(0.0, fabs(z - y) - eps);
+
+    return u * u;
+}
+
+ST_GLM_HD double st_glm_sqsvr_dloss(double z, double y, double eps)
+{
+    double r = z - y, u = fmax(0.0, fabs(r) - eps);
+
+    return (r > 0.0) ? 2.0 * u : -2.0 * u;
+}
+
+/* the larger one-sided value at |z - y| = eps, as the squared hinge's at its kink */
+ST_GLM_HD double st_glm_sqsvr_d2loss(double z, double y, double eps)
+{
+    return (fabs(z - y) >= eps) ? 2.0 : 0.0;
+}
+
+/* where both sides are active on the same side of y, u1^2 - u0^2 = s dz (s dz + 2 u0),
+ * u = |r| - eps, r = z - y, s = sign(r0) */
+ST_GLM_HD double st_glm_sqsvr_loss_diff(double z, double dz, double y, double eps)
+{
+    double r0 = z - y, r1 = r0 + dz, u0 = fabs(r0) - eps, u1 = fabs(r1) - eps, sdz;
+
+    if (u0 > 0.0 && u1 > 0.0 && (r0 > 0.0) == (r1 > 0.0)) {
+        sdz = (r0 > 0.0) ? dz : -dz;
+        return sdz * (sdz + 2.0 * u0);
+    }
+    u0 = fmax(0.0, u0);
+    u1 = fmax(0.0, u1);
+    return u1 * u1 - u0 * u0;
+}
+
+/* inf_z alpha z + c phi(z) = alpha y - eps |alpha| - alpha^2 / (4c) */
+ST_GLM_HD double st_glm_sqsvr_neg_conj(double alpha, double y, double c, double eps)
+{
+    return alpha * y - eps * fabs(alpha) - alpha * alpha / (4.0 * c);
+}
+
+/* Method newton's per-row terms of model @a step (ST_GLM_STEP_LOGISTIC, _SQHINGE,
+ * _SQUARED or _SQSVR, the last with its @a eps) at margin @a z: c phi'(z) into *a,
+ * c phi''(z) into *h, c phi(z) into *loss and the conjugate term -phi*(-a) into *conj */
+ST_GLM_HD void st_glm_newton_terms(int step, double z, double y, double c, double eps,
+                                   double *a, double *h, double *loss, double *conj)
 {
     switch (step) {
+    case ST_GLM_STEP_SQSVR:
+        *a    = c * st_glm_sqsvr_dloss(z, y, eps);
+        *h    = c * st_glm_sqsvr_d2loss(z, y, eps);
+        *loss = c * st_glm_sqsvr_loss(z, y, eps);
+        *conj = st_glm_sqsvr_neg_conj(-*a, y, c, eps);
+        break;
     case ST_GLM_STEP_LOGISTIC:
         *a    = c * st_glm_logistic_dloss(z, y);
         *h    = c * st_glm_logistic_d2loss(z, y);
@@ -172,9 +221,12 @@ ST_GLM_HD void st_glm_newton_terms(int step, double z, double y, double c, doubl
 }
 
 /* c (phi(z + dz) - phi(z)) of model @a step */
-ST_GLM_HD double st_glm_newton_loss_diff(int step, double z, double dz, double y, double c)
+ST_GLM_HD double st_glm_newton_loss_diff(int step, double z, double dz, double y, double c,
+                                         double eps)
 {
     switch (step) {
+    case ST_GLM_STEP_SQSVR:
+        return c * st_glm_sqsvr_loss_diff(z, dz, y, eps);
     case ST_GLM_STEP_LOGISTIC:
         return c * st_glm_logistic_loss_diff(z, dz, y);
     case ST_GLM_STEP_SQHINGE:

@@ -69,33 +69,93 @@ static double st_glm_sigmoid_link(double z)
     return st_glm_sigmoid(z);
 }
 
+/* ---- the table's signatures: every operation takes the SVR models' eps, which the
+ * other models' own functions (st_glm_losses.h, st_glm_steps.h) do without ---- */
+
+#define ST_GLM_NO_EPS(f) \
+    static double f##_e(double z, double y, double eps) { (void)eps; return f(z, y); }
+#define ST_GLM_NO_EPS_DIFF(f) \
+    static double f##_e(double z, double dz, double y, double eps) \
+    { (void)eps; return f(z, dz, y); }
+#define ST_GLM_NO_EPS_CONJ(f) \
+    static double f##_e(double a, double y, double c, double eps) \
+    { (void)eps; return f(a, y, c); }
+#define ST_GLM_NO_EPS_STEP(f) \
+    static double f##_e(double y, double c, double z, double q, double eps, double *a_p) \
+    { (void)eps; return f(y, c, z, q, a_p); }
+#define ST_GLM_NO_EPS_LOSS(l) \
+    ST_GLM_NO_EPS(st_glm_##l##_loss) ST_GLM_NO_EPS(st_glm_##l##_dloss) \
+    ST_GLM_NO_EPS(st_glm_##l##_d2loss) ST_GLM_NO_EPS_DIFF(st_glm_##l##_loss_diff) \
+    ST_GLM_NO_EPS_CONJ(st_glm_##l##_neg_conj)
+
+ST_GLM_NO_EPS_LOSS(logistic)
+ST_GLM_NO_EPS_LOSS(sqhinge)
+ST_GLM_NO_EPS_LOSS(squared)
+ST_GLM_NO_EPS_STEP(st_glm_logistic_step)
+ST_GLM_NO_EPS_STEP(st_glm_hinge_step)
+ST_GLM_NO_EPS_STEP(st_glm_sqhinge_step)
+ST_GLM_NO_EPS_STEP(st_glm_squared_step)
+
 /* ---- hinge: phi = max(0, 1 - y z) ---- */
 
-static double st_glm_hinge_loss(double z, double y)
+static double st_glm_hinge_loss(double z, double y, double eps)
 {
     return fmax(0.0, 1.0 - y * z);
 }
 
-static double st_glm_hinge_dloss(double z, double y)
+static double st_glm_hinge_dloss(double z, double y, double eps)
 {
     return (y * z < 1.0) ? -y : 0.0;
 }
 
-static double st_glm_hinge_d2loss(double z, double y)
+/* the hinge's and svr's: 0 almost everywhere (their derivatives jump at the kinks) */
+static double st_glm_zero_d2loss(double z, double y, double eps)
 {
     return 0.0;
 }
 
-static double st_glm_hinge_loss_diff(double z, double dz, double y)
+static double st_glm_hinge_loss_diff(double z, double dz, double y, double eps)
 {
-    return st_glm_hinge_loss(z + dz, y) - st_glm_hinge_loss(z, y);
+    return st_glm_hinge_loss(z + dz, y, eps) - st_glm_hinge_loss(z, y, eps);
 }
 
-static double st_glm_hinge_neg_conj(double alpha, double y, double c)
+static double st_glm_hinge_neg_conj(double alpha, double y, double c, double eps)
 {
     double beta = alpha * y;
 
     return (beta >= 0.0 && beta <= c) ? beta : -INFINITY;
+}
+
+/* ---- epsilon-insensitive: phi = max(0, |z - y| - eps) (L1-loss SVR; the squared one,
+ * L2-loss SVR: st_glm_losses.h) ---- */
+
+static double st_glm_svr_loss(double z, double y, double eps)
+{
+    return fmax(0.0, fabs(z - y) - eps);
+}
+
+static double st_glm_svr_dloss(double z, double y, double eps)
+{
+    double r = z - y;
+
+    return (r > eps) ? 1.0 : ((r < -eps) ? -1.0 : 0.0);
+}
+
+static double st_glm_svr_loss_diff(double z, double dz, double y, double eps)
+{
+    return st_glm_svr_loss(z + dz, y, eps) - st_glm_svr_loss(z, y, eps);
+}
+
+/* inf_z alpha z + c phi(z) = alpha y - eps |alpha| on |alpha| <= c */
+static double st_glm_svr_neg_conj(double alpha, double y, double c, double eps)
+{
+    return (fabs(alpha) <= c) ? alpha * y - eps * fabs(alpha) : -INFINITY;
+}
+
+static void st_glm_sym_box_bounds(double y, double c, double *lo_p, double *hi_p)
+{
+    *lo_p = -c;
+    *hi_p = c;
 }
 
 
@@ -125,46 +185,48 @@ static double st_glm_identity_link(double z)
 /* ---- the table ---- */
 
 #define ST_GLM_LOGISTIC_OPS \
-    .loss = st_glm_logistic_loss, .dloss = st_glm_logistic_dloss, \
-    .loss_diff = st_glm_logistic_loss_diff, .d2loss = st_glm_logistic_d2loss, \
-    .neg_conj = st_glm_logistic_neg_conj, .dual_bounds = st_glm_box_bounds, \
+    .loss = st_glm_logistic_loss_e, .dloss = st_glm_logistic_dloss_e, \
+    .loss_diff = st_glm_logistic_loss_diff_e, .d2loss = st_glm_logistic_d2loss_e, \
+    .neg_conj = st_glm_logistic_neg_conj_e, .dual_bounds = st_glm_box_bounds, \
     .smoothness = 0.25, .link = st_glm_sigmoid_link, .classification = 1
 #define ST_GLM_SQUARED_OPS \
-    .loss = st_glm_squared_loss, .dloss = st_glm_squared_dloss, \
-    .loss_diff = st_glm_squared_loss_diff, .d2loss = st_glm_squared_d2loss, \
-    .neg_conj = st_glm_squared_neg_conj, .dual_bounds = st_glm_free_bounds, \
+    .loss = st_glm_squared_loss_e, .dloss = st_glm_squared_dloss_e, \
+    .loss_diff = st_glm_squared_loss_diff_e, .d2loss = st_glm_squared_d2loss_e, \
+    .neg_conj = st_glm_squared_neg_conj_e, .dual_bounds = st_glm_free_bounds, \
     .smoothness = 1.0, .link = st_glm_identity_link, .classification = 0
+#define ST_GLM_SQHINGE_OPS \
+    .loss = st_glm_sqhinge_loss_e, .dloss = st_glm_sqhinge_dloss_e, \
+    .loss_diff = st_glm_sqhinge_loss_diff_e, .d2loss = st_glm_sqhinge_d2loss_e, \
+    .neg_conj = st_glm_sqhinge_neg_conj_e, .dual_bounds = st_glm_halfline_bounds, \
+    .smoothness = 2.0, .link = st_glm_identity_link, .classification = 1
 
 static const st_glm_model_t st_glm_models[ST_GLM_MODEL_COUNT] = {
     [ST_GLM_LOGISTIC] = {
         .kind = ST_GLM_LOGISTIC, .name = "logistic",
         .description = "L2-regularized logistic regression (dual SDCA)",
         .form = ST_GLM_FORM_DUAL, .eta = 0.0, ST_GLM_LOGISTIC_OPS,
-        .dual_step = st_glm_logistic_step,
+        .dual_step = st_glm_logistic_step_e,
     },
     [ST_GLM_HINGE] = {
         .kind = ST_GLM_HINGE, .name = "svm",
         .description = "L2-regularized linear SVM, hinge loss (dual SDCA)",
         .form = ST_GLM_FORM_DUAL, .classification = 1, .eta = 0.0, .smoothness = INFINITY,
         .loss = st_glm_hinge_loss, .dloss = st_glm_hinge_dloss,
-        .loss_diff = st_glm_hinge_loss_diff, .d2loss = st_glm_hinge_d2loss,
+        .loss_diff = st_glm_hinge_loss_diff, .d2loss = st_glm_zero_d2loss,
         .neg_conj = st_glm_hinge_neg_conj, .dual_bounds = st_glm_box_bounds,
-        .dual_step = st_glm_hinge_step, .link = st_glm_identity_link,
+        .dual_step = st_glm_hinge_step_e, .link = st_glm_identity_link,
     },
     [ST_GLM_SQHINGE] = {
         .kind = ST_GLM_SQHINGE, .name = "sqsvm",
         .description = "L2-regularized linear SVM, squared hinge loss (dual SDCA)",
-        .form = ST_GLM_FORM_DUAL, .classification = 1, .eta = 0.0, .smoothness = 2.0,
-        .loss = st_glm_sqhinge_loss, .dloss = st_glm_sqhinge_dloss,
-        .loss_diff = st_glm_sqhinge_loss_diff, .d2loss = st_glm_sqhinge_d2loss,
-        .neg_conj = st_glm_sqhinge_neg_conj, .dual_bounds = st_glm_halfline_bounds,
-        .dual_step = st_glm_sqhinge_step, .link = st_glm_identity_link,
+        .form = ST_GLM_FORM_DUAL, .eta = 0.0, ST_GLM_SQHINGE_OPS,
+        .dual_step = st_glm_sqhinge_step_e,
     },
     [ST_GLM_RIDGE] = {
         .kind = ST_GLM_RIDGE, .name = "ridge",
         .description = "ridge regression, squared loss + L2 (dual SDCA)",
         .form = ST_GLM_FORM_DUAL, .eta = 0.0, ST_GLM_SQUARED_OPS,
-        .dual_step = st_glm_squared_step,
+        .dual_step = st_glm_squared_step_e,
     },
     [ST_GLM_LASSO] = {
         .kind = ST_GLM_LASSO, .name = "lasso",
@@ -185,12 +247,27 @@ static const st_glm_model_t st_glm_models[ST_GLM_MODEL_COUNT] = {
         .kind = ST_GLM_L1_SQHINGE, .name = "l1-sqsvm",
         .description = "L1-regularized linear SVM, squared hinge loss (primal CD, line "
                        "search)",
-        .form = ST_GLM_FORM_PRIMAL, .classification = 1, .eta = 1.0, .smoothness = 2.0,
-        .line_search = 1,
-        .loss = st_glm_sqhinge_loss, .dloss = st_glm_sqhinge_dloss,
-        .loss_diff = st_glm_sqhinge_loss_diff, .d2loss = st_glm_sqhinge_d2loss,
-        .neg_conj = st_glm_sqhinge_neg_conj, .dual_bounds = st_glm_halfline_bounds,
-        .link = st_glm_identity_link,
+        .form = ST_GLM_FORM_PRIMAL, .eta = 1.0, .line_search = 1, ST_GLM_SQHINGE_OPS,
+    },
+    [ST_GLM_SVR] = {
+        .kind = ST_GLM_SVR, .name = "svr",
+        .description = "L2-regularized support vector regression, epsilon-insensitive loss "
+                       "(dual SDCA)",
+        .form = ST_GLM_FORM_DUAL, .classification = 0, .eta = 0.0, .smoothness = INFINITY,
+        .loss = st_glm_svr_loss, .dloss = st_glm_svr_dloss,
+        .loss_diff = st_glm_svr_loss_diff, .d2loss = st_glm_zero_d2loss,
+        .neg_conj = st_glm_svr_neg_conj, .dual_bounds = st_glm_sym_box_bounds,
+        .dual_step = st_glm_svr_step, .link = st_glm_identity_link,
+    },
+    [ST_GLM_SQSVR] = {
+        .kind = ST_GLM_SQSVR, .name = "sqsvr",
+        .description = "L2-regularized support vector regression, squared "
+                       "epsilon-insensitive loss (dual SDCA)",
+        .form = ST_GLM_FORM_DUAL, .classification = 0, .eta = 0.0, .smoothness = 2.0,
+        .loss = st_glm_sqsvr_loss, .dloss = st_glm_sqsvr_dloss,
+        .loss_diff = st_glm_sqsvr_loss_diff, .d2loss = st_glm_sqsvr_d2loss,
+        .neg_conj = st_glm_sqsvr_neg_conj, .dual_bounds = st_glm_free_bounds,
+        .dual_step = st_glm_sqsvr_step, .link = st_glm_identity_link,
     },
 };
 
@@ -201,6 +278,8 @@ int st_glm_model_step(const st_glm_model_t *model)
     case ST_GLM_HINGE:    return ST_GLM_STEP_HINGE;
     case ST_GLM_SQHINGE:  return ST_GLM_STEP_SQHINGE;
     case ST_GLM_RIDGE:    return ST_GLM_STEP_SQUARED;
+    case ST_GLM_SVR:      return ST_GLM_STEP_SVR;
+    case ST_GLM_SQSVR:    return ST_GLM_STEP_SQSVR;
     default:              return -1;
     }
 }
@@ -215,7 +294,7 @@ const st_glm_model_t *st_glm_model_get(st_glm_model_kind_t kind)
 
 const char *st_glm_model_names(void)
 {
-    return "logistic, svm, sqsvm, ridge, lasso, l1-logistic, elastic-net, l1-sqsvm";
+    return "logistic, svm, sqsvm, ridge, lasso, l1-logistic, elastic-net, l1-sqsvm, svr, sqsvr";
 }
 
 const st_glm_model_t *st_glm_model_lookup(const char *name, char *err, size_t errlen)
@@ -239,7 +318,8 @@ double st_glm_model_eta(const st_glm_model_t *model, double eta_param)
     return (model->eta == ST_GLM_ETA_PARAM) ? eta_param : model->eta;
 }
 
-const char *st_glm_model_check(const st_glm_model_t *model, double lambda, double eta_param)
+const char *st_glm_model_check(const st_glm_model_t *model, double lambda, double eta_param,
+                               double eps)
 {
     if (model == NULL) {
         return "no model";
@@ -249,6 +329,10 @@ const char *st_glm_model_check(const st_glm_model_t *model, double lambda, doubl
     }
     if (model->eta == ST_GLM_ETA_PARAM && !(eta_param >= 0.0 && eta_param <= 1.0)) {
         return "eta (the L1 share of the elastic net) must be in [0, 1]";
+    }
+    if ((model->kind == ST_GLM_SVR || model->kind == ST_GLM_SQSVR) &&
+        !(eps >= 0.0 && isfinite(eps))) {
+        return "epsilon (the SVR models' insensitive zone) must be finite and >= 0";
     }
     return NULL;
 }
@@ -379,63 +463,65 @@ static double st_glm_weight(const double *c, int64_t i)
 }
 
 double st_glm_loss_sum(const st_glm_model_t *model, int64_t n, const double *z,
-                       const double *y, const double *c)
+                       const double *y, const double *c, double eps)
 {
     double sum = 0.0;
     int64_t i;
 
     for (i = 0; i < n; i++) {
-        sum += st_glm_weight(c, i) * model->loss(z[i], y[i]);
+        sum += st_glm_weight(c, i) * model->loss(z[i], y[i], eps);
     }
     return sum;
 }
 
 double st_glm_loss_diff_sum(const st_glm_model_t *model, int64_t n, const double *z,
-                            double t, const double *dz, const double *y, const double *c)
+                            double t, const double *dz, const double *y, const double *c,
+                            double eps)
 {
     double sum = 0.0;
     int64_t i;
 
     for (i = 0; i < n; i++) {
-        sum += st_glm_weight(c, i) * model->loss_diff(z[i], t * dz[i], y[i]);
+        sum += st_glm_weight(c, i) * model->loss_diff(z[i], t * dz[i], y[i], eps);
     }
     return sum;
 }
 
 double st_glm_neg_conj_sum(const st_glm_model_t *model, int64_t n, const double *alpha,
-                           const double *y, const double *c)
+                           const double *y, const double *c, double eps)
 {
     double sum = 0.0;
     int64_t i;
 
     for (i = 0; i < n; i++) {
-        sum += model->neg_conj(alpha[i], y[i], st_glm_weight(c, i));
+        sum += model->neg_conj(alpha[i], y[i], st_glm_weight(c, i), eps);
     }
     return sum;
 }
 
 double st_glm_grad_conj_sum(const st_glm_model_t *model, int64_t n, const double *z,
-                            const double *y, const double *c, double scale)
+                            const double *y, const double *c, double scale, double eps)
 {
     double sum = 0.0, ci;
     int64_t i;
 
     for (i = 0; i < n; i++) {
         ci   = st_glm_weight(c, i);
-        sum += model->neg_conj(-scale * ci * model->dloss(z[i], y[i]), y[i], ci);
+        sum += model->neg_conj(-scale * ci * model->dloss(z[i], y[i], eps), y[i], ci, eps);
     }
     return sum;
 }
 
 double st_glm_dual_gap_sum(const st_glm_model_t *model, int64_t n, const double *z,
-                           const double *alpha, const double *y, const double *c)
+                           const double *alpha, const double *y, const double *c,
+                           double eps)
 {
     double sum = 0.0, ci;
     int64_t i;
 
     for (i = 0; i < n; i++) {
         ci   = st_glm_weight(c, i);
-        sum += ci * model->loss(z[i], y[i]) - model->neg_conj(alpha[i], y[i], ci) +
+        sum += ci * model->loss(z[i], y[i], eps) - model->neg_conj(alpha[i], y[i], ci, eps) +
                alpha[i] * z[i];
     }
     return sum;

@@ -40,6 +40,8 @@ typedef enum {
     ST_GLM_L1_LOGISTIC,  /**< "l1-logistic": log(1 + exp(-y z)),     L1, primal */
     ST_GLM_ELASTIC_NET,  /**< "elastic-net": (z - y)^2 / 2, eta*L1 + (1-eta)*L2/2, primal */
     ST_GLM_L1_SQHINGE,   /**< "l1-sqsvm":    max(0, 1 - y z)^2,      L1, primal */
+    ST_GLM_SVR,          /**< "svr":         max(0, |z - y| - eps),  L2, dual */
+    ST_GLM_SQSVR,        /**< "sqsvr":       max(0, |z - y| - eps)^2, L2, dual */
     ST_GLM_MODEL_COUNT
 } st_glm_model_kind_t;
 
@@ -59,6 +61,8 @@ typedef enum {
 /**
  * One model's operations. The loss functions take the unweighted loss phi(z, y);
  * the solver multiplies by c_i. Labels of classification models are exactly +1 or -1.
+ * Every operation takes @a eps, the SVR models' insensitive zone (>= 0): the others
+ * ignore it.
  */
 typedef struct st_glm_model {
     st_glm_model_kind_t kind;
@@ -78,23 +82,24 @@ typedef struct st_glm_model {
     int                 line_search;
 
     /** phi(z, y) >= 0. Logistic: computed as max(-yz, 0) + log1p(exp(-|yz|)). */
-    double (*loss)(double z, double y);
+    double (*loss)(double z, double y, double eps);
     /** d phi / dz. At the hinge's kink (yz = 1) the subgradient 0 is returned. */
-    double (*dloss)(double z, double y);
+    double (*dloss)(double z, double y, double eps);
     /** phi(z + dz, y) - phi(z, y), accurate when |dz| is small (the line search
      *  compares such differences with a predicted decrease of order dz^2). */
-    double (*loss_diff)(double z, double dz, double y);
+    double (*loss_diff)(double z, double dz, double y, double eps);
     /** d^2 phi / dz^2 where it exists; at a kink the larger one-sided value
      *  (squared hinge: 2 for yz <= 1), so it is a valid local curvature bound.
      *  The hinge returns 0 (its second derivative almost everywhere). */
-    double (*d2loss)(double z, double y);
+    double (*d2loss)(double z, double y, double eps);
     /**
      * -phi_i*(-alpha) = inf_z (alpha z + c phi(z, y)): the dual loss term of example i,
      * with phi_i = c phi(., y). -INFINITY outside the domain (see dual_bounds).
      * With beta = alpha y: logistic c H(beta/c) (H the binary entropy in nats, 0 at the
-     * ends); hinge beta; squared hinge beta - beta^2/(4c); squared alpha y - alpha^2/(2c).
+     * ends); hinge beta; squared hinge beta - beta^2/(4c); squared alpha y - alpha^2/(2c);
+     * svr alpha y - eps |alpha|; sqsvr alpha y - eps |alpha| - alpha^2/(4c).
      */
-    double (*neg_conj)(double alpha, double y, double c);
+    double (*neg_conj)(double alpha, double y, double c, double eps);
     /** The closed domain of alpha: [*lo_p, *hi_p], possibly infinite ends. Logistic:
      *  alpha y in [0, c] (the dual step keeps it in the open interval). */
     void   (*dual_bounds)(double y, double c, double *lo_p, double *hi_p);
@@ -108,7 +113,7 @@ typedef struct st_glm_model {
      * (for logistic it is strictly inside the domain; alpha + delta may round onto a
      * bound). NULL for primal models. Never NaN for finite arguments.
      */
-    double (*dual_step)(double y, double c, double z, double q, double *alpha_p);
+    double (*dual_step)(double y, double c, double z, double q, double eps, double *alpha_p);
     /** The prediction link: sigmoid(z) = P(y = +1) for the logistic models (stable for
      *  any finite z), z itself (the score; sign(z) is the class) for the others. */
     double (*link)(double z);
@@ -123,14 +128,14 @@ const st_glm_model_t *st_glm_model_get(st_glm_model_kind_t kind);
 
 /**
  * Look a model up by its CLI name (case-insensitive): logistic, svm, sqsvm, ridge,
- * lasso, l1-logistic, elastic-net, l1-sqsvm.
+ * lasso, l1-logistic, elastic-net, l1-sqsvm, svr, sqsvr.
  * @return the model, or NULL with a message naming the accepted names in @a err
  *         (when @a err is not NULL and @a errlen > 0).
  */
 const st_glm_model_t *st_glm_model_lookup(const char *name, char *err, size_t errlen);
 
-/** @return "logistic, svm, sqsvm, ridge, lasso, l1-logistic, elastic-net, l1-sqsvm"
- *  (static). */
+/** @return "logistic, svm, sqsvm, ridge, lasso, l1-logistic, elastic-net, l1-sqsvm, svr,
+ *  sqsvr" (static). */
 const char *st_glm_model_names(void);
 
 /**
@@ -140,10 +145,12 @@ const char *st_glm_model_names(void);
 double st_glm_model_eta(const st_glm_model_t *model, double eta_param);
 
 /**
- * Check lambda (finite, > 0) and, for the elastic net, eta (in [0, 1]).
+ * Check lambda (finite, > 0), for the elastic net eta (in [0, 1]) and for the SVR
+ * models eps (finite, >= 0).
  * @return NULL when valid, else a static message (LIBLINEAR's check_parameter).
  */
-const char *st_glm_model_check(const st_glm_model_t *model, double lambda, double eta_param);
+const char *st_glm_model_check(const st_glm_model_t *model, double lambda, double eta_param,
+                               double eps);
 
 /* The dual step of @a model as the GPU kernel numbers it (ST_GLM_STEP_* of
  * st_glm_steps.h), or -1 for a primal model. */
@@ -304,20 +311,22 @@ typedef struct {
 } st_glm_objectives_t;
 
 /** @return sum_i c_i phi(z_i, y_i) over the n given examples (@a c NULL: all 1).
- *  A partial sum: ranks add theirs. */
+ *  A partial sum: ranks add theirs. @a eps: the SVR models' (the others ignore it), as
+ *  in every sum below. */
 double st_glm_loss_sum(const st_glm_model_t *model, int64_t n, const double *z,
-                       const double *y, const double *c);
+                       const double *y, const double *c, double eps);
 
 /** @return sum_i c_i (phi(z_i + t dz_i, y_i) - phi(z_i, y_i)) over the n given examples
  *  (@a c NULL: all 1), each term by the model's loss_diff: a line search's trial step
  *  t along the margins' change dz. */
 double st_glm_loss_diff_sum(const st_glm_model_t *model, int64_t n, const double *z,
-                            double t, const double *dz, const double *y, const double *c);
+                            double t, const double *dz, const double *y, const double *c,
+                            double eps);
 
 /** @return sum_i -phi_i*(-alpha_i) over the n given examples (-INFINITY if one alpha is
  *  outside its domain). A partial sum. */
 double st_glm_neg_conj_sum(const st_glm_model_t *model, int64_t n, const double *alpha,
-                           const double *y, const double *c);
+                           const double *y, const double *c, double eps);
 
 /**
  * @return sum_i -phi_i*(-alpha_i) at the primal-dual point alpha_i = -c_i phi'(z_i, y_i)
@@ -325,14 +334,15 @@ double st_glm_neg_conj_sum(const st_glm_model_t *model, int64_t n, const double 
  *         loss term of the L1 models' certificate.
  */
 double st_glm_grad_conj_sum(const st_glm_model_t *model, int64_t n, const double *z,
-                            const double *y, const double *c, double scale);
+                            const double *y, const double *c, double scale, double eps);
 
 /**
  * @return sum_i [c_i phi(z_i) + phi_i*(-alpha_i) + alpha_i z_i] >= 0: the duality gap of
  *         the L2 models split by example (MODELS.md 2.3), exact when z = X w(alpha).
  */
 double st_glm_dual_gap_sum(const st_glm_model_t *model, int64_t n, const double *z,
-                           const double *alpha, const double *y, const double *c);
+                           const double *alpha, const double *y, const double *c,
+                           double eps);
 
 /**
  * L2 (dual) models: P(w), D(alpha) and the gap from global sums, w = w(alpha):
@@ -411,6 +421,7 @@ typedef struct {
     double   tol;        /**< stop when gap <= tol |P(w)| (0: run max_epochs) */
     int      shuffle;    /**< SDCA order: 1 a fresh random permutation per epoch, 0 cyclic */
     uint64_t seed;       /**< of the permutations */
+    double   eps;        /**< the SVR models' insensitive zone, >= 0; ignored by others */
 } st_glm_serial_params_t;
 
 /**

@@ -54,7 +54,7 @@ const char *st_glm_serial_check(const st_glm_model_t *model,
     if (model == NULL || prob == NULL || params == NULL) {
         return "NULL model, problem or parameters";
     }
-    msg = st_glm_model_check(model, params->lambda, params->eta);
+    msg = st_glm_model_check(model, params->lambda, params->eta, params->eps);
     if (msg != NULL) {
         return msg;
     }
@@ -219,8 +219,8 @@ static uint64_t st_glm_serial_rand(uint64_t *state)
 
 /* w = w(alpha) = (1/(lambda n)) sum_i alpha_i x_i, recomputed; then the objectives */
 static void st_glm_serial_dual_eval(const st_glm_model_t *model, const st_glm_serial_data_t *data,
-                                    double lambda, const double *alpha, double *w, double *z,
-                                    st_glm_objectives_t *obj)
+                                    double lambda, double eps, const double *alpha, double *w,
+                                    double *z, st_glm_objectives_t *obj)
 {
     double scale = 1.0 / (lambda * (double)data->n), sq = 0.0;
     int64_t i, j, k;
@@ -236,8 +236,8 @@ static void st_glm_serial_dual_eval(const st_glm_model_t *model, const st_glm_se
         sq   += w[j] * w[j];
     }
     st_glm_serial_margins(data, w, z);
-    st_glm_dual_objectives(st_glm_loss_sum(model, data->n, z, data->y, data->c),
-                           st_glm_neg_conj_sum(model, data->n, alpha, data->y, data->c), sq,
+    st_glm_dual_objectives(st_glm_loss_sum(model, data->n, z, data->y, data->c, eps),
+                           st_glm_neg_conj_sum(model, data->n, alpha, data->y, data->c, eps), sq,
                            data->n, lambda, obj);
 }
 
@@ -270,7 +270,7 @@ static st_status_t st_glm_serial_dual(const st_glm_model_t *model,
         perm[i]  = i;
         alpha[i] = 0.0;
     }
-    st_glm_serial_dual_eval(model, data, params->lambda, alpha, w, z, &obj);
+    st_glm_serial_dual_eval(model, data, params->lambda, params->eps, alpha, w, z, &obj);
     if (trace != NULL) {
         trace[0] = obj;
     }
@@ -290,14 +290,14 @@ static st_status_t st_glm_serial_dual(const st_glm_model_t *model,
             i     = perm[t];
             zi    = st_glm_serial_row_dot(data, i, w);
             delta = model->dual_step(data->y[i], st_glm_serial_weight(data, i), zi, q[i],
-                                     &alpha[i]);
+                                     params->eps, &alpha[i]);
             if (delta != 0.0) {
                 for (k = data->rp[i]; k < data->rp[i + 1]; k++) {
                     w[data->ci[k]] += delta * scale * data->v[k];
                 }
             }
         }
-        st_glm_serial_dual_eval(model, data, params->lambda, alpha, w, z, &obj);
+        st_glm_serial_dual_eval(model, data, params->lambda, params->eps, alpha, w, z, &obj);
         if (trace != NULL) {
             trace[epoch] = obj;
         }
@@ -326,7 +326,7 @@ static void st_glm_serial_primal_eval(const st_glm_model_t *model,
     memset(grad, 0, (size_t)data->d * sizeof(double));
     for (i = 0; i < data->n; i++) {
         z[i] = st_glm_serial_row_dot(data, i, w);
-        u    = st_glm_serial_weight(data, i) * model->dloss(z[i], data->y[i]) /
+        u    = st_glm_serial_weight(data, i) * model->dloss(z[i], data->y[i], 0.0) /
                (double)data->n;
         for (k = data->rp[i]; k < data->rp[i + 1]; k++) {
             grad[data->ci[k]] += u * data->v[k];
@@ -334,10 +334,10 @@ static void st_glm_serial_primal_eval(const st_glm_model_t *model,
     }
     st_glm_reg_sums(data->d, w, grad, lambda, eta, &sums);
     scale = st_glm_dual_scale(&sums, lambda, eta);
-    st_glm_primal_objectives(st_glm_loss_sum(model, data->n, z, data->y, data->c),
-                             st_glm_grad_conj_sum(model, data->n, z, data->y, data->c, 1.0),
+    st_glm_primal_objectives(st_glm_loss_sum(model, data->n, z, data->y, data->c, 0.0),
+                             st_glm_grad_conj_sum(model, data->n, z, data->y, data->c, 1.0, 0.0),
                              (scale < 1.0) ? st_glm_grad_conj_sum(model, data->n, z, data->y,
-                                                                  data->c, scale) : 0.0,
+                                                                  data->c, scale, 0.0) : 0.0,
                              &sums, data->n, lambda, eta, 0.0, obj);
 }
 
@@ -426,7 +426,7 @@ static void st_glm_serial_glmnet(const st_glm_model_t *model, const st_glm_seria
     int s;
 
     for (i = 0; i < data->n; i++) {
-        ws->dd[i] = st_glm_serial_weight(data, i) * model->d2loss(z[i], data->y[i]) /
+        ws->dd[i] = st_glm_serial_weight(data, i) * model->d2loss(z[i], data->y[i], 0.0) /
                     (double)data->n;
         ws->xd[i] = 0.0;
     }
@@ -441,7 +441,7 @@ static void st_glm_serial_glmnet(const st_glm_model_t *model, const st_glm_seria
         return;   /* no descent left in the model */
     }
     for (t = 1.0, s = 0; s < ST_GLM_MAX_HALVINGS; s++, t *= ST_GLM_ARMIJO_SHRINK) {
-        diff  = st_glm_loss_diff_sum(model, data->n, z, t, ws->xd, data->y, data->c);
+        diff  = st_glm_loss_diff_sum(model, data->n, z, t, ws->xd, data->y, data->c, 0.0);
         diff /= (double)data->n;
         for (a = 0; a < nact; a++) {
             j     = ws->act[a];
@@ -551,7 +551,7 @@ static st_status_t st_glm_serial_primal(const st_glm_model_t *model,
     *epochs = epoch - 1;
     for (i = 0; alpha != NULL && i < data->n; i++) {
         ci       = st_glm_serial_weight(data, i);
-        alpha[i] = -ci * model->dloss(z[i], data->y[i]);
+        alpha[i] = -ci * model->dloss(z[i], data->y[i], 0.0);
     }
 out:
     free(z);

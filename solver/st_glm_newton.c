@@ -625,8 +625,9 @@ static int st_glm_newton_cg(st_glm_newton_t *nt)
 {
     double zr, zr_new, qhq, alpha, beta, cur = 0, next, dots[ST_GLM_CG_DOTS];
     double t0 = st_glm_now(), hv0 = nt->secs[ST_GLM_NEWTON_T_HV];
-    const double eta = (nt->rows.step == ST_GLM_STEP_SQHINGE) ? ST_GLM_NEWTON_CG_ETA_SQ
-                                                              : ST_GLM_NEWTON_CG_ETA;
+    const double eta = (nt->rows.step == ST_GLM_STEP_SQHINGE ||
+                        nt->rows.step == ST_GLM_STEP_SQSVR) ? ST_GLM_NEWTON_CG_ETA_SQ
+                                                            : ST_GLM_NEWTON_CG_ETA;
     int steps;
 
     st_glm_newton_sweep(nt, ST_GLM_CG_INIT, 0, &zr);
@@ -701,9 +702,9 @@ static int st_glm_newton_gpu_open(st_glm_newton_t *nt, const st_glm_model_t *los
     }
     /* (one row in flight: the coordinate descent's curvature bounds are not needed; the
        rows in GPU memory with the method's arrays, or a refusal) */
-    ok = (st_glm_gpu_open(data, nt->c, nt->xs, st_glm_model_step(loss), nt->bias, nt->d,
-                          nt->d_all, param->gpu_mem, 1, param->threads, 1, comm, &nt->gpu, msg,
-                          msg_len) == 0);
+    ok = (st_glm_gpu_open(data, nt->c, nt->xs, st_glm_model_step(loss), nt->rows.eps, nt->bias,
+                          nt->d, nt->d_all, param->gpu_mem, 1, param->threads, 1, comm,
+                          &nt->gpu, msg, msg_len) == 0);
     if (!st_glm_agree(comm, ok)) {
         if (ok) {
             st_glm_msg(msg, msg_len, "--gpu: the GPU could not start on another rank");
@@ -789,7 +790,8 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
     nt.rowsum = rows + 5 * ST_MAX(m, 1);
     nt.rows   = (st_glm_rows_args_t){.y = data->y, .c = c, .xs = nt.xs, .z = nt.z, .dd = nt.dd,
                                      .ga = rows + 4 * m, .part = nt.rowsum, .m = m,
-                                     .step = st_glm_model_step(loss)};
+                                     .step = st_glm_model_step(loss),
+                                     .eps = st_glm_model_eps(loss, param)};
     w     = mem;
     g     = w + d_all;
     pre   = g + d_all;
@@ -915,7 +917,7 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
         }
         nt.v = w;
         st_glm_newton_run(&nt, ST_GLM_NEWTON_XV, 0);
-        ctx.p0 = st_glm_primal_zero(loss, data, c, comm);
+        ctx.p0 = st_glm_primal_zero(loss, data, c, nt.rows.eps, comm);
     }
     st_glm_newton_point(&nt, w, warm ? 1.0 : 0.0, g, pre, &f, &obj);
     ctx.info.primal    = obj.primal;

@@ -29,6 +29,8 @@
 #define ST_GLM_STEP_HINGE    1
 #define ST_GLM_STEP_SQHINGE  2
 #define ST_GLM_STEP_SQUARED  3
+#define ST_GLM_STEP_SVR      4   /* epsilon-insensitive (L1-loss SVR) */
+#define ST_GLM_STEP_SQSVR    5   /* squared epsilon-insensitive (L2-loss SVR) */
 
 /* logistic dual Newton: iteration cap and the relative step that ends it */
 #define ST_GLM_NEWTON_MAX_ITERS 100
@@ -273,11 +275,53 @@ ST_GLM_HD double st_glm_squared_step(double y, double c, double z, double q, dou
     return *alpha_p - old;
 }
 
-/* the step of model @a step (ST_GLM_STEP_*) */
+/* sign(t) max(0, |t| - e): soft thresholding */
+ST_GLM_HD double st_glm_soft(double t, double e)
+{
+    return (t > e) ? t - e : ((t < -e) ? t + e : 0.0);
+}
+
+/* The SVR models' -phi*(-a) = a y - eps |a| (- a^2/(4c) squared): with t = y - z + q
+ * alpha, max_a a t - eps |a| - (q/2 + [1/(4c)]) a^2 is a = S(t, eps) / (q [+ 1/(2c)]),
+ * clipped to [-c, c] for the L1 loss (MODELS.md 3.4). */
+ST_GLM_HD double st_glm_svr_step(double y, double c, double z, double q, double eps,
+                                 double *alpha_p)
+{
+    double old = *alpha_p, d = y - z, anew;
+
+    if (q > 0.0) {
+        anew = st_glm_clamp(st_glm_soft(d + q * old, eps) / q, -c, c);
+    } else if (d > eps) {   /* linear: a bound, or anything on a flat side */
+        anew = c;
+    } else if (d < -eps) {
+        anew = -c;
+    } else {
+        anew = (d == eps) ? st_glm_clamp(old, 0.0, c)
+                          : ((d == -eps) ? st_glm_clamp(old, -c, 0.0) : 0.0);
+    }
+    *alpha_p = anew;
+    return anew - old;
+}
+
+ST_GLM_HD double st_glm_sqsvr_step(double y, double c, double z, double q, double eps,
+                                   double *alpha_p)
+{
+    double old = *alpha_p, anew;
+
+    anew     = st_glm_soft(y - z + q * old, eps) / (q + 1.0 / (2.0 * c));
+    *alpha_p = anew;
+    return anew - old;
+}
+
+/* the step of model @a step (ST_GLM_STEP_*); @a eps: the SVR models' epsilon */
 ST_GLM_HD double st_glm_dual_step_of(int step, double y, double c, double z, double q,
-                                     double *alpha_p)
+                                     double eps, double *alpha_p)
 {
     switch (step) {
+    case ST_GLM_STEP_SVR:
+        return st_glm_svr_step(y, c, z, q, eps, alpha_p);
+    case ST_GLM_STEP_SQSVR:
+        return st_glm_sqsvr_step(y, c, z, q, eps, alpha_p);
     case ST_GLM_STEP_LOGISTIC:
         return st_glm_logistic_step(y, c, z, q, alpha_p);
     case ST_GLM_STEP_HINGE:

@@ -1,8 +1,8 @@
 /*
  * Training: stochastic dual coordinate ascent on each rank, CoCoA+ across ranks.
  *
- * The L2-regularized models (logistic, svm, sqsvm, ridge) are solved in the dual
- * (solver/MODELS.md 2-3):
+ * The L2-regularized models (logistic, svm, sqsvm, ridge, svr, sqsvr) are solved in the
+ * dual (solver/MODELS.md 2-3):
  *
  *     max_alpha D(alpha) = (1/n) sum_i -phi_i*(-alpha_i) - (lambda/2) ||w(alpha)||^2,
  *     w(alpha) = v / (lambda n),  v = sum_i alpha_i x_i.
@@ -200,6 +200,7 @@ ST_EXPORT void strata_glm_param_default(strata_glm_param_t *param)
     param->weight_neg   = 1;
     param->seed         = 1;
     param->method       = STRATA_GLM_METHOD_AUTO;
+    param->epsilon      = 0.1;
 }
 
 /* Why the primal methods (lbfgs, newton: @a name) cannot train @a loss with @a param,
@@ -211,7 +212,7 @@ static const char *st_glm_primal_refusal(const st_glm_model_t *loss,
 
     if (loss->form != ST_GLM_FORM_DUAL || !isfinite(loss->smoothness)) {
         snprintf(why, sizeof(why), "method %s needs a smooth L2 model (logistic, sqsvm, "
-                 "ridge)", name);
+                 "ridge, sqsvr)", name);
         return why;
     }
     if (param->checkpoint_every > 0 || param->resume || param->hierarchical) {
@@ -246,7 +247,7 @@ ST_EXPORT const char *strata_glm_check_param(const strata_glm_param_t *param)
     if (model == NULL) {
         return err;
     }
-    if ((why = st_glm_model_check(model, param->lambda, param->eta)) != NULL) {
+    if ((why = st_glm_model_check(model, param->lambda, param->eta, param->epsilon)) != NULL) {
         return why;
     }
     if (!(param->tol >= 0) || !isfinite(param->tol)) {
@@ -291,13 +292,14 @@ ST_EXPORT const char *strata_glm_check_param(const strata_glm_param_t *param)
     }
     if (param->hierarchical && model->form != ST_GLM_FORM_DUAL) {
         return "hierarchical (--hierarchical) applies to the dual models (logistic, svm, sqsvm, "
-               "ridge)";
+               "ridge, svr, sqsvr)";
     }
     if (param->gpu != 0 && param->gpu != 1) {
         return "gpu must be 0 or 1";
     }
     if (param->gpu && model->form != ST_GLM_FORM_DUAL) {
-        return "gpu (--gpu) applies to the dual models (logistic, svm, sqsvm, ridge)";
+        return "gpu (--gpu) applies to the dual models (logistic, svm, sqsvm, ridge, svr, "
+               "sqsvr)";
     }
     if (param->gpu_mem < 0) {
         return "gpu_mem (--gpu-mem) must be >= 0 (0: the GPU's free memory)";
@@ -690,6 +692,7 @@ struct st_glm_trainer {
     int64_t               d_all;   /* d, + 1 with a bias feature */
     double                bias;
     double                lambda, scale;  /* scale = sigma' / (lambda n) */
+    double                eps;     /* the SVR models' epsilon (0 for the others) */
     double               *alpha, *c, *sqnorm;
     int64_t              *perm;    /* the workers' row orders, one after the other;
                                       * shared: one order of all the rows */
@@ -912,7 +915,7 @@ static inline __attribute__((always_inline)) void st_glm_sdca_rows(st_glm_worker
         i     = order[j];
         z     = st_glm_dot(tr, i, wk->u, shared, shared ? wk->hot : NULL);
         q     = tr->scale * tr->sqnorm[i];
-        delta = tr->loss->dual_step(y[i], tr->c[i], z, q, &tr->alpha[i]);
+        delta = tr->loss->dual_step(y[i], tr->c[i], z, q, tr->eps, &tr->alpha[i]);
         if (delta != 0) {
             st_glm_axpy(tr, i, tr->scale * delta, wk->u, shared, shared ? wk->hot : NULL);
         }
@@ -1108,8 +1111,8 @@ static void st_glm_gap_pass(st_glm_worker_t *wk)
     for (i = wk->lo; i < wk->hi; i++) {
         loss += tr->c[i] * tr->loss->loss(tr->z != NULL ? tr->z[i]
                                                        : st_glm_dot(tr, i, tr->w, 0, NULL),
-                                          y[i]);
-        conj += tr->loss->neg_conj(tr->alpha[i], y[i], tr->c[i]);
+                                          y[i], tr->eps);
+        conj += tr->loss->neg_conj(tr->alpha[i], y[i], tr->c[i], tr->eps);
     }
     wk->sums[0] = loss;
     wk->sums[1] = conj;
@@ -1127,13 +1130,13 @@ int st_glm_converged(const st_glm_round_ctx_t *ctx, const st_glm_objectives_t *o
 }
 
 double st_glm_primal_zero(const st_glm_model_t *loss, const st_glm_data_t *data,
-                          const double *c, MPI_Comm comm)
+                          const double *c, double eps, MPI_Comm comm)
 {
     double sum = 0.0;
     int64_t i;
 
     for (i = 0; i < data->n_rows; i++) {
-        sum += c[i] * loss->loss(0.0, data->y[i]);
+        sum += c[i] * loss->loss(0.0, data->y[i], eps);
     }
     st_glm_allreduce(comm, &sum, 1, MPI_DOUBLE, MPI_SUM);
     return sum / (double)data->n_rows_global;
@@ -1611,6 +1614,7 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
     tr.bias         = param->bias;
     tr.d_all        = data->n_cols + (param->bias > 0);
     tr.lambda       = param->lambda;
+    tr.eps          = st_glm_model_eps(loss, param);
     tr.local_epochs = param->local_epochs;
     tr.nworkers     = (int)ST_MAX(1, ST_MIN((int64_t)param->threads, ST_MAX(m, 1)));
     tr.shared       = (param->thread_mode == STRATA_GLM_THREADS_SHARED && tr.nworkers > 1 &&
@@ -1743,9 +1747,9 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
         tr.c[i] = st_glm_example_weight(loss, param, data->y[i]);
     }
     if (param->gpu) {   /* the rank's rows go to its GPU (one worker) */
-        ok = (st_glm_gpu_open(tr.data, tr.c, tr.sqnorm, st_glm_model_step(loss), tr.bias, tr.d,
-                              tr.d_all, param->gpu_mem, param->gpu_rows, param->threads, 0,
-                              comm, &tr.gpu, msg, msg_len) == 0);
+        ok = (st_glm_gpu_open(tr.data, tr.c, tr.sqnorm, st_glm_model_step(loss), tr.eps,
+                              tr.bias, tr.d, tr.d_all, param->gpu_mem, param->gpu_rows,
+                              param->threads, 0, comm, &tr.gpu, msg, msg_len) == 0);
         if (!st_glm_agree(comm, ok)) {
             if (ok) {
                 st_glm_msg(msg, msg_len, "--gpu: the GPU solver could not start on another "
@@ -2018,7 +2022,7 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
         double sum = 0;
 
         for (i = 0; i < n; i++) {
-            sum += c[i] * loss->loss(0.0, data->y[i]);
+            sum += c[i] * loss->loss(0.0, data->y[i], 0.0);   /* an L1 model */
         }
         model->info.rounds    = sc.done;
         model->info.primal    = sum / (double)n;

@@ -320,7 +320,7 @@ static void st_glm_primal_gradient(st_glm_primal_t *pt)
     int64_t i, j;
 
     for (i = 0; i < pt->n; i++) {
-        pt->gz[i] = pt->c[i] * pt->loss->dloss(pt->z[i], pt->y[i]) * inv_n;
+        pt->gz[i] = pt->c[i] * pt->loss->dloss(pt->z[i], pt->y[i], 0.0) * inv_n;
     }
     for (j = 0; j < pt->nloc; j++) {
         pt->grad[j] = st_glm_gather_dot(pt->ri, pt->cv, pt->cp[j], pt->cp[j + 1], pt->gz, NULL);
@@ -432,7 +432,7 @@ static void st_glm_primal_pn(st_glm_primal_t *pt, st_glm_pn_t *pn, double lambda
     tau[ST_GLM_PN_TAUS - 1] = 1.0 / (double)pt->nranks;
 
     for (i = 0; i < n; i++) {
-        pn->dd[i] = pt->c[i] * pt->loss->d2loss(pt->z[i], pt->y[i]) * inv_n;
+        pn->dd[i] = pt->c[i] * pt->loss->d2loss(pt->z[i], pt->y[i], 0.0) * inv_n;
         pt->dz[i] = 0.0;   /* X d of all blocks */
     }
     nact = st_glm_prox_newton_setup(&X, pn->dd, pt->grad, pt->w, lambda, eta, pn->dir,
@@ -522,7 +522,7 @@ static void st_glm_primal_pn(st_glm_primal_t *pt, st_glm_pn_t *pn, double lambda
        sum's last bits, and so its sign near 0, may differ by rank) */
     s = (pn->reg[ST_GLM_PN_TRIALS] < 0.0) ? 0 : ST_GLM_PN_TRIALS;
     for (t = 1.0; s < ST_GLM_PN_TRIALS; s++, t *= ST_GLM_ARMIJO_SHRINK) {
-        diff = st_glm_loss_diff_sum(pt->loss, pt->n, pt->z, t, pt->dz, pt->y, pt->c);
+        diff = st_glm_loss_diff_sum(pt->loss, pt->n, pt->z, t, pt->dz, pt->y, pt->c, 0.0);
         if (diff * inv_n + pn->reg[s] <= ST_GLM_ARMIJO_SIGMA * t * pn->reg[ST_GLM_PN_TRIALS]) {
             break;
         }
@@ -563,11 +563,11 @@ static void st_glm_primal_certificate(st_glm_primal_t *pt, MPI_Comm comm, double
     scale   = st_glm_dual_scale(&reg, lambda, eta);
     sums[0] = reg.reg;
     sums[1] = reg.conj;
-    sums[2] = st_glm_loss_sum(pt->loss, hi - lo, pt->z + lo, pt->y + lo, pt->c + lo);
+    sums[2] = st_glm_loss_sum(pt->loss, hi - lo, pt->z + lo, pt->y + lo, pt->c + lo, 0.0);
     sums[3] = st_glm_grad_conj_sum(pt->loss, hi - lo, pt->z + lo, pt->y + lo, pt->c + lo,
-                                   1.0);
+                                   1.0, 0.0);
     sums[4] = (scale < 1.0) ? st_glm_grad_conj_sum(pt->loss, hi - lo, pt->z + lo, pt->y + lo,
-                                                   pt->c + lo, scale) : 0.0;
+                                                   pt->c + lo, scale, 0.0) : 0.0;
     st_glm_allreduce(comm, sums, 5, MPI_DOUBLE, MPI_SUM);
     reg.reg  = sums[0];
     reg.conj = sums[1];

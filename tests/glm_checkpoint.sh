@@ -322,4 +322,21 @@ mkfifo "$dir/fifo.ckpt"
 expect 1 "resume from a named pipe" tools/strata-train -q --resume --checkpoint \
     "$dir/fifo.ckpt" "$dir/s1.svm" "$dir/f.model"
 contains "resume from a named pipe named" "fifo.ckpt: not a checkpoint: not a regular file"
+# the SVR models' epsilon steers the steps: a run resumed with another is refused, with
+# the same one it ends where the uninterrupted run does
+tools/strata-gen regression --rows 600 --cols 12 --seed 8 -q "$dir/svr.svm" ||
+    { echo "FAIL: strata-gen regression"; exit 1; }
+svr="tools/strata-train -q -s sqsvr --method cd --epsilon 0.2 -e 0 -l 1e-3"
+expect 0 "sqsvr, 20 rounds" $svr -r 20 "$dir/svr.svm" "$dir/svr-full.model"
+expect 0 "sqsvr, 10 rounds, checkpoint" $svr -r 10 --checkpoint-every 5 \
+    --checkpoint "$dir/svr.ckpt" "$dir/svr.svm" "$dir/svr-half.model"
+expect 1 "sqsvr resumed with another epsilon" tools/strata-train -q -s sqsvr --method cd \
+    --epsilon 0.3 -e 0 -l 1e-3 -r 20 --resume --checkpoint "$dir/svr.ckpt" "$dir/svr.svm" \
+    "$dir/svr-x.model"
+contains "sqsvr resumed with another epsilon: named" \
+    "eta (svr, sqsvr: epsilon) 0.2 (this run: 0.3)"
+expect 0 "sqsvr resumed to 20 rounds" $svr -r 20 --resume --checkpoint "$dir/svr.ckpt" \
+    "$dir/svr.svm" "$dir/svr-resumed.model"
+cmp -s "$dir/svr-full.model" "$dir/svr-resumed.model" ||
+    { echo "FAIL: sqsvr: the resumed run's model differs from the uninterrupted one"; fail=1; }
 exit $fail

@@ -65,6 +65,8 @@ same_model "logistic, 2 ranks, columns relabelled" 2 -s logistic -l 1e-3 -r 25 -
 same_model "svm, 2 ranks, bias" 2 -s svm -l 1e-3 -r 25 -e 0 -B 1 "$dir/c32.bin"
 same_model "sqsvm, 2 ranks, 2 epochs" 2 -s sqsvm -l 1e-3 -r 15 -e 0 -E 2 "$dir/c32.bin"
 same_model "ridge, 2 ranks" 2 -s ridge -l 1e-2 -r 25 -e 0 "$dir/r32.bin"
+same_model "svr, 2 ranks" 2 -s svr -l 1e-2 -r 25 -e 0 --epsilon 0.2 "$dir/r32.bin"
+same_model "sqsvr, 2 ranks" 2 -s sqsvr -l 1e-2 -r 25 -e 0 --epsilon 0.2 "$dir/r32.bin"
 same_model "logistic, class weights" 2 -s logistic -l 1e-3 -r 10 -e 0 --weight-pos 3 \
     "$dir/c32.bin"
 

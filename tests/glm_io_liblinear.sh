@@ -126,39 +126,52 @@ for s in 0 3 1 6 7 2 5; do
         esac
     done
 done
-for s in 11 12; do
+for s in 11 12 13; do
     for B in -1 0.5; do
         run "liblinear-train -s $s -B $B" liblinear-train -q -s $s -B $B -p 0 \
             "$dir/train.reg" "$dir/ll.model" || continue
         compare "-s $s -B $B" "$dir/ll.model" "$dir/test.reg"
-        if [ $s -eq 11 ]; then
-            same "-s $s -B $B: Strata's file" "$dir/strata.model" "$dir/ll.model"
-        fi
+        # -s 11 is read as ridge (its problem at -p 0), 12 and 13 as sqsvr and svr: each
+        # written back under LIBLINEAR's name
+        same "-s $s -B $B: Strata's file" "$dir/strata.model" "$dir/ll.model"
     done
 done
 
 # strata-train on LIBLINEAR's command line (-s N, -c C or LIBLINEAR's default C = 1,
 # -B 1): the weights liblinear-train finds, within 1e-5 of the largest (the same
 # objective, lambda = 1/(C n)), and the same header but for solver_type (Strata's
-# name of the model: -s 2 writes L2R_L2LOSS_SVC_DUAL). C = 0.05 for LIBLINEAR's dual
-# solvers (-s 1, 3): at C = 1 they stop at their 1000 iterations 1% short here
-for spec in "0" "2" "6" "7" "0 -c 0.05" "1 -c 0.05" "2 -c 0.05" "3 -c 0.05" "6 -c 4" \
-    "7 -c 4" "5" "5 -c 4"; do
+# name of the model: -s 2 writes L2R_L2LOSS_SVC_DUAL).
+# same_weights SPEC DATA WEIGHTS: both tools' models of DATA under -s SPEC
+same_weights() {
+    spec=$1 data=$2 nw=$3
     # shellcheck disable=SC2086
     run "liblinear-train -s $spec" liblinear-train -q -s $spec -e 1e-8 -B 1 \
-        "$dir/train.svm" "$dir/ll.model" || continue
+        "$data" "$dir/ll.model" || return 1
     # shellcheck disable=SC2086
     run "strata-train -s $spec" tools/strata-train -q -s $spec -e 1e-12 -r 100000 -B 1 \
-        "$dir/train.svm" "$dir/st.model" || continue
+        "$data" "$dir/st.model" || return 1
     sed -n '2,5p' "$dir/ll.model" >"$dir/ll.head"
     sed -n '2,5p' "$dir/st.model" >"$dir/st.head"
     same "-s $spec: the header" "$dir/st.head" "$dir/ll.head"
-    awk 'FNR == 1 { f++ } /^w$/ { w[f] = 1; i = 0; next }
+    awk -v nw="$nw" 'FNR == 1 { f++ } /^w$/ { w[f] = 1; i = 0; next }
          w[f] { if (f == 1) a[i++] = $1; else { d = $1 - a[i]; x = a[i++]
                 if (d < 0) d = -d; if (x < 0) x = -x; if (d > m) m = d; if (x > big) big = x } }
-         END { exit !(i == 16 && m <= 1e-5 * big) }' "$dir/ll.model" "$dir/st.model" ||
+         END { exit !(i == nw && m <= 1e-5 * big) }' "$dir/ll.model" "$dir/st.model" ||
         { echo "FAIL: -s $spec: Strata's weights are not LIBLINEAR's:"
-          paste "$dir/ll.model" "$dir/st.model" | tail -16; fail=1; }
+          paste "$dir/ll.model" "$dir/st.model" | tail -"$nw"; fail=1; }
+}
+# C = 0.05 for LIBLINEAR's dual solvers (-s 1, 3): at C = 1 they stop at their 1000
+# iterations 1% short here
+for spec in "0" "2" "6" "7" "0 -c 0.05" "1 -c 0.05" "2 -c 0.05" "3 -c 0.05" "6 -c 4" \
+    "7 -c 4" "5" "5 -c 4"; do
+    same_weights "$spec" "$dir/train.svm" 16
+done
+# support vector regression (-s 11 and 12: sqsvr, 13: svr), LIBLINEAR's -p its epsilon
+# (default 0.1 in both); C = 0.05 for -s 13, whose dual solver stops at its 1000
+# iterations short of the optimum at C = 1; and each model in both predicts
+for spec in "11" "12" "11 -p 0.5 -c 4" "12 -p 0" "13 -c 0.05" "13 -p 0.3 -c 0.02"; do
+    same_weights "$spec" "$dir/train.reg" 11 &&
+        compare "strata-train -s $spec" "$dir/st.model" "$dir/test.reg"
 done
 
 # "label 0 1": LIBLINEAR keeps the order of first appearance (it swaps only -1/+1, to

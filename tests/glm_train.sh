@@ -129,14 +129,44 @@ expect 0 "-s svm -l 1e-3" tools/strata-train -q -s svm -l 1e-3 -e 0 -r 20 "$dir/
 cmp -s "$dir/mn" "$dir/mm" || { echo "FAIL: -s 3 -l 1e-3 and -s svm -l 1e-3 differ"; fail=1; }
 rm -f "$dir/mn"
 for r in "4:MCSVM_CS:Strata trains more than two classes one against the rest (nearest: -s svm" \
-    "11:L2R_L2LOSS_SVR:nearest: -s ridge, LIBLINEAR's -p 0, with -c twice LIBLINEAR's C" \
-    "12:L2R_L2LOSS_SVR_DUAL:nearest: -s ridge" "13:L2R_L1LOSS_SVR_DUAL:nearest: -s ridge" \
     "21:ONECLASS_SVM:the one-class SVM (outlier detection); Strata has no such model"; do
     n=${r%%:*} r=${r#*:}
     expect 2 "-s $n" tools/strata-train -s "$n" -c 4 "$dir/ll.svm" "$dir/mn"
     contains "-s $n named" "^strata-train: -s $n is LIBLINEAR's ${r%%:*}: .*${r#*:}"
     test ! -e "$dir/mn" || { echo "FAIL: -s $n wrote a model"; fail=1; rm -f "$dir/mn"; }
 done
+# support vector regression: -s 11 and 12 are sqsvr, 13 svr; -p is LIBLINEAR's epsilon
+# with them (--epsilon), --prec otherwise; each checked where it does not apply
+for p in 11:sqsvr 12:sqsvr 13:svr; do
+    n=${p%%:*} m=${p#*:}
+    expect 0 "-s $n -c 4 -p 0.3" tools/strata-train -s "$n" -c 4 -p 0.3 -e 0 -r 20 \
+        "$dir/reg.svm" "$dir/mn"
+    contains "-s $n -c 4: $m named" "^strata-train: $m (LIBLINEAR -s $n, C 4), lambda 0.000125,"
+    expect 0 "-s $m --epsilon 0.3" tools/strata-train -q -s "$m" -c 4 --epsilon 0.3 -e 0 \
+        -r 20 "$dir/reg.svm" "$dir/mm"
+    cmp -s "$dir/mn" "$dir/mm" || { echo "FAIL: -s $n -p 0.3 and -s $m --epsilon 0.3 differ"
+                                   fail=1; }
+    expect 0 "-s $m, epsilon 0.1" tools/strata-train -q -s "$m" -c 4 -e 0 -r 20 \
+        "$dir/reg.svm" "$dir/mm"
+    ! cmp -s "$dir/mn" "$dir/mm" || { echo "FAIL: -s $m: epsilon 0.3 and 0.1 give one model"
+                                     fail=1; }
+done
+expect 0 "-s sqsvr --prec 32 -p 0.2" tools/strata-train -s sqsvr --prec 32 -p 0.2 -e 0 -r 5 \
+    "$dir/reg.svm" "$dir/mn"
+contains "-s sqsvr --prec 32: 32-bit values" "20 features (32-bit values)"
+expect 0 "-s ridge -p 32 (precision)" tools/strata-train -s ridge -p 32 -e 0 -r 5 \
+    "$dir/reg.svm" "$dir/mn"
+contains "-s ridge -p 32: 32-bit values" "20 features (32-bit values)"
+expect 2 "-s ridge --epsilon 0.1" tools/strata-train -s ridge --epsilon 0.1 "$dir/reg.svm" \
+    "$dir/mn"
+contains "-s ridge --epsilon named" "--epsilon applies only to -s svr and sqsvr"
+expect 2 "-s svr -p -1" tools/strata-train -s svr -p -1 "$dir/reg.svm" "$dir/mn"
+contains "-s svr -p -1 named" "epsilon (the SVR models' insensitive zone) must be finite and >= 0"
+expect 2 "-s svr -p and --epsilon" tools/strata-train -s 13 -p 0.1 --epsilon 0.2 \
+    "$dir/reg.svm" "$dir/mn"
+contains "-s svr -p and --epsilon named" "-p and --epsilon both set epsilon"
+expect 2 "-s svr -p x" tools/strata-train -s 13 -p x "$dir/reg.svm" "$dir/mn"
+rm -f "$dir/mn" "$dir/mm"
 for n in 99 -1 8 14 +22; do
     expect 2 "-s $n" tools/strata-train -s "$n" "$dir/ll.svm" "$dir/mn"
     contains "-s $n named" \
@@ -147,7 +177,7 @@ for n in 2x 1.5 0x2 99999999999999999999; do
     contains "-s $n named" "^strata-train: -s '$n' is neither a model name (logistic, .*) nor a"
 done
 expect 0 "--help: the numbers" tools/strata-train --help
-contains "--help: the numbers" "5 l1-sqsvm, 6 l1-logistic"
+contains "--help: the numbers" "11 and 12 sqsvr, 13 svr"
 
 # SDCA's order: a fresh random permutation of the rows each epoch reaches a relative
 # gap of 1e-3 in 41 rounds here; rows visited by fixed groups (buckets of 256, as

@@ -246,6 +246,8 @@ static const t_kind_t t_kinds[] = {
     {"L1R_LR",              "l1-logistic", 1},
     {"STRATA_ELASTIC_NET",  "elastic-net", 0},
     {"L1R_L2LOSS_SVC",      "l1-sqsvm",    1},
+    {"L2R_L1LOSS_SVR_DUAL", "svr",         0},
+    {"L2R_L2LOSS_SVR_DUAL", "sqsvr",       0},
 };
 
 /* A model file in LIBLINEAR's layout, written independently of the library:
@@ -408,7 +410,6 @@ static void t_roundtrip(void)
         } aliases[] = {
             {"L2R_LR_DUAL",         "L2R_LR",              "logistic",    "label 1 -1"},
             {"L2R_L2LOSS_SVC",      "L2R_L2LOSS_SVC_DUAL", "sqsvm",       "label 1 -1"},
-            {"L2R_L2LOSS_SVR_DUAL", "L2R_L2LOSS_SVR",      "ridge",       NULL},
             {"STRATA_L1_LOGISTIC",  "L1R_LR",              "l1-logistic", "label 1 -1"},
         };
         t_buf_t canon;
@@ -507,7 +508,7 @@ static void t_malformed(void)
         {"", 1, "empty file"},
         {"solver_type MCSVM_CS\nnr_class 2\n", 1, "unknown solver_type 'MCSVM_CS'"},
         {"solver_type L2R_LR_X\n", 1, "unknown solver_type 'L2R_LR_X'"},
-        {"solver_type L2R_L1LOSS_SVR_DUAL\n", 1, "unknown solver_type"},
+        {"solver_type ONECLASS_SVM\n", 1, "unknown solver_type"},
         {"solver_type\n", 1, "solver_type needs 1 value"},
         {"solver_type L2R_LR L2R_LR\n", 1, "trailing text after solver_type: 'L2R_LR'"},
         {"solver_type L2R_LR\nnr_class 1\n", 2, "nr_class '1' is not an integer from 2"},

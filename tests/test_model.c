@@ -94,10 +94,23 @@ static const st_glm_model_t *t_model(st_glm_model_kind_t kind)
     return st_glm_model_get(kind);
 }
 
-/* the models' losses, as written here: 0 logistic, 1 hinge, 2 squared hinge, 3 squared */
+/* the SVR models' epsilon in these tests (the others take 0) */
+#define T_EPS 0.3
+
+static double t_eps(const st_glm_model_t *m)
+{
+    return (m->kind == ST_GLM_SVR || m->kind == ST_GLM_SQSVR) ? T_EPS : 0.0;
+}
+
+/* the models' losses, as written here: 0 logistic, 1 hinge, 2 squared hinge, 3 squared,
+ * 4 epsilon-insensitive, 5 its square */
 static int t_loss_of(st_glm_model_kind_t kind)
 {
     switch (kind) {
+    case ST_GLM_SVR:
+        return 4;
+    case ST_GLM_SQSVR:
+        return 5;
     case ST_GLM_LOGISTIC:
     case ST_GLM_L1_LOGISTIC:
         return 0;
@@ -119,7 +132,7 @@ static void t_check_table(void)
 {
     static const char *names[ST_GLM_MODEL_COUNT] = {
         "logistic", "svm", "sqsvm", "ridge", "lasso", "l1-logistic", "elastic-net",
-        "l1-sqsvm"};
+        "l1-sqsvm", "svr", "sqsvr"};
     const st_glm_model_t *m, *l;
     char err[256], upper[32];
     size_t k;
@@ -159,7 +172,7 @@ static void t_check_table(void)
         } else if (m->dual_step != NULL || !(m->eta == 1.0 || m->eta == ST_GLM_ETA_PARAM)) {
             t_fail("%s: primal model with a dual step or eta %g", m->name, m->eta);
         }
-        if (m->classification != (t_loss_of(m->kind) != 3)) {
+        if (m->classification != (t_loss_of(m->kind) < 3)) {
             t_fail("%s: classification %d", m->name, m->classification);
         }
         if ((m->line_search != 0) !=
@@ -183,18 +196,31 @@ static void t_check_table(void)
     }
 
     m = t_model(ST_GLM_ELASTIC_NET);
-    if (st_glm_model_check(m, 0.1, 0.5) != NULL || st_glm_model_check(m, 0.1, 0.0) != NULL ||
-        st_glm_model_check(m, 0.1, 1.0) != NULL || st_glm_model_check(m, 0.1, 1.5) == NULL ||
-        st_glm_model_check(m, 0.1, -0.1) == NULL || st_glm_model_check(m, 0.1, NAN) == NULL ||
-        st_glm_model_check(m, 0.0, 0.5) == NULL || st_glm_model_check(m, -1.0, 0.5) == NULL ||
-        st_glm_model_check(m, INFINITY, 0.5) == NULL || st_glm_model_check(m, NAN, 0.5) == NULL) {
+    if (st_glm_model_check(m, 0.1, 0.5, 0.0) != NULL ||
+        st_glm_model_check(m, 0.1, 0.0, 0.0) != NULL ||
+        st_glm_model_check(m, 0.1, 1.0, 0.0) != NULL ||
+        st_glm_model_check(m, 0.1, 1.5, 0.0) == NULL ||
+        st_glm_model_check(m, 0.1, -0.1, 0.0) == NULL ||
+        st_glm_model_check(m, 0.1, NAN, 0.0) == NULL ||
+        st_glm_model_check(m, 0.0, 0.5, 0.0) == NULL ||
+        st_glm_model_check(m, -1.0, 0.5, 0.0) == NULL ||
+        st_glm_model_check(m, INFINITY, 0.5, 0.0) == NULL ||
+        st_glm_model_check(m, NAN, 0.5, 0.0) == NULL) {
         t_fail("st_glm_model_check(elastic-net) accepts or rejects wrongly");
     }
-    if (st_glm_model_check(t_model(ST_GLM_LASSO), 0.1, 7.0) != NULL ||
+    if (st_glm_model_check(t_model(ST_GLM_LASSO), 0.1, 7.0, 0.0) != NULL ||
         st_glm_model_eta(t_model(ST_GLM_LASSO), 7.0) != 1.0 ||
         st_glm_model_eta(t_model(ST_GLM_LOGISTIC), 7.0) != 0.0 ||
         st_glm_model_eta(m, 0.25) != 0.25) {
         t_fail("eta: the models' own value must win over the parameter outside elastic-net");
+    }
+    if (st_glm_model_check(t_model(ST_GLM_SVR), 0.1, 0.5, 0.0) != NULL ||
+        st_glm_model_check(t_model(ST_GLM_SQSVR), 0.1, 0.5, 2.0) != NULL ||
+        st_glm_model_check(t_model(ST_GLM_SVR), 0.1, 0.5, -0.1) == NULL ||
+        st_glm_model_check(t_model(ST_GLM_SQSVR), 0.1, 0.5, NAN) == NULL ||
+        st_glm_model_check(t_model(ST_GLM_SQSVR), 0.1, 0.5, INFINITY) == NULL ||
+        st_glm_model_check(t_model(ST_GLM_RIDGE), 0.1, 0.5, -1.0) != NULL) {
+        t_fail("st_glm_model_check: the SVR models' epsilon accepted or refused wrongly");
     }
     if (!st_glm_model_label_ok(t_model(ST_GLM_HINGE), -1.0) ||
         st_glm_model_label_ok(t_model(ST_GLM_HINGE), 0.0) ||
@@ -238,20 +264,23 @@ static void t_check_derivatives(void)
                 if ((loss == 1 || loss == 2) && fabs(y * z - 1.0) <= 2.0 * h) {
                     continue;  /* the kink */
                 }
-                an  = m->dloss(z, y);
-                an2 = m->d2loss(z, y);
-                if (!isfinite(m->loss(z, y)) || !isfinite(an) || !isfinite(an2) ||
-                    m->loss(z, y) < 0.0) {
+                if (loss >= 4 && fabs(fabs(z - y) - T_EPS) <= 2.0 * h) {
+                    continue;  /* the kinks at |z - y| = eps */
+                }
+                an  = m->dloss(z, y, t_eps(m));
+                an2 = m->d2loss(z, y, t_eps(m));
+                if (!isfinite(m->loss(z, y, t_eps(m))) || !isfinite(an) || !isfinite(an2) ||
+                    m->loss(z, y, t_eps(m)) < 0.0) {
                     t_fail("%s: phi(%g, %g) = %g, phi' %g, phi'' %g", m->name, z, y,
-                           m->loss(z, y), an, an2);
+                           m->loss(z, y, t_eps(m)), an, an2);
                     continue;
                 }
-                fd = (m->loss(z + h, y) - m->loss(z - h, y)) / (2.0 * h);
+                fd = (m->loss(z + h, y, t_eps(m)) - m->loss(z - h, y, t_eps(m))) / (2.0 * h);
                 if (!t_close(fd, an, 1e-9, 1e-6)) {
                     t_fail("%s: phi'(%g, %g) = %.17g, finite difference %.17g", m->name, z, y,
                            an, fd);
                 }
-                fd = (m->dloss(z + h, y) - m->dloss(z - h, y)) / (2.0 * h);
+                fd = (m->dloss(z + h, y, t_eps(m)) - m->dloss(z - h, y, t_eps(m))) / (2.0 * h);
                 if (!t_close(fd, an2, 1e-9, 1e-6)) {
                     t_fail("%s: phi''(%g, %g) = %.17g, finite difference %.17g", m->name, z, y,
                            an2, fd);
@@ -263,9 +292,10 @@ static void t_check_derivatives(void)
                 /* loss_diff: against the direct difference where that is accurate, and
                    against the second-order expansion where the step is tiny */
                 for (dz = 0.5; dz > 1e-10; dz *= 1e-3) {
-                    diff   = m->loss_diff(z, dz, y);
-                    direct = m->loss(z + dz, y) - m->loss(z, y);
-                    if (dz > 1e-3 && !t_close(diff, direct, 1e-12 * fmax(1.0, m->loss(z, y)),
+                    diff   = m->loss_diff(z, dz, y, t_eps(m));
+                    direct = m->loss(z + dz, y, t_eps(m)) - m->loss(z, y, t_eps(m));
+                    if (dz > 1e-3 &&
+                        !t_close(diff, direct, 1e-12 * fmax(1.0, m->loss(z, y, t_eps(m))),
                                               1e-9)) {
                         t_fail("%s: loss_diff(%g, %g, %g) = %.17g, direct %.17g", m->name, z,
                                dz, y, diff, direct);
@@ -282,25 +312,26 @@ static void t_check_derivatives(void)
 
     /* stable logistic values at the extremes */
     m = t_model(ST_GLM_LOGISTIC);
-    if (m->loss(-1e4, 1.0) != 1e4 || m->loss(1e4, 1.0) != 0.0 ||
-        !t_close(m->loss(0.0, -1.0), log(2.0), 0.0, 1e-15) ||
-        !t_close(m->loss(-40.0, 1.0), 40.0 + exp(-40.0), 0.0, 1e-15) ||
-        !t_close(m->loss(40.0, 1.0), exp(-40.0), 0.0, 1e-14) ||
-        m->dloss(-1e4, 1.0) != -1.0 || m->dloss(1e4, 1.0) != 0.0) {
-        t_fail("logistic loss at the extremes: %g %g %g %g", m->loss(-1e4, 1.0),
-               m->loss(1e4, 1.0), m->loss(40.0, 1.0), m->dloss(-1e4, 1.0));
+    if (m->loss(-1e4, 1.0, 0.0) != 1e4 || m->loss(1e4, 1.0, 0.0) != 0.0 ||
+        !t_close(m->loss(0.0, -1.0, 0.0), log(2.0), 0.0, 1e-15) ||
+        !t_close(m->loss(-40.0, 1.0, 0.0), 40.0 + exp(-40.0), 0.0, 1e-15) ||
+        !t_close(m->loss(40.0, 1.0, 0.0), exp(-40.0), 0.0, 1e-14) ||
+        m->dloss(-1e4, 1.0, 0.0) != -1.0 || m->dloss(1e4, 1.0, 0.0) != 0.0) {
+        t_fail("logistic loss at the extremes: %g %g %g %g", m->loss(-1e4, 1.0, 0.0),
+               m->loss(1e4, 1.0, 0.0), m->loss(40.0, 1.0, 0.0), m->dloss(-1e4, 1.0, 0.0));
     }
     /* a long step that makes a badly misclassified row right: the fall of its loss,
        finite (before: log1p(-1) = -inf, which a line search took for a decrease and
        accepted a step that raised the objective to 1e14: block proximal Newton, 3 ranks) */
     for (k = 0; k < 3; k++) {
         double zs[3] = {-40.0, -800.0, -3.0}, dzs[3] = {1e9, 3e8, 50.0};
-        double d = m->loss_diff(zs[k], dzs[k], 1.0);
+        double d = m->loss_diff(zs[k], dzs[k], 1.0, 0.0);
 
         if (!isfinite(d) ||
-            !t_close(d, m->loss(zs[k] + dzs[k], 1.0) - m->loss(zs[k], 1.0), 1e-12, 1e-12)) {
+            !t_close(d, m->loss(zs[k] + dzs[k], 1.0, 0.0) - m->loss(zs[k], 1.0, 0.0), 1e-12,
+                     1e-12)) {
             t_fail("logistic loss_diff(%g, %g, 1) = %.17g, expected %.17g", zs[k], dzs[k], d,
-                   m->loss(zs[k] + dzs[k], 1.0) - m->loss(zs[k], 1.0));
+                   m->loss(zs[k] + dzs[k], 1.0, 0.0) - m->loss(zs[k], 1.0, 0.0));
         }
     }
     /* the link */
@@ -384,7 +415,7 @@ static double t_conj_obj(const void *ctx, double z)
 {
     const t_conj_ctx_t *t = ctx;
 
-    return t->alpha * z + t->c * t->m->loss(z, t->y);
+    return t->alpha * z + t->c * t->m->loss(z, t->y, t_eps(t->m));
 }
 
 static void t_check_conjugates(void)
@@ -407,11 +438,12 @@ static void t_check_conjugates(void)
             y = m->classification ? (iy ? -1.0 : 1.0) : (iy - 1) * 1.3;
             for (ic = 0; ic < ST_ARRAY_SIZE(cs); ic++) {
                 c  = cs[ic];
-                na = (loss == 0 || loss == 1) ? ST_ARRAY_SIZE(ps)
+                na = (loss == 0 || loss == 1 || loss == 4) ? ST_ARRAY_SIZE(ps)
                      : (loss == 2 ? ST_ARRAY_SIZE(sqb) : ST_ARRAY_SIZE(ra));
                 m->dual_bounds(y, c, &lo, &hi);
                 for (ia = 0; ia < na; ia++) {
                     alpha = (loss == 0 || loss == 1) ? y * c * ps[ia]
+                            : (loss == 4)   ? c * (2.0 * ps[ia] - 1.0)
                             : (loss == 2 ? y * c * sqb[ia] : ra[ia]);
                     if (alpha < lo || alpha > hi) {
                         t_fail("%s: alpha %g outside its own bounds [%g, %g]", m->name, alpha,
@@ -422,7 +454,7 @@ static void t_check_conjugates(void)
                     ctx.y     = y;
                     ctx.c     = c;
                     num       = t_golden_min(t_conj_obj, &ctx, -80.0, 80.0, NULL);
-                    an        = m->neg_conj(alpha, y, c);
+                    an        = m->neg_conj(alpha, y, c, t_eps(m));
                     if (!t_close(an, num, 1e-10, 1e-10)) {
                         t_fail("%s: -phi*(-%g) (y %g, c %g) = %.17g, numerical inf %.17g",
                                m->name, alpha, y, c, an, num);
@@ -444,9 +476,10 @@ static void t_check_conjugates(void)
                     ctx.y     = y;
                     ctx.c     = c;
                     z         = (bad[j] - lo < 0.0) ? 1e12 : -1e12;  /* alpha z -> -inf */
-                    if (m->neg_conj(bad[j], y, c) != -INFINITY || t_conj_obj(&ctx, z) > -1.0) {
+                    if (m->neg_conj(bad[j], y, c, t_eps(m)) != -INFINITY ||
+                        t_conj_obj(&ctx, z) > -1.0) {
                         t_fail("%s: alpha %.17g outside [%g, %g]: -phi* = %g, obj(%g) = %g",
-                               m->name, bad[j], lo, hi, m->neg_conj(bad[j], y, c), z,
+                               m->name, bad[j], lo, hi, m->neg_conj(bad[j], y, c, t_eps(m)), z,
                                t_conj_obj(&ctx, z));
                     }
                 }
@@ -454,14 +487,15 @@ static void t_check_conjugates(void)
                    and >= 0 for any alpha in the domain */
                 for (j = 0; j < (int)ST_ARRAY_SIZE(t_zs); j++) {
                     z = m->classification ? t_zs[j] : y + t_zs[j] / 30.0;
-                    if (fabs(z) > 1e3 || (loss != 0 && loss != 3 && y * z == 1.0)) {
+                    if (fabs(z) > 1e3 || ((loss == 1 || loss == 2) && y * z == 1.0) ||
+                        (loss >= 4 && fabs(z - y) == T_EPS)) {
                         continue;
                     }
-                    alpha = -c * m->dloss(z, y);
-                    an    = m->neg_conj(alpha, y, c);
-                    fy    = c * m->loss(z, y) - an + alpha * z;
+                    alpha = -c * m->dloss(z, y, t_eps(m));
+                    an    = m->neg_conj(alpha, y, c, t_eps(m));
+                    fy    = c * m->loss(z, y, t_eps(m)) - an + alpha * z;
                     if (!isfinite(an) ||
-                        fabs(fy) > 1e-12 * (1.0 + c * m->loss(z, y) + fabs(alpha * z))) {
+                        fabs(fy) > 1e-12 * (1.0 + c * m->loss(z, y, t_eps(m)) + fabs(alpha * z))) {
                         t_fail("%s: Fenchel-Young at z %g (y %g, c %g, alpha %.17g): %.3g",
                                m->name, z, y, c, alpha, fy);
                     }
@@ -472,7 +506,8 @@ static void t_check_conjugates(void)
                     } else {
                         alpha = 10.0 * t_gauss();
                     }
-                    fy = c * m->loss(z, y) - m->neg_conj(alpha, y, c) + alpha * z;
+                    fy = c * m->loss(z, y, t_eps(m)) - m->neg_conj(alpha, y, c, t_eps(m)) +
+                         alpha * z;
                     if (!(fy >= -1e-12 * (1.0 + fabs(alpha * z)))) {
                         t_fail("%s: Fenchel-Young inequality at z %g alpha %g: %.3g", m->name,
                                z, alpha, fy);
@@ -483,12 +518,12 @@ static void t_check_conjugates(void)
     }
     /* the entropy's ends and its middle */
     m = t_model(ST_GLM_LOGISTIC);
-    if (m->neg_conj(0.0, 1.0, 2.0) != 0.0 || m->neg_conj(-2.0, -1.0, 2.0) != 0.0 ||
-        !t_close(m->neg_conj(1.0, 1.0, 2.0), 2.0 * log(2.0), 0.0, 1e-15) ||
-        !t_close(m->neg_conj(-1e-300, -1.0, 1.0), 1e-300 * (690.77552789821368 + 1.0), 0.0,
+    if (m->neg_conj(0.0, 1.0, 2.0, 0.0) != 0.0 || m->neg_conj(-2.0, -1.0, 2.0, 0.0) != 0.0 ||
+        !t_close(m->neg_conj(1.0, 1.0, 2.0, 0.0), 2.0 * log(2.0), 0.0, 1e-15) ||
+        !t_close(m->neg_conj(-1e-300, -1.0, 1.0, 0.0), 1e-300 * (690.77552789821368 + 1.0), 0.0,
                  1e-12)) {
-        t_fail("logistic entropy: %.17g %.17g", m->neg_conj(1.0, 1.0, 2.0),
-               m->neg_conj(-1e-300, -1.0, 1.0));
+        t_fail("logistic entropy: %.17g %.17g", m->neg_conj(1.0, 1.0, 2.0, 0.0),
+               m->neg_conj(-1e-300, -1.0, 1.0, 0.0));
     }
 }
 
@@ -510,6 +545,10 @@ static double t_ref_conj(int loss, double b, double y, double c)
         return b;
     case 2:
         return b - b * b / (4.0 * c);
+    case 4:
+        return b * y - T_EPS * fabs(b);
+    case 5:
+        return b * y - T_EPS * fabs(b) - b * b / (4.0 * c);
     default:
         return b * y - b * b / (2.0 * c);
     }
@@ -542,6 +581,10 @@ static double t_step_deriv(const t_step_ctx_t *t, double b)
         return (1.0 - t->m) - qd;
     case 2:
         return ((1.0 - t->m) - b / (2.0 * t->c)) - qd;
+    case 4:
+    case 5:   /* a subgradient at b = 0: the one that makes 0 a maximizer if one is */
+        return ((t->y - t->m) - (b > 0.0 ? T_EPS : b < 0.0 ? -T_EPS : 0.0) -
+                (t->loss == 5 ? b / (2.0 * t->c) : 0.0)) - qd;
     default:
         return ((t->y - t->m) - b / t->c) - qd;
     }
@@ -594,7 +637,7 @@ static void t_check_one_step(const st_glm_model_t *m, double y, double c, double
     int loss = t_loss_of(m->kind), it;
 
     alpha = alpha0;
-    delta = m->dual_step(y, c, z, q, &alpha);
+    delta = m->dual_step(y, c, z, q, t_eps(m), &alpha);
     if (!isfinite(alpha) || !isfinite(delta) || delta != alpha - alpha0) {
         t_fail("%s step (y %g c %g z %g q %g alpha %g): alpha %g delta %g", m->name, y, c, z, q,
                alpha0, alpha, delta);
@@ -610,12 +653,12 @@ static void t_check_one_step(const st_glm_model_t *m, double y, double c, double
     ctx.loss = loss;
     ctx.y    = y;
     ctx.c    = c;
-    if (loss == 3) {
+    if (loss >= 3) {
         ctx.m  = z;
         ctx.b0 = alpha0;
         b      = alpha;
-        lo     = -INFINITY;
-        hi     = INFINITY;
+        lo     = (loss == 4) ? -c : -INFINITY;
+        hi     = (loss == 4) ? c : INFINITY;
     } else {
         ctx.m  = y * z;
         ctx.b0 = alpha0 * y;
@@ -630,6 +673,9 @@ static void t_check_one_step(const st_glm_model_t *m, double y, double c, double
     if (loss == 1 && q == 0.0 && ctx.m == 1.0) {
         bref = b;       /* a flat objective: every b is a maximizer */
     }
+    if (loss == 4 && q == 0.0 && fabs(y - z) == T_EPS && b * (y - z) >= 0.0) {
+        bref = b;       /* flat on that side of 0 */
+    }
     tol  = 1e-12 * (c + fabs(ctx.b0)) + 1e-9 * fabs(bref);
     if (loss == 0) {
         /* the warm Newton path stops at a step of 1e-4 u (u the distance to the nearer
@@ -637,7 +683,7 @@ static void t_check_one_step(const st_glm_model_t *m, double y, double c, double
            already at its maximum to rounding */
         tol += 4e-8 * fmin(bref, c - bref);
     }
-    if (loss == 3 || loss == 2) {
+    if (loss == 3 || loss == 2 || loss >= 4) {
         /* closed forms with rounding in (q + 1/c): relative to the scale of the terms */
         tol += 1e-13 * (fabs(ctx.m) + 1.0 + fabs(y)) * c;
     }
@@ -694,7 +740,7 @@ static void t_check_dual_steps(void)
         loss  = t_loss_of(m->kind);
         ny    = m->classification ? 2 : 3;
         worst = 0.0;
-        na    = (loss <= 1) ? ST_ARRAY_SIZE(box)
+        na    = (loss <= 1 || loss == 4) ? ST_ARRAY_SIZE(box)
                 : (loss == 2 ? ST_ARRAY_SIZE(half) : ST_ARRAY_SIZE(reg));
         for (iy = 0; iy < ny; iy++) {
             y = m->classification ? (iy ? -1.0 : 1.0) : yreg[iy];
@@ -703,7 +749,8 @@ static void t_check_dual_steps(void)
                 for (iz = 0; iz < ST_ARRAY_SIZE(zs); iz++) {
                     for (iq = 0; iq < ST_ARRAY_SIZE(qs); iq++) {
                         for (ia = 0; ia < na; ia++) {
-                            a0 = (loss <= 1) ? y * c * box[ia]
+                            a0 = (loss <= 1)   ? y * c * box[ia]
+                                 : (loss == 4) ? c * (2.0 * box[ia] - 1.0)
                                  : (loss == 2 ? y * c * half[ia] : reg[ia]);
                             t_check_one_step(m, y, c, zs[iz], qs[iq], a0, &worst);
                         }
@@ -715,7 +762,8 @@ static void t_check_dual_steps(void)
         for (k = 0; k < 20000; k++) {
             y  = m->classification ? (t_unif() < 0.5 ? -1.0 : 1.0) : 3.0 * t_gauss();
             c  = exp(3.0 * t_gauss());
-            a0 = (loss <= 1) ? y * c * t_unif()
+            a0 = (loss <= 1)   ? y * c * t_unif()
+                 : (loss == 4) ? c * (2.0 * t_unif() - 1.0)
                  : (loss == 2 ? y * c * 3.0 * t_unif() : 10.0 * t_gauss());
             t_check_one_step(m, y, c, 5.0 * t_gauss() * exp(2.0 * t_gauss()),
                              exp(6.0 * t_gauss()), a0, &worst);
@@ -733,7 +781,7 @@ static void t_check_dual_steps(void)
             c     = exp(3.0 * t_gauss());
             a0    = y * c * t_unif();
             alpha = a0;
-            m->dual_step(y, c, z, q, &alpha);
+            m->dual_step(y, c, z, q, t_eps(m), &alpha);
             b1 = fmin(alpha * y * (1.0 + warm[k % ST_ARRAY_SIZE(warm)]), c);
             t_check_one_step(m, y, c, z + y * q * (b1 - a0 * y), q, y * b1, &worst);
         }
@@ -871,19 +919,29 @@ static void t_check_objective_helpers(void)
     /* hand values: a 3-example logistic problem */
     m      = t_model(ST_GLM_LOGISTIC);
     expect = log1p(exp(-0.5)) + 2.0 * log1p(exp(2.0)) + 0.5 * log1p(exp(1.0));
-    if (!t_close(st_glm_loss_sum(m, 3, z, y, c), expect, 0.0, 1e-15) ||
-        !t_close(st_glm_loss_sum(m, 3, z, y, NULL),
+    if (!t_close(st_glm_loss_sum(m, 3, z, y, c, 0.0), expect, 0.0, 1e-15) ||
+        !t_close(st_glm_loss_sum(m, 3, z, y, NULL, 0.0),
                  log1p(exp(-0.5)) + log1p(exp(2.0)) + log1p(exp(1.0)), 0.0, 1e-15)) {
-        t_fail("st_glm_loss_sum: %.17g, expected %.17g", st_glm_loss_sum(m, 3, z, y, c), expect);
+        t_fail("st_glm_loss_sum: %.17g, expected %.17g", st_glm_loss_sum(m, 3, z, y, c, 0.0),
+               expect);
+    }
+    /* the SVR models' epsilon reaches the sums: (|z - y| - 0.2)^2, weighted */
+    expect = 0.3 * 0.3 + 2.0 * 2.8 * 2.8 + 0.5 * 1.8 * 1.8;
+    if (!t_close(st_glm_loss_sum(t_model(ST_GLM_SQSVR), 3, z, y, c, 0.2), expect, 0.0,
+                 1e-14) ||
+        !t_close(st_glm_loss_sum(t_model(ST_GLM_SVR), 3, z, y, c, 0.2),
+                 0.3 + 2.0 * 2.8 + 0.5 * 1.8, 0.0, 1e-14)) {
+        t_fail("st_glm_loss_sum of the SVR models with epsilon 0.2: %.17g, expected %.17g",
+               st_glm_loss_sum(t_model(ST_GLM_SQSVR), 3, z, y, c, 0.2), expect);
     }
     expect = t_ref_conj(0, 0.3, 1.0, 1.0) + t_ref_conj(0, 1.5, 1.0, 2.0) +
              t_ref_conj(0, 0.25, -1.0, 0.5);
-    if (!t_close(st_glm_neg_conj_sum(m, 3, alpha, y, c), expect, 0.0, 1e-14)) {
-        t_fail("st_glm_neg_conj_sum: %.17g, expected %.17g", st_glm_neg_conj_sum(m, 3, alpha, y, c),
-               expect);
+    if (!t_close(st_glm_neg_conj_sum(m, 3, alpha, y, c, 0.0), expect, 0.0, 1e-14)) {
+        t_fail("st_glm_neg_conj_sum: %.17g, expected %.17g",
+               st_glm_neg_conj_sum(m, 3, alpha, y, c, 0.0), expect);
     }
     alpha[0] = 1.5;   /* outside [0, c_0] */
-    if (st_glm_neg_conj_sum(m, 3, alpha, y, c) != -INFINITY) {
+    if (st_glm_neg_conj_sum(m, 3, alpha, y, c, 0.0) != -INFINITY) {
         t_fail("st_glm_neg_conj_sum with alpha outside the domain is finite");
     }
     st_glm_dual_objectives(6.0, 2.0, 4.0, 3, 0.5, &obj);
@@ -1647,9 +1705,9 @@ static void t_check_l1_scaled_dual(void)
             t_margins(&p, w, z);
             st_glm_reg_sums(p.d, w, g, lambda, eta, &reg);
             scale    = st_glm_dual_scale(&reg, lambda, eta);
-            loss_sum = st_glm_loss_sum(m, p.n, z, p.y, p.c);
-            conj     = st_glm_grad_conj_sum(m, p.n, z, p.y, p.c, 1.0);
-            scaled   = st_glm_grad_conj_sum(m, p.n, z, p.y, p.c, scale);
+            loss_sum = st_glm_loss_sum(m, p.n, z, p.y, p.c, 0.0);
+            conj     = st_glm_grad_conj_sum(m, p.n, z, p.y, p.c, 1.0, 0.0);
+            scaled   = st_glm_grad_conj_sum(m, p.n, z, p.y, p.c, scale, 0.0);
             if (!(scale > 0.0 && scale <= 1.0) ||
                 (reg.vmax > lambda * eta) != (scale < 1.0)) {
                 t_fail("%s: scale %g for vmax %g, lambda eta %g", m->name, scale, reg.vmax,
@@ -1695,7 +1753,7 @@ static void t_check_serial_args(void)
     int64_t ip[3] = {0, 1, 2};
     uint32_t ix[2] = {0, 1};
     st_glm_serial_problem_t prob = {2, 2, NULL, NULL, x, y, NULL};
-    st_glm_serial_params_t par = {0.1, 0.5, 10, 0.0, 1, 1};
+    st_glm_serial_params_t par = {0.1, 0.5, 10, 0.0, 1, 1, 0.0};
     int epochs = -1;
 
     if (st_glm_serial_check(lr, &prob, &par) != NULL ||

@@ -74,6 +74,7 @@ static void reference(const dataset_t *ds, const st_glm_model_t *loss,
     sparam.tol = 1e-13;
     sparam.shuffle = 1;
     sparam.seed = 5;
+    sparam.eps = st_glm_model_eps(loss, p);
     CHECKF(st_glm_serial_train(loss, &sp, &sparam, w, NULL, trace, &epochs) == ST_OK,
            "reference solver failed");
     *gap = fmax(trace[epochs].gap, 0);
@@ -95,7 +96,7 @@ static double primal_of(const dataset_t *ds, const st_glm_model_t *loss,
             z += p->bias * w[N_COLS];
         }
         c = !loss->classification ? 1 : (y[i] > 0) ? p->weight_pos : p->weight_neg;
-        sum += c * loss->loss(z, y[i]);
+        sum += c * loss->loss(z, y[i], st_glm_model_eps(loss, p));
     }
     for (j = 0; j < d; j++) {
         reg += st_glm_reg_coord(w[j], eta);
@@ -317,7 +318,7 @@ static void check_order(const dataset_t *ds)
  */
 static void check_hierarchical(const dataset_t *ds, int vnodes, int even)
 {
-    static const char *const duals[] = {"logistic", "svm", "ridge"};
+    static const char *const duals[] = {"logistic", "svm", "ridge", "sqsvr"};
     int (*active)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "strata_active");
     strata_glm_info_t flat;
     double wflat[N_COLS + 1];
@@ -389,9 +390,9 @@ static void check_hierarchical(const dataset_t *ds, int vnodes, int even)
 
 int main(int argc, char **argv)
 {
-    static const char *const duals[] = {"logistic", "svm", "sqsvm", "ridge"};
+    static const char *const duals[] = {"logistic", "svm", "sqsvm", "ridge", "svr", "sqsvr"};
     static const char *const primals[] = {"lasso", "elastic-net", "l1-logistic", "l1-sqsvm"};
-    static const char *const smooth[] = {"logistic", "sqsvm", "ridge"};
+    static const char *const smooth[] = {"logistic", "sqsvm", "ridge", "sqsvr"};
     static dataset_t ds;
     strata_glm_param_t p;
     char what[128];
@@ -423,7 +424,7 @@ int main(int argc, char **argv)
             p.method = STRATA_GLM_METHOD_CD;   /* what auto picks is checked apart */
             p.solver      = duals[m];
             p.lambda      = 0.01;
-            p.tol         = 1e-11;
+            p.tol         = strcmp(duals[m], "svr") ? 1e-11 : 1e-6;   /* nonsmooth: slow */
             p.max_rounds  = 20000;
             p.threads     = threads > 1 ? 2 : 1;
             p.thread_mode = threads == 3 ? STRATA_GLM_THREADS_SHARED : STRATA_GLM_THREADS_REPLICAS;
@@ -437,7 +438,7 @@ int main(int argc, char **argv)
         p.method = STRATA_GLM_METHOD_CD;   /* what auto picks is checked apart */
         p.solver       = duals[m];
         p.lambda       = 0.003;
-        p.tol          = 1e-11;
+        p.tol          = strcmp(duals[m], "svr") ? 1e-11 : 1e-6;
         p.max_rounds   = 20000;
         p.bias         = 1;
         p.local_epochs = 3;
@@ -478,7 +479,8 @@ int main(int argc, char **argv)
     }
 
     /* auto (the default): L-BFGS for the smooth models on these rows (240 x 30, over
-       a third of the entries stored), their optimum; CD for the hinge and for a
+       a third of the entries stored), their optimum; CD for the hinge, svr's
+       epsilon-insensitive loss and for a
        hierarchical run; for the L1 models newton (block proximal Newton across
        ranks, the serial solver on one) */
     for (m = 0; m <= sizeof(duals) / sizeof(duals[0]); m++) {
@@ -487,13 +489,15 @@ int main(int argc, char **argv)
         strata_glm_param_default(&p);
         p.solver     = dual ? duals[m] : "lasso";
         p.lambda     = 0.01;
-        p.tol        = dual ? 1e-11 : 1e-6;
+        p.tol        = !dual ? 1e-6 : strcmp(p.solver, "svr") ? 1e-11 : 1e-6;
         p.max_rounds = 20000;
         snprintf(what, sizeof(what), "%s, method auto", p.solver);
         check_model(&ds, &p, what);
         CHECKF(last_info.method == (!dual ? STRATA_GLM_METHOD_NEWTON
-                                    : strcmp(p.solver, "svm") != 0 ? STRATA_GLM_METHOD_LBFGS
-                                                                   : STRATA_GLM_METHOD_CD),
+                                    : strcmp(p.solver, "svm") != 0 &&
+                                            strcmp(p.solver, "svr") != 0
+                                        ? STRATA_GLM_METHOD_LBFGS
+                                        : STRATA_GLM_METHOD_CD),
                "%s: ran method %d", what, last_info.method);
     }
 

@@ -42,18 +42,21 @@ static void usage(FILE *f)
             "MPI rank on its share of the rows; MODEL_FILE defaults to TRAIN_FILE's name\n"
             "+ \".model\" in the current directory. With -v, cross-validate instead; with\n"
             "-C, find the best C by cross-validation.\n"
-            "  -s, --solver NAME     logistic (default), svm, sqsvm, ridge; lasso,\n"
-            "                        l1-logistic, elastic-net, l1-sqsvm; or LIBLINEAR's\n"
-            "                        number of the same model: 0 and 7 logistic, 1 and 2\n"
-            "                        sqsvm, 3 svm, 5 l1-sqsvm, 6 l1-logistic (then -c\n"
-            "                        defaults to 1; -e stays a duality gap; 4, 11-13,\n"
-            "                        21: none here)\n"
+            "  -s, --solver NAME     logistic (default), svm, sqsvm, ridge, svr, sqsvr;\n"
+            "                        lasso, l1-logistic, elastic-net, l1-sqsvm; or\n"
+            "                        LIBLINEAR's number of the same model: 0 and 7\n"
+            "                        logistic, 1 and 2 sqsvm, 3 svm, 5 l1-sqsvm, 6\n"
+            "                        l1-logistic, 11 and 12 sqsvr, 13 svr (then -c\n"
+            "                        defaults to 1; -e stays a duality gap; 4, 21: none\n"
+            "                        here)\n"
             "  -l, --lambda X        regularization lambda > 0 (default 1e-4): minimizes\n"
             "                        (1/n) sum loss + lambda/2 ||w||^2\n"
             "  -c, --cost C          LIBLINEAR's C instead of -l: lambda = 1/(C n)\n"
             "                        (default with a numeric -s: C = 1, LIBLINEAR's)\n"
             "      --eta X           elastic net's L1 share in [0, 1] (default 0.5;\n"
             "                        -s elastic-net only)\n"
+            "      --epsilon X       svr, sqsvr: errors |x.w - y| up to X cost nothing\n"
+            "                        (default 0.1; -p X as LIBLINEAR's with these models)\n"
             "  -e, --tol X           stop at relative duality gap X (default 1e-3; 0: run\n"
             "                        all -r rounds)\n"
             "  -r, --rounds N        at most N rounds (default 200)\n"
@@ -73,8 +76,8 @@ static void usage(FILE *f)
             "                        with shared threads); the same model either way\n"
             "      --method M        cd: coordinate descent (SDCA and CoCoA+ for L2\n"
             "                        models); lbfgs: L-BFGS on the primal, for logistic,\n"
-            "                        sqsvm, ridge (best where rows >> columns and the\n"
-            "                        features are dense; -r counts iterations);\n"
+            "                        sqsvm, ridge, sqsvr (best where rows >> columns and\n"
+            "                        the features are dense; -r counts iterations);\n"
             "                        newton: Newton-CG on the primal, for the same\n"
             "                        models (best where lambda x rows is small); auto\n"
             "                        (default): lbfgs where it applies, rows >= columns\n"
@@ -102,7 +105,8 @@ static void usage(FILE *f)
             "                        few features, else %d); each row's step is safe\n"
             "                        for a mini-batch of N rows (not with --method\n"
             "                        newton)\n"
-            "  -p, --prec P          hold the feature values in P = 32 or 64 bits\n"
+            "  -p, --prec P          hold the feature values in P = 32 or 64 bits (-p:\n"
+            "                        epsilon with svr and sqsvr, as LIBLINEAR's)\n"
             "                        (default: 64 for text, the file's for binary);\n"
             "                        32 rounds each to a float: half their memory\n"
             "  -B, --bias X          add a constant feature X (an intercept; default none)\n"
@@ -210,11 +214,6 @@ static int str_to_long(const char *s, long *v_p)
     return !(*s == '\0' || *end != '\0' || errno == ERANGE);
 }
 
-/* LIBLINEAR's -p 0 is ridge with lambda = 1/(2 C n): its loss has no 1/2 (MODELS.md 1.1) */
-#define LIBLINEAR_L2_SVR                                                                \
-    "support vector regression, the squared epsilon-insensitive loss (-p); Strata has " \
-    "no such model (nearest: -s ridge, LIBLINEAR's -p 0, with -c twice LIBLINEAR's C)"
-
 /*
  * LIBLINEAR's train -s numbers (its README and train usage, 2.3 to 2.4x): the Strata
  * model of the same objective (solver/MODELS.md 1.1: lambda = 1/(C n) for each), or
@@ -237,27 +236,28 @@ static const struct {
     {5,  "L1R_L2LOSS_SVC",      "l1-sqsvm",    NULL},
     {6,  "L1R_LR",              "l1-logistic", NULL},
     {7,  "L2R_LR_DUAL",         "logistic",    NULL},
-    {11, "L2R_L2LOSS_SVR",      NULL, LIBLINEAR_L2_SVR},
-    {12, "L2R_L2LOSS_SVR_DUAL", NULL, LIBLINEAR_L2_SVR},
-    {13, "L2R_L1LOSS_SVR_DUAL", NULL,
-     "support vector regression, the epsilon-insensitive absolute loss; Strata has no "
-     "such model (nearest: -s ridge, the squared loss)"},
+    {11, "L2R_L2LOSS_SVR",      "sqsvr",       NULL},
+    {12, "L2R_L2LOSS_SVR_DUAL", "sqsvr",       NULL},
+    {13, "L2R_L1LOSS_SVR_DUAL", "svr",         NULL},
     {21, "ONECLASS_SVM",        NULL,
      "the one-class SVM (outlier detection); Strata has no such model"},
 };
 
 #define LIBLINEAR_TYPES "0-7, 11-13, 21"
 #define MODEL_NAMES     "logistic, svm, sqsvm, ridge, lasso, l1-logistic, elastic-net, " \
-                        "l1-sqsvm"
+                        "l1-sqsvm, svr, sqsvr"
 
 /* The models, as the checks below need them (MODEL_NAMES in this order) */
 static const struct {
     const char *name;
     int         regression;   /* real targets, every row weighing 1 */
     int         l1;           /* the L1 models: one thread */
+    int         svr;          /* takes epsilon (-p, --epsilon) */
 } models[] = {
-    {"logistic", 0, 0}, {"svm", 0, 0},         {"sqsvm", 0, 0},       {"ridge", 1, 0},
-    {"lasso", 1, 1},    {"l1-logistic", 0, 1}, {"elastic-net", 1, 1}, {"l1-sqsvm", 0, 1},
+    {"logistic", 0, 0, 0}, {"svm", 0, 0, 0},         {"sqsvm", 0, 0, 0},
+    {"ridge", 1, 0, 0},    {"lasso", 1, 1, 0},       {"l1-logistic", 0, 1, 0},
+    {"elastic-net", 1, 1, 0}, {"l1-sqsvm", 0, 1, 0}, {"svr", 1, 0, 1},
+    {"sqsvr", 1, 0, 1},
 };
 
 /* @a name's entry in models[] (in any case, as the library takes it), or -1 */
@@ -341,6 +341,15 @@ static int parse_int(const char *opt, const char *s)
         die_usage("option %s: %s is out of range (at most %d)", opt, s, INT_MAX);
     }
     return (int)v;
+}
+
+/* --prec P (or -p P for a model without epsilon): 32 or 64 */
+static void set_prec(int *prec_p, const char *s)
+{
+    *prec_p = parse_int("--prec", s);
+    if (*prec_p != 32 && *prec_p != 64) {
+        die_usage("--prec must be 32 or 64, not '%s'", s);
+    }
 }
 
 /* A byte count with an optional K, M or G suffix (powers of 1024), >= 0. */
@@ -436,7 +445,8 @@ static void warn_unconverged(const strata_glm_info_t *info, const strata_glm_par
         hint = "no step makes progress any more in double precision; a larger -e is within "
                "reach";
     } else if (info->method == STRATA_GLM_METHOD_CD &&
-               (!strcmp(s, "logistic") || !strcmp(s, "sqsvm") || !strcmp(s, "ridge"))) {
+               (!strcmp(s, "logistic") || !strcmp(s, "sqsvm") || !strcmp(s, "ridge") ||
+                !strcmp(s, "sqsvr"))) {
         /* SDCA needs many epochs where lambda n is small or the features' scales differ
            widely (a model worse than w = 0 after thousands of rounds, bench/GLM.md) */
         hint = "raise -r, or try --method newton or lbfgs (fewer passes where lambda n is "
@@ -705,7 +715,7 @@ int main(int argc, char **argv)
     enum { OPT_ETA = 256, OPT_WPOS, OPT_WNEG, OPT_SEED, OPT_TEST, OPT_TMODE, OPT_GAP,
            OPT_CKPT, OPT_CKPT_EVERY, OPT_RESUME, OPT_HIER, OPT_INNER, OPT_GPU, OPT_GPU_MEM,
            OPT_GPU_ROWS,
-           OPT_FORDER, OPT_METHOD, OPT_CWGIVEN };
+           OPT_FORDER, OPT_METHOD, OPT_CWGIVEN, OPT_EPS };
     static const struct option longopts[] = {
         {"solver", required_argument, NULL, 's'}, {"lambda", required_argument, NULL, 'l'},
         {"cost", required_argument, NULL, 'c'},   {"eta", required_argument, NULL, OPT_ETA},
@@ -713,6 +723,7 @@ int main(int argc, char **argv)
         {"local-epochs", required_argument, NULL, 'E'},
         {"threads", required_argument, NULL, 't'}, {"bias", required_argument, NULL, 'B'},
         {"prec", required_argument, NULL, 'p'},
+        {"epsilon", required_argument, NULL, OPT_EPS},
         {"thread-mode", required_argument, NULL, OPT_TMODE},
         {"gap-every", required_argument, NULL, OPT_GAP},
         {"hierarchical", no_argument, NULL, OPT_HIER},
@@ -739,11 +750,13 @@ int main(int argc, char **argv)
     strata_glm_metrics_t metrics;
     strata_glm_info_t info;
     const char *train_file, *test_file = NULL, *why, *base, *ckpt_opt = NULL;
+    const char *p_opt = NULL;   /* -p: --prec, or the SVR models' epsilon (LIBLINEAR's) */
     char model_file[4096], ckpt_file[4096 + 8], msg[1024];
     double cost = 0;
     int ll_type = -1;   /* -s given as LIBLINEAR's number: it */
     int opt, nranks, regression, l1, kind, cost_set = 0, prec = 0, rc = 0, weights_set = 0, same;
     int lambda_set = 0, eta_set = 0, inner_set = 0, gpu_mem_set = 0, gpu_rows_set = 0;
+    int eps_set = 0, longindex = -1;
     int zero_one = 0, folds = 0, find_c = 0;
     static const char shortopts[] = ":s:l:c:e:r:E:t:p:B:v:Cqh";
     int64_t classes[2];
@@ -758,12 +771,14 @@ int main(int argc, char **argv)
     param.verbose = 1;
     opterr        = 0;
     liblinear_weights(argc, argv, longopts, shortopts);
-    while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+    while ((longindex = -1, opt = getopt_long(argc, argv, shortopts, longopts, &longindex)) !=
+           -1) {
         switch (opt) {
         case 's': param.solver = parse_solver(optarg, &ll_type); break;
         case 'l': param.lambda = parse_double("--lambda", optarg); lambda_set = 1; break;
         case 'c': cost = parse_double("--cost", optarg); cost_set = 1; break;
         case OPT_ETA: param.eta = parse_double("--eta", optarg); eta_set = 1; break;
+        case OPT_EPS: param.epsilon = parse_double("--epsilon", optarg); eps_set = 1; break;
         case 'e':
             param.tol = parse_double("--tol", optarg);
             /* parse_double leaves strtod's errno: ERANGE with 0 is an underflow (1e-400) */
@@ -830,9 +845,10 @@ int main(int argc, char **argv)
                                         "--method must be cd, lbfgs, newton or auto, not '%s'");
             break;
         case 'p':
-            prec = parse_int("--prec", optarg);
-            if (prec != 32 && prec != 64) {
-                die_usage("--prec must be 32 or 64, not '%s'", optarg);
+            if (longindex >= 0) {   /* --prec */
+                set_prec(&prec, optarg);
+            } else {
+                p_opt = optarg;   /* after -s is known */
             }
             break;
         case 'B': param.bias = parse_double("--bias", optarg); break;
@@ -917,6 +933,21 @@ int main(int argc, char **argv)
     if (inner_set && !param.hierarchical) {
         die_usage("%s", "--inner-rounds applies only with --hierarchical");
     }
+    kind = model_index(param.solver);
+    if (p_opt != NULL && kind >= 0 && models[kind].svr) {
+        /* LIBLINEAR's -p: the SVR models' epsilon */
+        if (eps_set) {
+            die_usage("%s", "-p and --epsilon both set epsilon: give one of them");
+        }
+        param.epsilon = parse_double("-p", p_opt);
+        eps_set       = 1;
+    } else if (p_opt != NULL) {
+        set_prec(&prec, p_opt);
+    }
+    if (eps_set && !(kind >= 0 && models[kind].svr)) {
+        die_usage("--epsilon applies only to -s svr and sqsvr (LIBLINEAR's 11-13), not to "
+                  "-s %s", param.solver ? param.solver : "logistic");
+    }
     if (eta_set && (param.solver == NULL || strcmp(param.solver, "elastic-net") != 0)) {
         die_usage("--eta applies only to -s elastic-net, not to -s %s",
                   param.solver ? param.solver : "logistic");
@@ -995,7 +1026,6 @@ int main(int argc, char **argv)
             goto out;
         }
     }
-    kind       = model_index(param.solver);
     regression = (kind >= 0 && models[kind].regression);
     if (regression && weights_set) {   /* the regression models weigh every row 1 */
         die_usage("--weight-pos and --weight-neg apply to the classification models, not "
