@@ -497,7 +497,8 @@ strata_status_t strata_glm_cross_validate(const strata_glm_problem_t *prob,
  * ("log2c=  -3.00\trate=96.3", or "...\tMSE=...") through the print function.
  *
  * @param start_c  the first C; 0: from the data, LIBLINEAR's (the power of two at or
- *                 below 1/(n max ||x_i||^2), halved for the models other than logistic)
+ *                 below 1/(n max ||x_i||^2), halved for the models other than logistic;
+ *                 for svr and sqsvr LIBLINEAR's for -s 11, strata_glm_find_cost_epsilon)
  *                 or, for the L1 models, the power of two at or below the C whose model
  *                 is just w = 0; above max_c: max_c alone
  * @param max_c    the last C tried (LIBLINEAR: 1024)
@@ -511,6 +512,29 @@ strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
                                      double start_c, double max_c, MPI_Comm comm, char *msg,
                                      size_t msg_len, double *best_c_p,
                                      strata_glm_metrics_t *best_p, double *unconverged_c_p);
+
+/**
+ * LIBLINEAR's train -C for support vector regression (its -s 11; collective): for the
+ * models svr and sqsvr, epsilon = k max_i |y_i| / 20 for k = 19 (or the k of
+ * @a start_eps, if lower) down to 0, and at each the search of strata_glm_find_cost
+ * with C from LIBLINEAR's start for these models (@a start_c 0: 0.01 sum_i max(0, |y_i|
+ * - epsilon)^2 / (8 (sum_i |y_i|)^2 max_i ||x_i||^2), as a power of two) up to 2^20,
+ * ended as LIBLINEAR's too once every fold's model stayed the same (1e-15) over 5 C's
+ * in a row (the first C counting as one). The best pair is that of the least mean
+ * squared error: the smallest C of equals, the first epsilon. With param->verbose rank
+ * 0 prints LIBLINEAR's line per pair ("log2c= -3.00\tp=   0.25\tMean squared
+ * error=0.0102").
+ *
+ * @param start_eps  0: from 19/20 of the largest |y_i|
+ * @return as strata_glm_find_cost, with the best epsilon in *@a best_eps_p;
+ *         STRATA_ERR_INVALID_PARAM for another model.
+ */
+strata_status_t strata_glm_find_cost_epsilon(const strata_glm_problem_t *prob,
+                                             const strata_glm_param_t *param, int folds,
+                                             double start_c, double start_eps, MPI_Comm comm,
+                                             char *msg, size_t msg_len, double *best_c_p,
+                                             double *best_eps_p, strata_glm_metrics_t *best_p,
+                                             double *unconverged_c_p);
 
 /**
  * Save @a model as text in LIBLINEAR's model format (readable by LIBLINEAR's

@@ -271,6 +271,20 @@ static double st_glm_cv_start_c(const st_glm_model_t *loss, const strata_glm_pro
         }
         st_glm_allreduce(comm, &m, 1, MPI_DOUBLE, MPI_MAX);
         c = 1.0 / ((loss->kind == ST_GLM_LOGISTIC ? 1.0 : 2.0) * n * m);
+        if (loss->kind == ST_GLM_SVR || loss->kind == ST_GLM_SQSVR) {
+            /* LIBLINEAR's for -s 11: 0.1^2 sum_i max(0, |y_i| - eps)^2 / (8 (sum_i
+               |y_i|)^2 max ||x_i||^2); no loss at w = 0 (eps beyond every |y_i|: w = 0
+               at every C) starts at the last C */
+            double sums[2] = {0, 0}, e;
+
+            for (i = 0; i < d->n_rows; i++) {
+                e        = fmax(0.0, fabs(d->y[i]) - param->epsilon);
+                sums[0] += e * e;
+                sums[1] += fabs(d->y[i]);
+            }
+            st_glm_allreduce(comm, sums, 2, MPI_DOUBLE, MPI_SUM);
+            c = (sums[0] > 0) ? 0.01 * sums[0] / (8.0 * sums[1] * sums[1] * m) : INFINITY;
+        }
     } else {
         g = calloc((size_t)cols + 1, sizeof(*g));
         if (!st_glm_agree(comm, g != NULL)) {
@@ -296,25 +310,27 @@ static double st_glm_cv_start_c(const st_glm_model_t *loss, const strata_glm_pro
         free(g);
         c = eta / m;   /* lambda_max = m / (n eta); C = 1 / (n lambda_max) */
     }
-    return (isnormal(c) && c > 0) ? pow(2.0, floor(log2(c))) : 0;
+    return isinf(c) ? c : (isnormal(c) && c > 0) ? pow(2.0, floor(log2(c))) : 0;
 }
 
-ST_EXPORT strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
-                                               const strata_glm_param_t *param, int folds,
-                                               double start_c, double max_c, MPI_Comm comm,
-                                               char *msg, size_t msg_len, double *best_c_p,
-                                               strata_glm_metrics_t *best_p,
-                                               double *unconverged_c_p)
+/* The best of a search so far (st_glm_cv_search). */
+typedef struct {
+    int                  found;
+    double               c, eps, score, unconverged_c;
+    strata_glm_metrics_t m;
+} st_glm_cv_best_t;
+
+/* A search's arguments, checked (collective: every rank the same); its loss into
+ * *@a loss_p. */
+static strata_status_t st_glm_cv_search_check(const strata_glm_problem_t *prob,
+                                              const strata_glm_param_t *param, int folds,
+                                              double start_c, double max_c, MPI_Comm comm,
+                                              char *msg, size_t msg_len, const void *best_c_p,
+                                              const void *best_p,
+                                              const st_glm_model_t **loss_p)
 {
-    const st_glm_model_t *loss;
+    strata_glm_metrics_t m;
     const char *why;
-    strata_glm_param_t p;
-    strata_glm_metrics_t m, best;
-    strata_glm_info_t *infos = NULL;
-    strata_glm_model_t **fold_models = NULL;
-    st_status_t status = ST_OK;
-    double c, score, best_score = NAN, best_c = 0, unconverged_c = 0;
-    int rank = 0, k;
 
     if (prob == NULL || prob->data == NULL || param == NULL || best_c_p == NULL ||
         best_p == NULL) {
@@ -322,7 +338,7 @@ ST_EXPORT strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
         return STRATA_ERR_INVALID_PARAM;
     }
     if ((why = strata_glm_check_param(param)) != NULL ||
-        (loss = st_glm_model_lookup(param->solver, NULL, 0)) == NULL) {
+        (*loss_p = st_glm_model_lookup(param->solver, NULL, 0)) == NULL) {
         st_glm_msg(msg, msg_len, "%s", why ? why : "no such model");
         return STRATA_ERR_INVALID_PARAM;
     }
@@ -336,6 +352,64 @@ ST_EXPORT strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
         return strata_glm_cross_validate(prob, param, folds, 1, comm, msg, msg_len, NULL,
                                          NULL, &m);
     }
+    return STRATA_OK;
+}
+
+#define ST_GLM_CV_STILL     5         /* stop: the count of unchanged C's that ends it */
+#define ST_GLM_CV_STILL_REL 1e-6      /* ... unchanged: within this of their norm */
+#define ST_GLM_CV_EPS_STEPS 20        /* the epsilon search's steps (LIBLINEAR's) */
+#define ST_GLM_CV_SVR_MAX_C 1048576.0 /* ... and its last C, 2^20 (LIBLINEAR's) */
+
+/* Have the folds' models changed since @a prev (their weights, @a nw each; updated)?
+ * 0 no, 1 yes: by more than ST_GLM_CV_STILL_REL of their norm (LIBLINEAR's test is 1e-15
+ * absolute: its solvers take no step from a start within their tolerance, where a start
+ * here may take a few, which the certificate needs at the large C's; the change halves
+ * with each doubling of C there); 2 some fold's are all 0 (which do not end a search:
+ * lasso's first C's, an epsilon beyond the targets). */
+static int st_glm_cv_moved(strata_glm_model_t **fold_models, int folds, double *prev,
+                           int64_t nw)
+{
+    double diff, norm, x;
+    int64_t j, n;
+    int k, moved = 0;
+
+    for (k = 0; k < folds; k++) {
+        /* (a regression model: a weight a feature; the folds' features the problem's) */
+        n = ST_MIN(nw, fold_models[k]->n_features + (fold_models[k]->bias > 0));
+        for (diff = 0, norm = 0, j = 0; j < n; j++) {
+            x     = fold_models[k]->w[j] - prev[k * nw + j];
+            diff += x * x;
+            norm += fold_models[k]->w[j] * fold_models[k]->w[j];
+        }
+        moved = ST_MAX(moved, (norm == 0) ? 2 : !(diff <= ST_GLM_CV_STILL_REL *
+                                                         ST_GLM_CV_STILL_REL * norm));
+        memcpy(prev + k * nw, fold_models[k]->w, (size_t)n * sizeof(double));
+    }
+    return moved;
+}
+
+/*
+ * The C search of strata_glm_find_cost at param->epsilon: C = start_c (0: from the
+ * data), 2 start_c, ... up to max_c, each fold from its model at the last C; with @a
+ * stop, also ended by ST_GLM_CV_STILL C's in a row whose models are the last C's
+ * (LIBLINEAR's find_parameter_C). A better score than *best's (the first C's when
+ * there is none yet) replaces it: the smallest C of equals, the first epsilon.
+ */
+static strata_status_t st_glm_cv_search(const strata_glm_problem_t *prob,
+                                        const st_glm_model_t *loss,
+                                        const strata_glm_param_t *param, int folds,
+                                        double start_c, double max_c, int stop, MPI_Comm comm,
+                                        char *msg, size_t msg_len, st_glm_cv_best_t *best)
+{
+    strata_glm_param_t p;
+    strata_glm_metrics_t m;
+    strata_glm_info_t *infos = NULL;
+    strata_glm_model_t **fold_models = NULL;
+    st_status_t status = ST_OK;
+    double c, score, *prev = NULL;
+    int64_t nw = prob->data->n_cols + (param->bias > 0);
+    int rank = 0, k, still = 0;
+
     if (start_c == 0) {
         start_c = st_glm_cv_start_c(loss, prob, param, comm);
         if (start_c <= 0) {
@@ -349,18 +423,19 @@ ST_EXPORT strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
     st_glm_comm_shape(comm, &rank, NULL);
     infos       = calloc((size_t)folds, sizeof(*infos));
     fold_models = calloc((size_t)folds, sizeof(*fold_models));
-    if (!st_glm_agree(comm, infos != NULL && fold_models != NULL)) {
+    prev        = stop ? calloc((size_t)folds * (size_t)ST_MAX(nw, 1), sizeof(*prev)) : NULL;
+    if (!st_glm_agree(comm, infos != NULL && fold_models != NULL && (!stop || prev != NULL))) {
         st_glm_msg(msg, msg_len, "out of memory");
         free(infos);
         free(fold_models);
+        free(prev);
         return STRATA_ERR_NO_MEMORY;
     }
     p         = *param;
     p.verbose = 0;
-    /* C = start_c 2^k up to max_c, as LIBLINEAR's find_parameter_C, every one, each
-       fold's training warm-started from its model at the last C (LIBLINEAR's, where the
-       method takes a start: strata_glm_train_from); LIBLINEAR also stops once those
-       weights stop moving, which this search does not (tests/glm_cv.sh) */
+    /* C = start_c 2^k up to max_c, as LIBLINEAR's find_parameter_C, each fold's training
+       warm-started from its model at the last C (LIBLINEAR's, where the method takes a
+       start: strata_glm_train_from) */
     for (c = start_c; c <= max_c * (1 + 1e-12); c *= 2) {
         status = st_glm_cv_run(prob, &p, folds, c, comm, msg, msg_len, NULL, infos, &m,
                                fold_models);
@@ -368,32 +443,130 @@ ST_EXPORT strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
             break;
         }
         score = loss->classification ? m.accuracy : m.rmse * m.rmse;
-        if (c == start_c || (loss->classification ? score > best_score : score < best_score)) {
-            best_score = score;
-            best_c     = c;
-            best       = m;
+        if (!best->found || (loss->classification ? score > best->score : score < best->score)) {
+            best->found = 1;
+            best->score = score;
+            best->c     = c;
+            best->eps   = param->epsilon;
+            best->m     = m;
         }
-        for (k = 0; k < folds && unconverged_c == 0; k++) {
-            unconverged_c = (infos[k].converged || param->tol == 0) ? 0 : c;
+        for (k = 0; k < folds && best->unconverged_c == 0; k++) {
+            best->unconverged_c = (infos[k].converged || param->tol == 0) ? 0 : c;
         }
         if (param->verbose && rank == 0) {
-            if (loss->classification) {
+            if (stop) {
+                st_glm_print("log2c=%7.2f\tp=%7.2f\tMean squared error=%g\n", log2(c),
+                             param->epsilon, score);
+            } else if (loss->classification) {
                 st_glm_print("log2c=%7.2f\trate=%g\n", log2(c), 100.0 * score);
             } else {
                 st_glm_print("log2c=%7.2f\tMSE=%g\n", log2(c), score);
             }
         }
+        /* LIBLINEAR's count: the first C counts as unchanged, a change restarts it */
+        if (stop) {
+            k     = st_glm_cv_moved(fold_models, folds, prev, nw);
+            still = (k == 2) ? 0 : (c == start_c || k == 0) ? still + 1 : 0;
+            if (still == ST_GLM_CV_STILL) {
+                break;
+            }
+        }
     }
     free(infos);
+    free(prev);
     for (k = 0; k < folds; k++) {
         strata_glm_model_free(fold_models[k]);
     }
     free(fold_models);
+    return status;
+}
+
+ST_EXPORT strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
+                                               const strata_glm_param_t *param, int folds,
+                                               double start_c, double max_c, MPI_Comm comm,
+                                               char *msg, size_t msg_len, double *best_c_p,
+                                               strata_glm_metrics_t *best_p,
+                                               double *unconverged_c_p)
+{
+    const st_glm_model_t *loss = NULL;
+    st_glm_cv_best_t best;
+    strata_status_t status;
+
+    status = st_glm_cv_search_check(prob, param, folds, start_c, max_c, comm, msg, msg_len,
+                                    best_c_p, best_p, &loss);
+    if (status != STRATA_OK) {
+        return status;
+    }
+    memset(&best, 0, sizeof(best));
+    /* every C up to max_c, also after models that stopped moving (lasso's first C's
+       of w = 0 would end LIBLINEAR's rule at once; tests/glm_cv.sh) */
+    status = st_glm_cv_search(prob, loss, param, folds, start_c, max_c, 0, comm, msg,
+                              msg_len, &best);
     if (status == STRATA_OK) {
-        *best_c_p = best_c;
-        *best_p   = best;
+        *best_c_p = best.c;
+        *best_p   = best.m;
         if (unconverged_c_p != NULL) {
-            *unconverged_c_p = unconverged_c;
+            *unconverged_c_p = best.unconverged_c;
+        }
+    }
+    return status;
+}
+
+ST_EXPORT strata_status_t strata_glm_find_cost_epsilon(const strata_glm_problem_t *prob,
+                                                       const strata_glm_param_t *param,
+                                                       int folds, double start_c,
+                                                       double start_eps, MPI_Comm comm,
+                                                       char *msg, size_t msg_len,
+                                                       double *best_c_p, double *best_eps_p,
+                                                       strata_glm_metrics_t *best_p,
+                                                       double *unconverged_c_p)
+{
+    const st_glm_model_t *loss = NULL;
+    const st_glm_data_t *d;
+    strata_glm_param_t p;
+    st_glm_cv_best_t best;
+    strata_status_t status;
+    double max_eps = 0;
+    int64_t i;
+    int step;
+
+    status = st_glm_cv_search_check(prob, param, folds, start_c, ST_GLM_CV_SVR_MAX_C, comm,
+                                    msg, msg_len, best_c_p, best_eps_p, &loss);
+    if (status != STRATA_OK) {
+        return status;
+    }
+    if (best_p == NULL || !(start_eps >= 0) || isinf(start_eps) ||
+        (loss->kind != ST_GLM_SVR && loss->kind != ST_GLM_SQSVR)) {
+        st_glm_msg(msg, msg_len, "%s", best_p == NULL ? "no result" :
+                   !(start_eps >= 0) || isinf(start_eps) ?
+                   "the first epsilon must be finite and >= 0 (0: from the targets)" :
+                   "the epsilon search is for the SVR models (svr, sqsvr)");
+        return STRATA_ERR_INVALID_PARAM;
+    }
+    /* LIBLINEAR's find_parameters: epsilon from 19/20 of max |y_i| (or start_eps's
+       twentieth, if below) down to 0, in twentieths */
+    d = prob->data;
+    for (i = 0; i < d->n_rows; i++) {
+        max_eps = fmax(max_eps, fabs(d->y[i]));
+    }
+    st_glm_allreduce(comm, &max_eps, 1, MPI_DOUBLE, MPI_MAX);
+    step = ST_GLM_CV_EPS_STEPS - 1;
+    if (start_eps > 0 && max_eps > 0) {
+        step = (int)fmin(floor(start_eps / (max_eps / ST_GLM_CV_EPS_STEPS)), step);
+    }
+    memset(&best, 0, sizeof(best));
+    p = *param;
+    for (; step >= 0 && status == STRATA_OK; step--) {
+        p.epsilon = step * max_eps / ST_GLM_CV_EPS_STEPS;
+        status    = st_glm_cv_search(prob, loss, &p, folds, start_c, ST_GLM_CV_SVR_MAX_C, 1,
+                                     comm, msg, msg_len, &best);
+    }
+    if (status == STRATA_OK) {
+        *best_c_p   = best.c;
+        *best_eps_p = best.eps;
+        *best_p     = best.m;
+        if (unconverged_c_p != NULL) {
+            *unconverged_c_p = best.unconverged_c;
         }
     }
     return status;

@@ -93,6 +93,23 @@ contains "-C, lasso: the last C" "^log2c=   9.71	MSE=0\.0"
 check "-C, lasso: every C" test "$(grep -c '^log2c=' "$out")" -eq 24
 expect 0 "-C, 2 rounds" "$train" -q -C -c 1 -s 2 -r 2 -e 1e-9 -v 3 c.svm
 contains "-C, 2 rounds: told" "warning: from C = 1 on, folds stopped at -r 2 before the gap"
+# sqsvr (-s 11, 12): LIBLINEAR's search of C and epsilon, epsilon = k/20 of the largest
+# |y| from k = 19 (or -p's k) down to 0, C from LIBLINEAR's start for -s 11 up to 2^20
+# at each, ended once the folds' models stop moving (5 C's); its lines and result line
+head -n 400 r.svm >r400.svm
+expect 0 "-C -s 11" "$train" -C -s 11 -v 3 r400.svm
+check "-C -s 11: 20 epsilons" test "$(grep '^log2c=' "$out" | cut -f 2 | sort -u | wc -l)" -eq 20
+contains "-C -s 11: the last epsilon" "^log2c=[ 0-9.-]*	p=   0.00	Mean squared error=0\.[0-9e.-]*$"
+contains "-C -s 11: the result" "^Best C = [0-9.e+-]* Best p = [0-9.e+-]*  CV MSE = 0\.0[0-9.e-]*$"
+check "-C -s 11: stopped before 2^20 at each epsilon" \
+    test "$(grep -c '^log2c=  20.00' "$out")" -lt 20
+first_p=$(grep -m 1 '^log2c=' "$out")
+expect 0 "-C -s 12 -p 0.5" "$train" -C -s 12 -p 0.5 -c 1 -v 3 r400.svm
+check "-C -s 12 -p 0.5: epsilons up to 0.5" \
+    awk -F'\t' '/^log2c=/ { sub(/p= */, "", $2); if ($2 + 0 > 0.5) bad = 1; n++ }
+                END { exit !(n > 0 && !bad) }' "$out"
+contains "-C -s 12 -p 0.5: the first C" "^log2c=   0.00	p="
+expect 2 "-C -s 11 --epsilon -1" "$train" -C -s 11 --epsilon -1 r400.svm
 expect 2 "-C with -l" "$train" -C -l 1e-3 c.svm
 contains "-C with -l named" "-C searches C: give its start as -c C"
 expect 2 "-C with a model file" "$train" -C c.svm m.model
@@ -109,5 +126,10 @@ if command -v liblinear-train >/dev/null 2>&1; then
     expect 0 "LIBLINEAR -C -s 0" liblinear-train -C -s 0 c.svm
     ll=$(grep -m 1 '^log2c=' "$out" | cut -f 1)
     check "-C -s 0: LIBLINEAR's first C ($ll)" test -n "$ll" -a "$first_c" = "$ll"
+    # -s 11: LIBLINEAR's first pair, line for line (its start C at the first epsilon)
+    expect 0 "LIBLINEAR -C -s 11" liblinear-train -C -s 11 -v 3 r400.svm
+    ll=$(grep -m 1 '^log2c=' "$out" | cut -f 1,2)
+    check "-C -s 11: LIBLINEAR's first C and epsilon ($ll)" \
+        test -n "$ll" -a "$(echo "$first_p" | cut -f 1,2)" = "$ll"
 fi
 exit $fail

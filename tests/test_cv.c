@@ -188,6 +188,55 @@ static void check_find(const char *solver)
     strata_glm_problem_free(prob);
 }
 
+/* LIBLINEAR's -C for -s 11 (strata_glm_find_cost_epsilon): epsilon on its grid of
+ * twentieths of max |y|, from start_eps's down; the best pair's metrics those of a
+ * cross-validation there (to the tolerance: the search's folds were warm-started);
+ * refused for a model without epsilon. */
+static void check_find_eps(void)
+{
+    strata_glm_problem_t *prob = my_rows(&ds, 1, 0);
+    strata_glm_metrics_t best, m;
+    strata_glm_param_t p;
+    double best_c, best_eps, maxy = 0, k;
+    char msg[256];
+    int i;
+
+    for (i = 0; i < N_ROWS; i++) {
+        maxy = fmax(maxy, fabs(ds.y_real[i]));
+    }
+    strata_glm_param_default(&p);
+    p.solver     = "sqsvr";
+    p.tol        = 1e-8;
+    p.max_rounds = 300;
+    /* from 0.3 max |y|: k <= 6 (from the top, k <= 19: tests/glm_cv.sh) */
+    CHECKF(strata_glm_find_cost_epsilon(prob, &p, 3, 0.5, 0.3 * maxy, MPI_COMM_WORLD, msg,
+                                        sizeof(msg), &best_c, &best_eps, &best,
+                                        NULL) == STRATA_OK,
+           "find_cost_epsilon: %s", msg);
+    for (k = -1, i = 0; i <= 6; i++) {
+        k = (best_eps == i * maxy / 20) ? i : k;
+    }
+    CHECKF(k >= 0, "best epsilon %.17g: not k/20 of max |y| %.17g for k in 0..6", best_eps,
+           maxy);
+    p.epsilon = best_eps;
+    CHECKF(strata_glm_cross_validate(prob, &p, 3, best_c, MPI_COMM_WORLD, msg, sizeof(msg),
+                                     NULL, NULL, &m) == STRATA_OK &&
+                   fabs(m.rmse - best.rmse) <= 1e-4 * best.rmse,
+           "at C %g epsilon %g: RMSE %.17g, the search's %.17g", best_c, best_eps, m.rmse,
+           best.rmse);
+    p.solver = "ridge";
+    CHECKF(strata_glm_find_cost_epsilon(prob, &p, 3, 0, 0, MPI_COMM_WORLD, msg, sizeof(msg),
+                                        &best_c, &best_eps, &best, NULL) ==
+                   STRATA_ERR_INVALID_PARAM && strstr(msg, "SVR models") != NULL,
+           "find_cost_epsilon of ridge: '%s'", msg);
+    p.solver = "sqsvr";
+    CHECKF(strata_glm_find_cost_epsilon(prob, &p, 3, 0, -1, MPI_COMM_WORLD, msg, sizeof(msg),
+                                        &best_c, &best_eps, &best, NULL) ==
+                   STRATA_ERR_INVALID_PARAM && strstr(msg, "first epsilon") != NULL,
+           "find_cost_epsilon from epsilon -1: '%s'", msg);
+    strata_glm_problem_free(prob);
+}
+
 /* My rows of the set as a problem of three more (empty) columns. */
 static strata_glm_problem_t *wide_rows(int regression)
 {
@@ -372,6 +421,7 @@ int main(int argc, char **argv)
     check_find("sqsvm");
     check_find("ridge");
     check_find("lasso");
+    check_find_eps();
     check_warm("logistic", STRATA_GLM_METHOD_NEWTON);
     check_warm("logistic", STRATA_GLM_METHOD_LBFGS);
     check_warm("sqsvm", STRATA_GLM_METHOD_NEWTON);

@@ -124,7 +124,9 @@ static void usage(FILE *f)
             "  -C, --find-c          LIBLINEAR's -C: cross-validate (-v N folds, default\n"
             "                        5) at C = START, 2 START, ... up to 1024 (START: -c,\n"
             "                        default from the data) and print the best C; writes\n"
-            "                        no model\n"
+            "                        no model. sqsvr (-s 11, 12): the best C up to 2^20\n"
+            "                        and epsilon from 19/20 of the largest |target| (or\n"
+            "                        -p) down to 0 in twentieths, as LIBLINEAR's\n"
             "      --checkpoint-every N  write the training's state after every N rounds\n"
             "                        (atomically) to the checkpoint file\n"
             "      --checkpoint FILE the checkpoint file (default MODEL_FILE.ckpt)\n"
@@ -560,24 +562,35 @@ static int cross_validate(const strata_glm_problem_t *prob, const strata_glm_par
 }
 
 /* -C: the best C by cross-validation (collective); LIBLINEAR's lines per C unless -q,
- * then its result line and the best C's metrics. @return the exit status. */
+ * then its result line and the best C's metrics; for sqsvr (LIBLINEAR's -s 11) the best
+ * C and epsilon, the search's from @a start_eps (0: the largest). @return the exit
+ * status. */
 static int find_cost(const strata_glm_problem_t *prob, const strata_glm_param_t *param,
-                     int folds, double start)
+                     int folds, double start, double start_eps)
 {
     strata_glm_metrics_t m;
     strata_status_t status;
     char msg[1024];
-    double c, unconverged;
+    double c, eps = -1, unconverged, max_c = 1024;
 
-    status = strata_glm_find_cost(prob, param, folds, start, 1024, MPI_COMM_WORLD, msg,
-                                  sizeof(msg), &c, &m, &unconverged);
+    if (!strcmp(param->solver, "sqsvr")) {
+        max_c  = 1048576;   /* (strata_glm_find_cost_epsilon's, LIBLINEAR's) */
+        status = strata_glm_find_cost_epsilon(prob, param, folds, start, start_eps,
+                                              MPI_COMM_WORLD, msg, sizeof(msg), &c, &eps, &m,
+                                              &unconverged);
+    } else {
+        status = strata_glm_find_cost(prob, param, folds, start, max_c, MPI_COMM_WORLD, msg,
+                                      sizeof(msg), &c, &m, &unconverged);
+    }
     if (status != STRATA_OK) {
         if (rank == 0) {
             fprintf(stderr, "strata-train: %s\n", msg);
         }
         return 1;
     }
-    if (rank == 0 && !isnan(m.rmse)) {
+    if (rank == 0 && eps >= 0) {
+        printf("Best C = %g Best p = %g  CV MSE = %g\n", c, eps, m.rmse * m.rmse);
+    } else if (rank == 0 && !isnan(m.rmse)) {
         printf("Best C = %g  CV MSE = %g\n", c, m.rmse * m.rmse);
     } else if (rank == 0) {
         printf("Best C = %g  CV accuracy = %g%%\n", c, 100.0 * m.accuracy);
@@ -585,9 +598,9 @@ static int find_cost(const strata_glm_problem_t *prob, const strata_glm_param_t 
     if (rank == 0) {
         print_cv_metrics(&m, folds, strata_glm_problem_labels(prob, NULL));
         fflush(stdout);   /* (the warnings after the lines they are about) */
-        if (c == 1024) {
-            fprintf(stderr, "strata-train: warning: the best C is the largest tried, 1024: "
-                    "a larger one may do better\n");
+        if (c == max_c) {
+            fprintf(stderr, "strata-train: warning: the best C is the largest tried, %g: "
+                    "a larger one may do better\n", max_c);
         }
         if (unconverged > 0) {
             fprintf(stderr, "strata-train: warning: from C = %g on, folds stopped at -r %d "
@@ -1057,7 +1070,7 @@ int main(int argc, char **argv)
     }
     l1 = (kind >= 0 && models[kind].l1);
     if (rank == 0 && param.verbose) {
-        char ll[64] = "", lam[96];
+        char ll[64] = "", lam[192];
 
         if (ll_type >= 0 && cost_set && !find_c) {
             snprintf(ll, sizeof(ll), " (LIBLINEAR -s %d, C %g)", ll_type, cost);
@@ -1065,7 +1078,19 @@ int main(int argc, char **argv)
             snprintf(ll, sizeof(ll), " (LIBLINEAR -s %d)", ll_type);
         }
         /* (-C and -v -c: each fold's lambda is 1/(C x its training rows)) */
-        if (find_c && cost_set) {
+        if (find_c && !strcmp(param.solver, "sqsvr")) {
+            /* LIBLINEAR's -C for -s 11: C and epsilon (strata_glm_find_cost_epsilon) */
+            char from_c[32] = "the data's", upto[40] = ", k = 19";
+
+            if (cost_set) {
+                snprintf(from_c, sizeof(from_c), "%g", cost);
+            }
+            if (eps_set) {
+                snprintf(upto, sizeof(upto), " <= %g", param.epsilon);
+            }
+            snprintf(lam, sizeof(lam), "C from %s to 1048576 at epsilon = k/20 of the "
+                     "largest |y|%s down to 0, %d folds", from_c, upto, folds);
+        } else if (find_c && cost_set) {
             snprintf(lam, sizeof(lam), "C from %g to 1024, %d folds", cost, folds);
         } else if (find_c) {
             snprintf(lam, sizeof(lam), "C from the data's to 1024, %d folds", folds);
@@ -1108,7 +1133,7 @@ int main(int argc, char **argv)
         }
     }
     if (find_c) {
-        rc = find_cost(prob, &param, folds, cost_set ? cost : 0);
+        rc = find_cost(prob, &param, folds, cost_set ? cost : 0, eps_set ? param.epsilon : 0);
         goto out;
     }
     if (folds > 0) {
