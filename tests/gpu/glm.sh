@@ -16,7 +16,8 @@
 # B. sparse (regression, 1M rows x 2^20 columns, ~40 nonzeros a row, features
 #    shared by ~40 rows), ridge, lambda 1e-6: the CPU solver on all cores and the
 #    GPU with the default rows in flight to gap 1e-3 must reach the same primal
-#    (within 1e-3 relative): the case the GPU solver is for;
+#    (within 1e-3 relative): the case the GPU solver is for; and sqsvr (epsilon
+#    0.05) likewise;
 # (every GPU run with the cores' threads for the host's share of a round: the
 # merge and the duality gap) and throughput on both: 5 rounds x 10 local epochs, epochs/s and nonzeros/s
 # (on B also with the block kernel, STRATA_GLM_GPU_KERNEL=block, against the
@@ -105,6 +106,9 @@ train sparse-cpu-epochs 1 -t "$ncpu" -s ridge --method cd -l 1e-6 -e 0 -r 5 -E 1
 train sparse-gpu-epochs 1 --gpu -t "$ncpu" -s ridge -l 1e-6 -e 0 -r 5 -E 10 --gap-every 5
 GLM_MPIRUN_ARGS="${GLM_MPIRUN_ARGS:-} -x STRATA_GLM_GPU_KERNEL=block" \
     train sparse-gpu-block-epochs 1 --gpu -t "$ncpu" -s ridge -l 1e-6 -e 0 -r 5 -E 10 --gap-every 5
+# support vector regression's squared loss on the GPU (its epsilon in the kernels' step)
+train sparse-sqsvr-cpu-gap 1 -t "$ncpu" -s sqsvr --method cd --epsilon 0.05 -l 1e-6 -e 1e-3 -r 300
+train sparse-sqsvr-gpu-gap 1 --gpu -t "$ncpu" -s sqsvr --epsilon 0.05 -l 1e-6 -e 1e-3 -r 300
 
 # A: what each reached (not judged), and newton's optimum on the GPU (judged: the
 # same primal within 1e-3 relative)
@@ -144,6 +148,7 @@ for who in cpu-newton-gap cpu-newton-byrow-gap gpu-newton-gap gpu2-newton-gap \
 done
 # B: the same optimum
 same_primal B sparse-cpu-gap sparse-gpu-gap
+same_primal "B, sqsvr" sparse-sqsvr-cpu-gap sparse-sqsvr-gpu-gap
 # throughput: the training time of 50 epochs (the rounds' line)
 for who in cpu gpu gpu-stream sparse-cpu sparse-gpu sparse-gpu-block; do
     s=$(sed -n 's/^[a-z]* after .*relative [^)]*), \([0-9.]*\) s .*/\1/p' \
