@@ -166,6 +166,8 @@ expect 2 "-s svr -p and --epsilon" tools/strata-train -s 13 -p 0.1 --epsilon 0.2
     "$dir/reg.svm" "$dir/mn"
 contains "-s svr -p and --epsilon named" "-p and --epsilon both set epsilon"
 expect 2 "-s svr -p x" tools/strata-train -s 13 -p x "$dir/reg.svm" "$dir/mn"
+expect 0 "-s svr, 3 rounds" tools/strata-train -s svr -c 1 -r 3 "$dir/reg.svm" "$dir/mn"
+contains "-s svr, 3 rounds: sqsvr suggested" "did not reach -e 0.001 in 3 rounds: raise -r, or try -s sqsvr"
 rm -f "$dir/mn" "$dir/mm"
 for n in 99 -1 8 14 +22; do
     expect 2 "-s $n" tools/strata-train -s "$n" "$dir/ll.svm" "$dir/mn"

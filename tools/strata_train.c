@@ -453,6 +453,11 @@ static void warn_unconverged(const strata_glm_info_t *info, const strata_glm_par
            widely (a model worse than w = 0 after thousands of rounds, bench/GLM.md) */
         hint = "raise -r, or try --method newton or lbfgs (fewer passes where lambda n is "
                "small or the features' scales differ widely)";
+    } else if (!strcmp(s, "svr")) {
+        /* coordinate descent only, and slow where lambda n is small (LIBLINEAR's -s 13
+           says the same of its own) */
+        hint = "raise -r, or try -s sqsvr (LIBLINEAR's -s 11: its squared loss takes "
+               "--method newton or lbfgs, often many times faster)";
     } else {
         hint = "raise -r to go on";
     }
