@@ -518,10 +518,13 @@ strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
  * models svr and sqsvr, epsilon = k max_i |y_i| / 20 for k = 19 (or the k of
  * @a start_eps, if lower) down to 0, and at each the search of strata_glm_find_cost
  * with C from LIBLINEAR's start for these models (@a start_c 0: 0.01 sum_i max(0, |y_i|
- * - epsilon)^2 / (8 (sum_i |y_i|)^2 max_i ||x_i||^2), as a power of two) up to 2^20,
- * ended as LIBLINEAR's too once every fold's model stayed the same (1e-15) over 5 C's
- * in a row (the first C counting as one). The best pair is that of the least mean
- * squared error: the smallest C of equals, the first epsilon. With param->verbose rank
+ * - epsilon)^2 / (8 (sum_i |y_i|)^2 max_i ||x_i||^2), as a power of two; the last C
+ * alone where epsilon is beyond every |y_i|) up to 2^20, ended as LIBLINEAR's too once
+ * every fold's model stayed the same over 5 C's in a row (the first C counting as
+ * one): here within 1e-6 of its norm (LIBLINEAR: 1e-15, its solvers taking no step
+ * then), and a fold's model of zeros restarts the count. The best pair is that of the
+ * least mean squared error: the smallest C of equals, the first epsilon;
+ * *@a unconverged_c_p is of the best pair's epsilon. With param->verbose rank
  * 0 prints LIBLINEAR's line per pair ("log2c= -3.00\tp=   0.25\tMean squared
  * error=0.0102").
  *

@@ -254,8 +254,10 @@ ST_EXPORT strata_status_t strata_glm_cross_validate(const strata_glm_problem_t *
  * L1 models, at or below 1/(n lambda_max), lambda_max = ||X^T (c phi'(0, y))||_inf /
  * (n eta), the smallest lambda whose model is w = 0 (so the search starts where the
  * model does, not among C's that all give 0); of named classes, the largest over the
- * binary models trained (one class against the rest each). 0 where that is not a
- * positive normal number, -1 without memory. */
+ * binary models trained (one class against the rest each); for svr and sqsvr,
+ * LIBLINEAR's for -s 11 (below), INFINITY where epsilon is beyond every |y_i| (w = 0 at
+ * every C: the last C alone). 0 where that is not a positive normal number, -1 without
+ * memory. */
 static double st_glm_cv_start_c(const st_glm_model_t *loss, const strata_glm_problem_t *prob,
                                 const strata_glm_param_t *param, MPI_Comm comm)
 {
@@ -284,6 +286,9 @@ static double st_glm_cv_start_c(const st_glm_model_t *loss, const strata_glm_pro
             }
             st_glm_allreduce(comm, sums, 2, MPI_DOUBLE, MPI_SUM);
             c = (sums[0] > 0) ? 0.01 * sums[0] / (8.0 * sums[1] * sums[1] * m) : INFINITY;
+            if (isinf(c)) {
+                return c;   /* (the last C alone, as LIBLINEAR's) */
+            }
         }
     } else {
         g = calloc((size_t)cols + 1, sizeof(*g));
@@ -310,7 +315,7 @@ static double st_glm_cv_start_c(const st_glm_model_t *loss, const strata_glm_pro
         free(g);
         c = eta / m;   /* lambda_max = m / (n eta); C = 1 / (n lambda_max) */
     }
-    return isinf(c) ? c : (isnormal(c) && c > 0) ? pow(2.0, floor(log2(c))) : 0;
+    return (isnormal(c) && c > 0) ? pow(2.0, floor(log2(c))) : 0;
 }
 
 /* The best of a search so far (st_glm_cv_search). */
@@ -406,9 +411,9 @@ static strata_status_t st_glm_cv_search(const strata_glm_problem_t *prob,
     strata_glm_info_t *infos = NULL;
     strata_glm_model_t **fold_models = NULL;
     st_status_t status = ST_OK;
-    double c, score, *prev = NULL;
+    double c, score, *prev = NULL, unconverged_c = 0;
     int64_t nw = prob->data->n_cols + (param->bias > 0);
-    int rank = 0, k, still = 0;
+    int rank = 0, k, still = 0, bettered = 0;
 
     if (start_c == 0) {
         start_c = st_glm_cv_start_c(loss, prob, param, comm);
@@ -449,9 +454,10 @@ static strata_status_t st_glm_cv_search(const strata_glm_problem_t *prob,
             best->c     = c;
             best->eps   = param->epsilon;
             best->m     = m;
+            bettered    = 1;
         }
-        for (k = 0; k < folds && best->unconverged_c == 0; k++) {
-            best->unconverged_c = (infos[k].converged || param->tol == 0) ? 0 : c;
+        for (k = 0; k < folds && unconverged_c == 0; k++) {
+            unconverged_c = (infos[k].converged || param->tol == 0) ? 0 : c;
         }
         if (param->verbose && rank == 0) {
             if (stop) {
@@ -471,6 +477,9 @@ static strata_status_t st_glm_cv_search(const strata_glm_problem_t *prob,
                 break;
             }
         }
+    }
+    if (bettered) {   /* (of the best pair's epsilon) */
+        best->unconverged_c = unconverged_c;
     }
     free(infos);
     free(prev);

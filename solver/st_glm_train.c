@@ -2012,6 +2012,7 @@ static strata_status_t st_glm_train_serial(const st_glm_model_t *loss,
     sp.weights        = c;
     sparam.lambda     = param->lambda;
     sparam.eta        = param->eta;
+    sparam.eps        = 0;   /* (an L1 model) */
     sparam.max_epochs = ST_MAX(param->max_rounds - sc.done, 0);
     sparam.tol        = param->tol;
     sparam.shuffle    = 1;

@@ -110,6 +110,15 @@ check "-C -s 12 -p 0.5: epsilons up to 0.5" \
                 END { exit !(n > 0 && !bad) }' "$out"
 contains "-C -s 12 -p 0.5: the first C" "^log2c=   0.00	p="
 expect 2 "-C -s 11 --epsilon -1" "$train" -C -s 11 --epsilon -1 r400.svm
+# an epsilon beyond every target: w = 0 at every C, the last C alone (LIBLINEAR's);
+# features all 0 for another model: no C to start from, as before
+expect 0 "-C -s svr, epsilon 100" "$train" -C -s svr --epsilon 100 -v 3 r400.svm
+check "-C -s svr, epsilon 100: one C" test "$(grep -c '^log2c=' "$out")" -eq 1
+contains "-C -s svr, epsilon 100: 1024" "^log2c=  10.00	MSE="
+printf -- '1 1:0\n-1 2:0\n1 1:0\n-1 3:0\n1 1:0\n-1 2:0\n' >zero.svm
+expect 1 "-C on features of zeros" "$train" -C -q -s sqsvm zero.svm
+contains "-C on features of zeros: named" "no C to start from: every example's features"
+rm -f zero.svm
 expect 2 "-C with -l" "$train" -C -l 1e-3 c.svm
 contains "-C with -l named" "-C searches C: give its start as -c C"
 expect 2 "-C with a model file" "$train" -C c.svm m.model

@@ -141,7 +141,8 @@ for p in 11:sqsvr 12:sqsvr 13:svr; do
     n=${p%%:*} m=${p#*:}
     expect 0 "-s $n -c 4 -p 0.3" tools/strata-train -s "$n" -c 4 -p 0.3 -e 0 -r 20 \
         "$dir/reg.svm" "$dir/mn"
-    contains "-s $n -c 4: $m named" "^strata-train: $m (LIBLINEAR -s $n, C 4), lambda 0.000125,"
+    contains "-s $n -c 4 -p 0.3: $m named, epsilon read" \
+        "^strata-train: $m (LIBLINEAR -s $n, C 4), epsilon 0.3, lambda 0.000125,"
     expect 0 "-s $m --epsilon 0.3" tools/strata-train -q -s "$m" -c 4 --epsilon 0.3 -e 0 \
         -r 20 "$dir/reg.svm" "$dir/mm"
     cmp -s "$dir/mn" "$dir/mm" || { echo "FAIL: -s $n -p 0.3 and -s $m --epsilon 0.3 differ"
@@ -398,7 +399,11 @@ contains "1e39 in 32 bits named" "big.svm:2: value '1e39' for index 1 overflows 
 expect 0 "1e39 in 64 bits" tools/strata-train -p 64 -r 1 "$dir/big.svm" "$dir/mb"
 contains "64-bit values said" "2 features (64-bit values)"
 expect 2 "bad prec" tools/strata-train -p 16 "$dir/train.svm"
-contains "bad prec named" "--prec must be 32 or 64, not '16'"
+contains "bad prec named" "-p (the values' precision) must be 32 or 64, not '16'"
+expect 2 "bad --prec" tools/strata-train --prec 16 "$dir/train.svm"
+contains "bad --prec named" "--prec (the values' precision) must be 32 or 64, not '16'"
+expect 2 "-p and --prec" tools/strata-train -p 64 --prec 32 "$dir/train.svm"
+contains "-p and --prec named" "-p and --prec both set the values' precision"
 
 # auto (the default): L-BFGS on the dense rows, its model; CD on the sparse rows (more
 # columns than rows), for the hinge, and with checkpoints

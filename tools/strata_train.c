@@ -345,12 +345,12 @@ static int parse_int(const char *opt, const char *s)
     return (int)v;
 }
 
-/* --prec P (or -p P for a model without epsilon): 32 or 64 */
-static void set_prec(int *prec_p, const char *s)
+/* --prec P (or -p P for a model without epsilon, @a opt "-p"): 32 or 64 */
+static void set_prec(int *prec_p, const char *opt, const char *s)
 {
-    *prec_p = parse_int("--prec", s);
+    *prec_p = parse_int(opt, s);
     if (*prec_p != 32 && *prec_p != 64) {
-        die_usage("--prec must be 32 or 64, not '%s'", s);
+        die_usage("%s (the values' precision) must be 32 or 64, not '%s'", opt, s);
     }
 }
 
@@ -864,7 +864,7 @@ int main(int argc, char **argv)
             break;
         case 'p':
             if (longindex >= 0) {   /* --prec */
-                set_prec(&prec, optarg);
+                set_prec(&prec, "--prec", optarg);
             } else {
                 p_opt = optarg;   /* after -s is known */
             }
@@ -960,7 +960,10 @@ int main(int argc, char **argv)
         param.epsilon = parse_double("-p", p_opt);
         eps_set       = 1;
     } else if (p_opt != NULL) {
-        set_prec(&prec, p_opt);
+        if (prec != 0) {
+            die_usage("%s", "-p and --prec both set the values' precision: give one of them");
+        }
+        set_prec(&prec, "-p", p_opt);
     }
     if (eps_set && !(kind >= 0 && models[kind].svr)) {
         die_usage("--epsilon applies only to -s svr and sqsvr (LIBLINEAR's 11-13), not to "
@@ -1075,12 +1078,15 @@ int main(int argc, char **argv)
     }
     l1 = (kind >= 0 && models[kind].l1);
     if (rank == 0 && param.verbose) {
-        char ll[64] = "", lam[192];
+        char ll[64] = "", lam[192], eps[40] = "";
 
         if (ll_type >= 0 && cost_set && !find_c) {
             snprintf(ll, sizeof(ll), " (LIBLINEAR -s %d, C %g)", ll_type, cost);
         } else if (ll_type >= 0) {
             snprintf(ll, sizeof(ll), " (LIBLINEAR -s %d)", ll_type);
+        }
+        if (kind >= 0 && models[kind].svr && !(find_c && !strcmp(param.solver, "sqsvr"))) {
+            snprintf(eps, sizeof(eps), ", epsilon %g", param.epsilon);   /* (-p's reading) */
         }
         /* (-C and -v -c: each fold's lambda is 1/(C x its training rows)) */
         if (find_c && !strcmp(param.solver, "sqsvr")) {
@@ -1090,7 +1096,7 @@ int main(int argc, char **argv)
             if (cost_set) {
                 snprintf(from_c, sizeof(from_c), "%g", cost);
             }
-            if (eps_set) {
+            if (eps_set && param.epsilon > 0) {   /* (-p 0: from the top, LIBLINEAR's) */
                 snprintf(upto, sizeof(upto), " <= %g", param.epsilon);
             }
             snprintf(lam, sizeof(lam), "C from %s to 1048576 at epsilon = k/20 of the "
@@ -1106,8 +1112,8 @@ int main(int argc, char **argv)
         } else {
             snprintf(lam, sizeof(lam), "lambda %g", param.lambda);
         }
-        printf("strata-train: %s%s, %s, %lld examples x %lld features (%d-bit "
-               "values), %d rank(s) x %d thread(s), allreduce: %s\n", param.solver, ll, lam,
+        printf("strata-train: %s%s%s, %s, %lld examples x %lld features (%d-bit "
+               "values), %d rank(s) x %d thread(s), allreduce: %s\n", param.solver, ll, eps, lam,
                (long long)strata_glm_problem_rows_global(prob),
                (long long)strata_glm_problem_cols(prob), strata_glm_problem_prec(prob), nranks,
                l1 ? 1 : param.threads, allreduce_name());   /* the L1 models use one */
