@@ -283,7 +283,7 @@ ST_GLM_HD double st_glm_soft(double t, double e)
 
 /* The SVR models' -phi*(-a) = a y - eps |a| (- a^2/(4c) squared): with t = y - z + q
  * alpha, max_a a t - eps |a| - (q/2 + [1/(4c)]) a^2 is a = S(t, eps) / (q [+ 1/(2c)]),
- * clipped to [-c, c] for the L1 loss (MODELS.md 3.4). */
+ * clipped to [-c, c] for the L1 loss (MODELS.md 3.2). */
 ST_GLM_HD double st_glm_svr_step(double y, double c, double z, double q, double eps,
                                  double *alpha_p)
 {
