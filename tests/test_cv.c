@@ -260,7 +260,8 @@ static strata_glm_problem_t *wide_rows(int regression)
  * 1e-3's optimum; from its own optimum; the refusals. */
 static void check_warm(const char *solver, int method)
 {
-    int regression = !strcmp(solver, "ridge") || !strcmp(solver, "lasso");
+    int regression = !strcmp(solver, "ridge") || !strcmp(solver, "lasso") ||
+                     !strcmp(solver, "sqsvr");
     int warm = (method != STRATA_GLM_METHOD_CD) || (!strcmp(solver, "lasso") && nranks == 1);
     strata_glm_problem_t *prob = my_rows(&ds, regression, 0), *other;
     strata_glm_model_t *a = NULL, *cold = NULL, *hot = NULL, *again = NULL, *x = NULL;
@@ -426,6 +427,7 @@ int main(int argc, char **argv)
     check_warm("logistic", STRATA_GLM_METHOD_LBFGS);
     check_warm("sqsvm", STRATA_GLM_METHOD_NEWTON);
     check_warm("ridge", STRATA_GLM_METHOD_LBFGS);
+    check_warm("sqsvr", STRATA_GLM_METHOD_LBFGS);
     check_warm("logistic", STRATA_GLM_METHOD_CD);   /* (a start left aside) */
     check_warm("lasso", STRATA_GLM_METHOD_CD);      /* (one rank: its serial solver) */
     check_not_zero(STRATA_GLM_METHOD_NEWTON);
