@@ -62,6 +62,7 @@ typedef struct {
     const double         *c, *w;
     double                bias;     /* > 0: the bias feature's value, weight w[d] */
     double                eps;      /* the SVR models' epsilon */
+    int                   step;     /* the model's ST_GLM_STEP_* (its per-row terms) */
     int64_t               d, lo, hi;
     double               *g;        /* d_all + 2: sum_i c_i phi'(z_i) x_i; loss; dual */
 } st_glm_lbfgs_part_t;
@@ -95,16 +96,15 @@ static void *st_glm_lbfgs_pass(void *arg)
     st_glm_lbfgs_part_t *p    = arg;
     const st_glm_data_t *data = p->data;
     int64_t i, d_all = p->d + (p->bias > 0);
-    double z, a, ci, y, loss = 0, conj = 0;
+    double z, a, h, l, cj, loss = 0, conj = 0;
 
     memset(p->g, 0, (size_t)(d_all + 2) * sizeof(double));
     for (i = p->lo; i < p->hi; i++) {
         z     = st_glm_row_dot(data, i, p->w, 1, p->d, p->bias);
-        y     = data->y[i];
-        ci    = p->c[i];
-        a     = ci * p->loss->dloss(z, y, p->eps);
-        loss += ci * p->loss->loss(z, y, p->eps);
-        conj += p->loss->neg_conj(-a, y, ci, p->eps);
+        /* (method newton's terms, inlined: the table's operations are calls) */
+        st_glm_newton_terms(p->step, z, data->y[i], p->c[i], p->eps, &a, &h, &l, &cj);
+        loss += l;
+        conj += cj;
         if (a != 0) {
             st_glm_row_axpy(data, i, a, p->g, 1, p->d, p->bias);
         }
@@ -547,6 +547,7 @@ strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_
     for (k = 0; k < lb.nparts; k++) {
         lb.parts[k].loss = loss;
         lb.parts[k].eps  = st_glm_model_eps(loss, param);
+        lb.parts[k].step = st_glm_model_step(loss);
         lb.parts[k].data = data;
         lb.parts[k].c    = c;
         lb.parts[k].bias = param->bias;
