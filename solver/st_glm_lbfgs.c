@@ -57,7 +57,6 @@
 
 /* One thread's share of a pass: rows [lo, hi) at the point w. */
 typedef struct {
-    const st_glm_model_t *loss;
     const st_glm_data_t  *data;
     const double         *c, *w;
     double                bias;     /* > 0: the bias feature's value, weight w[d] */
@@ -96,13 +95,13 @@ static void *st_glm_lbfgs_pass(void *arg)
     st_glm_lbfgs_part_t *p    = arg;
     const st_glm_data_t *data = p->data;
     int64_t i, d_all = p->d + (p->bias > 0);
-    double z, a, h, l, cj, loss = 0, conj = 0;
+    double z, a, l, cj, loss = 0, conj = 0;
 
     memset(p->g, 0, (size_t)(d_all + 2) * sizeof(double));
     for (i = p->lo; i < p->hi; i++) {
         z     = st_glm_row_dot(data, i, p->w, 1, p->d, p->bias);
         /* (method newton's terms, inlined: the table's operations are calls) */
-        st_glm_newton_terms(p->step, z, data->y[i], p->c[i], p->eps, &a, &h, &l, &cj);
+        st_glm_newton_terms(p->step, z, data->y[i], p->c[i], p->eps, &a, NULL, &l, &cj);
         loss += l;
         conj += cj;
         if (a != 0) {
@@ -545,7 +544,6 @@ strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_
     minv   = p + d_all;
     lb.sum = minv + d_all;
     for (k = 0; k < lb.nparts; k++) {
-        lb.parts[k].loss = loss;
         lb.parts[k].eps  = st_glm_model_eps(loss, param);
         lb.parts[k].step = st_glm_model_step(loss);
         lb.parts[k].data = data;

@@ -188,32 +188,42 @@ ST_GLM_HD double st_glm_sqsvr_neg_conj(double alpha, double y, double c, double 
 
 /* Method newton's per-row terms of model @a step (ST_GLM_STEP_LOGISTIC, _SQHINGE,
  * _SQUARED or _SQSVR, the last with its @a eps) at margin @a z: c phi'(z) into *a,
- * c phi''(z) into *h, c phi(z) into *loss and the conjugate term -phi*(-a) into *conj */
+ * c phi''(z) into *h (@a h NULL: not computed, as L-BFGS needs none; a constant NULL
+ * folds the test away), c phi(z) into *loss and the conjugate term -phi*(-a) into
+ * *conj */
 ST_GLM_HD void st_glm_newton_terms(int step, double z, double y, double c, double eps,
                                    double *a, double *h, double *loss, double *conj)
 {
     switch (step) {
     case ST_GLM_STEP_SQSVR:
         *a    = c * st_glm_sqsvr_dloss(z, y, eps);
-        *h    = c * st_glm_sqsvr_d2loss(z, y, eps);
+        if (h != NULL) {
+            *h = c * st_glm_sqsvr_d2loss(z, y, eps);
+        }
         *loss = c * st_glm_sqsvr_loss(z, y, eps);
         *conj = st_glm_sqsvr_neg_conj(-*a, y, c, eps);
         break;
     case ST_GLM_STEP_LOGISTIC:
         *a    = c * st_glm_logistic_dloss(z, y);
-        *h    = c * st_glm_logistic_d2loss(z, y);
+        if (h != NULL) {
+            *h = c * st_glm_logistic_d2loss(z, y);
+        }
         *loss = c * st_glm_logistic_loss(z, y);
         *conj = st_glm_logistic_neg_conj(-*a, y, c);
         break;
     case ST_GLM_STEP_SQHINGE:
         *a    = c * st_glm_sqhinge_dloss(z, y);
-        *h    = c * st_glm_sqhinge_d2loss(z, y);
+        if (h != NULL) {
+            *h = c * st_glm_sqhinge_d2loss(z, y);
+        }
         *loss = c * st_glm_sqhinge_loss(z, y);
         *conj = st_glm_sqhinge_neg_conj(-*a, y, c);
         break;
     default:
         *a    = c * st_glm_squared_dloss(z, y);
-        *h    = c * st_glm_squared_d2loss(z, y);
+        if (h != NULL) {
+            *h = c * st_glm_squared_d2loss(z, y);
+        }
         *loss = c * st_glm_squared_loss(z, y);
         *conj = st_glm_squared_neg_conj(-*a, y, c);
         break;
