@@ -330,8 +330,8 @@ typedef struct {
 static strata_status_t st_glm_cv_search_check(const strata_glm_problem_t *prob,
                                               const strata_glm_param_t *param, int folds,
                                               double start_c, double max_c, MPI_Comm comm,
-                                              char *msg, size_t msg_len, const void *best_c_p,
-                                              const void *best_p,
+                                              char *msg, size_t msg_len, const double *best_c_p,
+                                              const strata_glm_metrics_t *best_p,
                                               const st_glm_model_t **loss_p)
 {
     strata_glm_metrics_t m;
@@ -540,13 +540,13 @@ ST_EXPORT strata_status_t strata_glm_find_cost_epsilon(const strata_glm_problem_
     int step;
 
     status = st_glm_cv_search_check(prob, param, folds, start_c, ST_GLM_CV_SVR_MAX_C, comm,
-                                    msg, msg_len, best_c_p, best_eps_p, &loss);
+                                    msg, msg_len, best_c_p, best_p, &loss);
     if (status != STRATA_OK) {
         return status;
     }
-    if (best_p == NULL || !(start_eps >= 0) || isinf(start_eps) ||
+    if (best_eps_p == NULL || !(start_eps >= 0) || isinf(start_eps) ||
         (loss->kind != ST_GLM_SVR && loss->kind != ST_GLM_SQSVR)) {
-        st_glm_msg(msg, msg_len, "%s", best_p == NULL ? "no result" :
+        st_glm_msg(msg, msg_len, "%s", best_eps_p == NULL ? "no result" :
                    !(start_eps >= 0) || isinf(start_eps) ?
                    "the first epsilon must be finite and >= 0 (0: from the targets)" :
                    "the epsilon search is for the SVR models (svr, sqsvr)");
