@@ -38,6 +38,7 @@
 #include "st_common.h"
 #include "st_cuda.h"
 #include "st_glm_kernels.h"
+#include "st_glm_mem.h"
 #include "strata_glm.h"
 
 #include <pthread.h>
@@ -384,19 +385,12 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
 
     /* the collective part first: a rank that returns early must not leave the others
      * in it (the caller agrees on the outcome) */
-    if (comm == MPI_COMM_NULL ||   /* (no MPI: the host's only rank) */
-        MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host) !=
-                MPI_SUCCESS) {
-        host = MPI_COMM_NULL;
-    }
+    st_glm_host_comm(comm, &host);   /* (no MPI: NULL, the host's only rank) */
     if (host != MPI_COMM_NULL) {
         MPI_Comm_rank(host, &local);
     }
     opened     = (st_cuda_open(local, &local, err, sizeof(err)) == 0);
     free_bytes = st_glm_gpu_share(host, opened ? local : -1, &sharers);
-    if (host != MPI_COMM_NULL) {
-        MPI_Comm_free(&host);
-    }
     if (!opened) {
         snprintf(msg, msg_len, "--gpu: %s", err);
         return -1;
