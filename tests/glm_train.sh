@@ -2,7 +2,8 @@
 #
 # strata-train from the command line: bad usage exits 2 with a message; a run on
 # strata-gen data converges, writes a LIBLINEAR-format model, evaluates --test;
-# the same seed and rank count give the same model file, byte for byte, with
+# started alone it initializes no MPI and gives mpirun -np 1's model; the same seed
+# and rank count give the same model file, byte for byte, with
 # Strata's allreduce preloaded or not; regression data train ridge. LIBLINEAR's class
 # weights (-w1, -w-1, -w0) are --weight-pos and --weight-neg.
 #
@@ -17,6 +18,8 @@ tools/strata-gen criteo --rows 3000 --cols 4096 --seed 3 -q --test-rows 500 \
     --test-out "$dir/test.svm" "$dir/train.svm" || { echo "FAIL: strata-gen"; exit 1; }
 tools/strata-gen regression --rows 2000 --cols 20 --seed 4 -q "$dir/reg.svm" ||
     { echo "FAIL: strata-gen regression"; exit 1; }
+tools/strata-gen dense --rows 300 --cols 15 --seed 5 -q "$dir/ll.svm" ||
+    { echo "FAIL: strata-gen dense 300"; exit 1; }
 
 expect 0 "--help" tools/strata-train --help
 contains "--help" "Usage: strata-train"
@@ -79,6 +82,33 @@ contains "metrics" "test .*accuracy .*logloss .*AUC"
 contains "model written" "model written to"
 head -n 1 "$dir/m1" | grep -q "^solver_type L2R_LR" || { echo "FAIL: model format"; fail=1; }
 
+# started alone, no MPI (Open MPI's singleton start took 0.3-0.45 s): said in the first
+# line; the same model as mpirun -np 1 gives, byte for byte, with each method and with
+# threads; a cross-validation's and a C search's lines the same too
+contains "alone: no MPI" "allreduce: none (one process, no MPI)"
+for a in "--method cd -t 2 -l 1e-3" "--method lbfgs -l 1e-3" "--method newton -l 1e-3" \
+    "-s 5 -c 1" "-s 11 -c 1 -p 0.2"; do
+    case $a in -s\ 11*) f="$dir/reg.svm" ;; *) f="$dir/train.svm" ;; esac
+    # shellcheck disable=SC2086
+    expect 0 "alone: $a" tools/strata-train $a -e 1e-6 -r 300 "$f" "$dir/alone.m"
+    # shellcheck disable=SC2086
+    expect 0 "mpirun -np 1: $a" $ST_MPIRUN -np 1 tools/strata-train $a -e 1e-6 -r 300 "$f" \
+        "$dir/np1.m"
+    contains "mpirun -np 1: MPI's allreduce" "allreduce: Open MPI's"
+    cmp -s "$dir/alone.m" "$dir/np1.m" ||
+        { echo "FAIL: $a: alone and under mpirun -np 1, different models"; fail=1; }
+done
+for a in "-v 4 -c 2" "-C -v 3"; do
+    # shellcheck disable=SC2086
+    tools/strata-train -q $a "$dir/ll.svm" >"$dir/alone.txt" 2>&1 ||
+        { echo "FAIL: alone: $a: exit $?"; fail=1; }
+    # shellcheck disable=SC2086
+    $ST_MPIRUN -np 1 tools/strata-train -q $a "$dir/ll.svm" >"$dir/np1.txt" 2>&1 ||
+        { echo "FAIL: mpirun -np 1: $a: exit $?"; fail=1; }
+    cmp -s "$dir/alone.txt" "$dir/np1.txt" || { echo "FAIL: $a: alone and under mpirun -np 1"
+        diff "$dir/alone.txt" "$dir/np1.txt"; fail=1; }
+done
+
 # the same seed: the same bytes, with Open MPI's allreduce or Strata's
 expect 0 "train 2 ranks" $ST_MPIRUN -np 2 tools/strata-train -q -l 0.010666666666666666 -e 1e-5 -r 2000 \
     "$dir/train.svm" "$dir/m2a"
@@ -110,8 +140,6 @@ cmp -s "$dir/m1" "$dir/m1c" || { echo "FAIL: -c 1/3 and -l 1e-3 give different m
 # lambda 1/(4 n) = 1/1200); without -c or -l, LIBLINEAR's C = 1 (with -l, lambda);
 # the types Strata has no model for, and what is not a LIBLINEAR type, refused
 # naming them (before: "unknown model '2'")
-tools/strata-gen dense --rows 300 --cols 15 --seed 5 -q "$dir/ll.svm" ||
-    { echo "FAIL: strata-gen dense 300"; exit 1; }
 for p in 0:logistic 7:logistic 1:sqsvm 2:sqsvm 3:svm 6:l1-logistic 5:l1-sqsvm; do
     n=${p%%:*} m=${p#*:}
     expect 0 "-s $n -c 4" tools/strata-train -s "$n" -c 4 -e 0 -r 20 "$dir/ll.svm" "$dir/mn"

@@ -1,7 +1,8 @@
 /*
  * What the command-line tools share: telling whether two paths name one file, so
  * that no tool writes its output over one of its inputs (or two outputs over
- * each other). Their outputs are written whole or not at all (st_glm_file.h).
+ * each other); MPI only when a launcher started the process. Their outputs are
+ * written whole or not at all (st_glm_file.h).
  */
 #ifndef ST_TOOL_H
 #define ST_TOOL_H
@@ -10,6 +11,7 @@
 
 #include <libgen.h>
 #include <limits.h>
+#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +86,78 @@ static inline int st_tool_same_file(const char *a, const char *b)
     free(da);
     free(db);
     return same;
+}
+
+/* ---- MPI, when a launcher started the process ----
+ *
+ * strata-train and strata-predict started alone (not by mpirun, srun or mpiexec, as
+ * their environment tells) initialize no MPI: libstrata_glm takes MPI_COMM_NULL for
+ * "this process alone" and calls no MPI then, and Open MPI's singleton start (it spawns
+ * its runtime's daemon: 0.3-0.45 s on the VM of bench/RESULTS.md) would be most of a
+ * small training's time. Started by a launcher, they are the ranks of
+ * MPI_COMM_WORLD. These helpers take the tool's communicator, MPI_COMM_NULL alone. */
+
+/* Did a launcher start this process (Open MPI's mpirun, a PMIx or PMI launcher: srun,
+ * MPICH's and Intel MPI's mpiexec)? */
+static inline int st_tool_launched(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK",
+                                       "PMI_SIZE"};
+    size_t k;
+
+    for (k = 0; k < sizeof(vars) / sizeof(vars[0]); k++) {
+        if (getenv(vars[k]) != NULL) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* MPI_Init where a launcher started the process: MPI_COMM_WORLD, this rank and the
+ * ranks in *rank_p and *size_p; else MPI_COMM_NULL, rank 0 of 1. */
+static inline MPI_Comm st_tool_mpi_init(int *argc, char ***argv, int *rank_p, int *size_p)
+{
+    *rank_p = 0;
+    *size_p = 1;
+    if (!st_tool_launched()) {
+        return MPI_COMM_NULL;
+    }
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank_p);
+    MPI_Comm_size(MPI_COMM_WORLD, size_p);
+    return MPI_COMM_WORLD;
+}
+
+static inline void st_tool_mpi_finalize(MPI_Comm comm)
+{
+    if (comm != MPI_COMM_NULL) {
+        MPI_Finalize();
+    }
+}
+
+/* @a count values of @a buf combined by @a op over the ranks, in place */
+static inline void st_tool_allreduce(MPI_Comm comm, void *buf, int count, MPI_Datatype type,
+                                     MPI_Op op)
+{
+    if (comm != MPI_COMM_NULL) {
+        MPI_Allreduce(MPI_IN_PLACE, buf, count, type, op, comm);
+    }
+}
+
+static inline void st_tool_bcast(MPI_Comm comm, void *buf, int count, MPI_Datatype type)
+{
+    if (comm != MPI_COMM_NULL) {
+        MPI_Bcast(buf, count, type, 0, comm);
+    }
+}
+
+/* the job ended: every rank, or this process alone */
+static inline void st_tool_abort(MPI_Comm comm, int code)
+{
+    if (comm != MPI_COMM_NULL) {
+        MPI_Abort(comm, code);
+    }
+    exit(code);
 }
 
 #endif /* ST_TOOL_H */

@@ -13,7 +13,7 @@
  * rank 0 in rank order (in bounded chunks), so OUTPUT_FILE may be a pipe and needs no
  * shared file system.
  *
- * Runs without mpirun (a singleton) or under it. Exit status: 0 ok, 1 a run-time
+ * Runs alone (one process, no MPI initialized: st_tool.h) or under mpirun. Exit status: 0 ok, 1 a run-time
  * failure (a file that cannot be read or written, a malformed model or test set, a
  * model that does not fit the data), 2 bad usage.
  */
@@ -41,6 +41,9 @@
 /* longest output line: a label and two probabilities, or a %.17g value (more
    classes: 16 bytes more each) */
 #define PREDICT_LINE_MAX  96
+
+/* MPI_COMM_WORLD; MPI_COMM_NULL when no launcher started the process (st_tool.h) */
+static MPI_Comm world = MPI_COMM_NULL;
 
 enum {
     PREDICT_OPT_FORCE = 256
@@ -175,7 +178,7 @@ static int predict_parse_args(int argc, char **argv, int rank, predict_opts_t *o
     same = st_tool_same_file(opts->output_file, opts->test_file)    ? 2
            : st_tool_same_file(opts->output_file, opts->model_file) ? 1
                                                                      : 0;
-    MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    st_tool_allreduce(world, &same, 1, MPI_INT, MPI_MAX);
     if (same != 0) {
         if (rank == 0) {
             fprintf(stderr, PREDICT_NAME ": the output file %s is the %s file%s: it would be "
@@ -196,7 +199,7 @@ static int predict_any_failed(int failed, const char *msg, int rank, int size)
 {
     int first = failed ? rank : size;
 
-    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    st_tool_allreduce(world, &first, 1, MPI_INT, MPI_MIN);
     if (first == size) {
         return 0;
     }
@@ -250,12 +253,14 @@ static int predict_nan_scores(const char *path, const double *scores, int64_t n,
     int64_t off = 0, bad = INT64_MAX, r;
     long long line;
 
-    MPI_Exscan(&n, &off, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    if (world != MPI_COMM_NULL) {
+        MPI_Exscan(&n, &off, 1, MPI_INT64_T, MPI_SUM, world);
+    }
     off = (rank == 0) ? 0 : off;
     for (r = 0; r < n && bad == INT64_MAX; r++) {
         bad = isnan(scores[r]) ? off + r : INT64_MAX;
     }
-    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+    st_tool_allreduce(world, &bad, 1, MPI_INT64_T, MPI_MIN);
     if (bad == INT64_MAX) {
         return 0;
     }
@@ -291,7 +296,7 @@ static int predict_labels_look_binary(const strata_glm_problem_t *prob)
         flags[0] &= (d->y[i] == 1.0 || d->y[i] == -1.0);
         flags[1] &= (d->y[i] == 1.0 || d->y[i] == 0.0);
     }
-    MPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    st_tool_allreduce(world, flags, 2, MPI_INT, MPI_LAND);
     return d->n_rows_global > 0 && (flags[0] || flags[1]);
 }
 
@@ -396,7 +401,7 @@ static int predict_write(const char *path, const predict_out_t *o,
     if (rank != 0) {
         do {
             len = predict_format(o, n, 0, &next, buf);
-            MPI_Send(buf, (int)len, MPI_CHAR, 0, 0, MPI_COMM_WORLD);
+            MPI_Send(buf, (int)len, MPI_CHAR, 0, 0, world);
         } while (len > 0);
     } else {
         /* written next to it, renamed over it once whole */
@@ -412,7 +417,7 @@ static int predict_write(const char *path, const predict_out_t *o,
         } while (len > 0);
         for (r = 1; r < size; r++) {
             do {
-                MPI_Recv(buf, (int)o->chunk, MPI_CHAR, r, 0, MPI_COMM_WORLD, &st);
+                MPI_Recv(buf, (int)o->chunk, MPI_CHAR, r, 0, world, &st);
                 MPI_Get_count(&st, MPI_CHAR, &count);
                 if (f != NULL && err == 0 && count > 0 &&
                     fwrite(buf, 1, (size_t)count, f) != (size_t)count) {
@@ -436,7 +441,7 @@ static int predict_write(const char *path, const predict_out_t *o,
             fprintf(stderr, PREDICT_NAME ": %s: %s (%s)\n", path, strerror(err), lost);
         }
     }
-    MPI_Bcast(&err, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    st_tool_bcast(world, &err, 1, MPI_INT);
     return (err != 0) ? -1 : 0;
 }
 
@@ -491,7 +496,7 @@ static int predict_models_alike(const strata_glm_model_t *model)
     }
     h[0] = x;
     h[1] = ~x;
-    MPI_Allreduce(MPI_IN_PLACE, h, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    st_tool_allreduce(world, h, 2, MPI_UINT64_T, MPI_MAX);
     return h[0] == ~h[1];
 }
 
@@ -560,7 +565,7 @@ static int predict_run(const predict_opts_t *opts, int rank, int size)
         goto out;
     }
 
-    status = strata_glm_problem_read(opts->test_file, !classification, MPI_COMM_WORLD, msg,
+    status = strata_glm_problem_read(opts->test_file, !classification, world, msg,
                                      sizeof(msg), &prob);
     if (status != STRATA_OK) {
         if (rank == 0) {
@@ -589,7 +594,7 @@ static int predict_run(const predict_opts_t *opts, int rank, int size)
         predict_nan_scores(opts->test_file, scores, n, rank)) {
         goto out;
     }
-    status = strata_glm_evaluate(model, prob, MPI_COMM_WORLD, &metrics);
+    status = strata_glm_evaluate(model, prob, world, &metrics);
     if (status != STRATA_OK) {
         if (rank == 0) {
             fprintf(stderr, PREDICT_NAME ": evaluation failed: %s\n",
@@ -633,25 +638,23 @@ int main(int argc, char **argv)
 
     st_stdout_check("strata-predict");
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    world = st_tool_mpi_init(&argc, &argv, &rank, &size);
 
     if (predict_parse_args(argc, argv, rank, &opts) != 0) {
         if (rank == 0) {
             fprintf(stderr, "Try '" PREDICT_NAME " --help'.\n");
         }
-        MPI_Finalize();
+        st_tool_mpi_finalize(world);
         return 2;
     }
     if (opts.help) {
         if (rank == 0) {
             predict_usage(stdout);
         }
-        MPI_Finalize();
+        st_tool_mpi_finalize(world);
         return 0;
     }
     rc = predict_run(&opts, rank, size);
-    MPI_Finalize();
+    st_tool_mpi_finalize(world);
     return rc;
 }
