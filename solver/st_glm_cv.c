@@ -97,16 +97,64 @@ static st_status_t st_glm_cv_rows(const strata_glm_problem_t *src, const int *fo
     return ST_OK;
 }
 
+/* a search's folds kept between its C's up to this many bytes a rank (the copies of
+   every fold's rows: the folds' count times the data), else made again for each C */
+#define ST_GLM_CV_KEEP_BYTES (256.0 * 1024 * 1024)
+
+/* The folds' rows as problems, kept through a search (st_glm_cv_search): a training set
+ * and a test set a fold, and each row's fold, made on first use; NULL arrays where not
+ * kept. */
+typedef struct {
+    strata_glm_problem_t **train, **test;
+    int                   *fold;
+} st_glm_cv_folds_t;
+
+/* Collective: @a cache's arrays for @a folds folds of @a prob where every rank's copies
+ * fit ST_GLM_CV_KEEP_BYTES (the ranks agree), else NULL (made for each C as by
+ * strata_glm_cross_validate). */
+static void st_glm_cv_folds_init(st_glm_cv_folds_t *cache, const strata_glm_problem_t *prob,
+                                 int folds, MPI_Comm comm)
+{
+    const st_glm_data_t *d = prob->data;
+    double bytes = (double)folds * ((double)d->nnz * (4.0 + d->prec / 8) +
+                                    (double)d->n_rows * 16.0);
+    int keep = (bytes <= ST_GLM_CV_KEEP_BYTES);
+
+    cache->fold  = NULL;
+    cache->train = keep ? calloc((size_t)folds, sizeof(*cache->train)) : NULL;
+    cache->test  = keep ? calloc((size_t)folds, sizeof(*cache->test)) : NULL;
+    if (!st_glm_agree(comm, cache->train != NULL && cache->test != NULL)) {
+        free(cache->train);
+        free(cache->test);
+        cache->train = cache->test = NULL;
+    }
+}
+
+static void st_glm_cv_folds_free(st_glm_cv_folds_t *cache, int folds)
+{
+    int k;
+
+    for (k = 0; cache->train != NULL && k < folds; k++) {
+        strata_glm_problem_free(cache->train[k]);
+        strata_glm_problem_free(cache->test[k]);
+    }
+    free(cache->train);
+    free(cache->test);
+    free(cache->fold);
+}
+
 /* strata_glm_cross_validate, each fold's training started from @a fold_models[k]
  * (strata_glm_train_from; NULL entries: from 0), whose models then replace them; NULL:
- * every fold from 0, no model kept. */
+ * every fold from 0, no model kept. The folds' rows from @a cache where it keeps them
+ * (made there on first use), else made for this call (@a cache NULL too). */
 static strata_status_t st_glm_cv_run(const strata_glm_problem_t *prob,
                                      const strata_glm_param_t *param, int folds, double cost,
                                      MPI_Comm comm, char *msg, size_t msg_len, double *scores,
                                      strata_glm_info_t *infos, strata_glm_metrics_t *metrics_p,
-                                     strata_glm_model_t **fold_models)
+                                     strata_glm_model_t **fold_models, st_glm_cv_folds_t *cache)
 {
     strata_glm_problem_t *train = NULL, *test = NULL;
+    int kept = (cache != NULL && cache->train != NULL);
     strata_glm_model_t *model = NULL, *last = NULL;
     strata_glm_param_t p;
     st_glm_perm_t perm;
@@ -155,7 +203,8 @@ static strata_status_t st_glm_cv_run(const strata_glm_problem_t *prob,
                    cost);
         return STRATA_ERR_INVALID_PARAM;
     }
-    fold = malloc((size_t)ST_MAX(d->n_rows, 1) * sizeof(*fold));
+    fold = (kept && cache->fold != NULL) ? cache->fold
+                                         : malloc((size_t)ST_MAX(d->n_rows, 1) * sizeof(*fold));
     z    = malloc((size_t)ST_MAX(d->n_rows, 1) * sizeof(*z));
     oof  = scores ? scores : malloc((size_t)ST_MAX(d->n_rows, 1) * sizeof(*oof));
     if (!st_glm_agree(comm, fold != NULL && z != NULL && oof != NULL)) {
@@ -163,18 +212,34 @@ static strata_status_t st_glm_cv_run(const strata_glm_problem_t *prob,
         status = STRATA_ERR_NO_MEMORY;
         goto out;
     }
-    st_glm_cv_perm(&perm, (uint64_t)n, param->seed);
-    for (i = 0; i < d->n_rows; i++) {
-        fold[i] = st_glm_cv_fold(&perm, folds, (uint64_t)(d->row_offset + i));
+    if (!kept || cache->fold == NULL) {   /* (every C's the same: param->seed's) */
+        st_glm_cv_perm(&perm, (uint64_t)n, param->seed);
+        for (i = 0; i < d->n_rows; i++) {
+            fold[i] = st_glm_cv_fold(&perm, folds, (uint64_t)(d->row_offset + i));
+        }
+        if (kept) {
+            cache->fold = fold;
+        }
     }
     for (k = 0; k < folds; k++) {
-        status = st_glm_cv_rows(prob, fold, k, 0, comm, &train);
-        if (status == ST_OK) {
-            status = st_glm_cv_rows(prob, fold, k, 1, comm, &test);
-        }
-        if (status != ST_OK) {
-            st_glm_msg(msg, msg_len, "fold %d of %d: out of memory", k + 1, folds);
-            goto out;
+        if (kept && cache->train[k] != NULL) {
+            train = cache->train[k];
+            test  = cache->test[k];
+        } else {
+            status = st_glm_cv_rows(prob, fold, k, 0, comm, &train);
+            if (status == ST_OK) {
+                status = st_glm_cv_rows(prob, fold, k, 1, comm, &test);
+            }
+            if (status != ST_OK) {
+                st_glm_msg(msg, msg_len, "fold %d of %d: out of memory", k + 1, folds);
+                strata_glm_problem_free(train);   /* (the training set, the test's failed) */
+                train = NULL;
+                goto out;
+            }
+            if (kept) {   /* (the search's next C's) */
+                cache->train[k] = train;
+                cache->test[k]  = test;
+            }
         }
         p = *param;
         if (cost > 0) {   /* C sum of the losses over the fold's training rows */
@@ -215,8 +280,10 @@ static strata_status_t st_glm_cv_run(const strata_glm_problem_t *prob,
             last           = model;
             model          = NULL;
         }
-        strata_glm_problem_free(train);
-        strata_glm_problem_free(test);
+        if (!kept) {
+            strata_glm_problem_free(train);
+            strata_glm_problem_free(test);
+        }
         train = test = NULL;
     }
     /* (the last fold's model stands for the model kind and its class names) */
@@ -227,9 +294,13 @@ static strata_status_t st_glm_cv_run(const strata_glm_problem_t *prob,
     }
 out:
     strata_glm_model_free(model);
-    strata_glm_problem_free(train);
-    strata_glm_problem_free(test);
-    free(fold);
+    if (!kept) {
+        strata_glm_problem_free(train);
+        strata_glm_problem_free(test);
+    }
+    if (!kept || fold != cache->fold) {   /* (kept: once computed) */
+        free(fold);
+    }
     free(z);
     if (oof != scores) {
         free(oof);
@@ -245,7 +316,7 @@ ST_EXPORT strata_status_t strata_glm_cross_validate(const strata_glm_problem_t *
                                                     strata_glm_metrics_t *metrics_p)
 {
     return st_glm_cv_run(prob, param, folds, cost, comm, msg, msg_len, scores, infos,
-                         metrics_p, NULL);
+                         metrics_p, NULL, NULL);
 }
 
 /* The search's first C (LIBLINEAR's calc_start_C, collective): the power of two at or
@@ -398,13 +469,15 @@ static int st_glm_cv_moved(strata_glm_model_t **fold_models, int folds, double *
  * data), 2 start_c, ... up to max_c, each fold from its model at the last C; with @a
  * stop, also ended by ST_GLM_CV_STILL C's in a row whose models are the last C's
  * (LIBLINEAR's find_parameter_C). A better score than *best's (the first C's when
- * there is none yet) replaces it: the smallest C of equals, the first epsilon.
+ * there is none yet) replaces it: the smallest C of equals, the first epsilon. The
+ * folds' rows from @a cache (st_glm_cv_folds_init), kept between the C's.
  */
 static strata_status_t st_glm_cv_search(const strata_glm_problem_t *prob,
                                         const st_glm_model_t *loss,
                                         const strata_glm_param_t *param, int folds,
                                         double start_c, double max_c, int stop, MPI_Comm comm,
-                                        char *msg, size_t msg_len, st_glm_cv_best_t *best)
+                                        char *msg, size_t msg_len, st_glm_cv_folds_t *cache,
+                                        st_glm_cv_best_t *best)
 {
     strata_glm_param_t p;
     strata_glm_metrics_t m;
@@ -443,7 +516,7 @@ static strata_status_t st_glm_cv_search(const strata_glm_problem_t *prob,
        start: strata_glm_train_from) */
     for (c = start_c; c <= max_c * (1 + 1e-12); c *= 2) {
         status = st_glm_cv_run(prob, &p, folds, c, comm, msg, msg_len, NULL, infos, &m,
-                               fold_models);
+                               fold_models, cache);
         if (status != STRATA_OK) {
             break;
         }
@@ -498,6 +571,7 @@ ST_EXPORT strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
                                                double *unconverged_c_p)
 {
     const st_glm_model_t *loss = NULL;
+    st_glm_cv_folds_t cache;
     st_glm_cv_best_t best;
     strata_status_t status;
 
@@ -507,10 +581,12 @@ ST_EXPORT strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
         return status;
     }
     memset(&best, 0, sizeof(best));
+    st_glm_cv_folds_init(&cache, prob, folds, comm);
     /* every C up to max_c, also after models that stopped moving (lasso's first C's
        of w = 0 would end LIBLINEAR's rule at once; tests/glm_cv.sh) */
     status = st_glm_cv_search(prob, loss, param, folds, start_c, max_c, 0, comm, msg,
-                              msg_len, &best);
+                              msg_len, &cache, &best);
+    st_glm_cv_folds_free(&cache, folds);
     if (status == STRATA_OK) {
         *best_c_p = best.c;
         *best_p   = best.m;
@@ -533,6 +609,7 @@ ST_EXPORT strata_status_t strata_glm_find_cost_epsilon(const strata_glm_problem_
     const st_glm_model_t *loss = NULL;
     const st_glm_data_t *d;
     strata_glm_param_t p;
+    st_glm_cv_folds_t cache;
     st_glm_cv_best_t best;
     strata_status_t status;
     double max_eps = 0;
@@ -564,12 +641,14 @@ ST_EXPORT strata_status_t strata_glm_find_cost_epsilon(const strata_glm_problem_
         step = (int)fmin(floor(start_eps / (max_eps / ST_GLM_CV_EPS_STEPS)), step);
     }
     memset(&best, 0, sizeof(best));
+    st_glm_cv_folds_init(&cache, prob, folds, comm);   /* (the same folds every epsilon) */
     p = *param;
     for (; step >= 0 && status == STRATA_OK; step--) {
         p.epsilon = step * max_eps / ST_GLM_CV_EPS_STEPS;
         status    = st_glm_cv_search(prob, loss, &p, folds, start_c, ST_GLM_CV_SVR_MAX_C, 1,
-                                     comm, msg, msg_len, &best);
+                                     comm, msg, msg_len, &cache, &best);
     }
+    st_glm_cv_folds_free(&cache, folds);
     if (status == STRATA_OK) {
         *best_c_p   = best.c;
         *best_eps_p = best.eps;
