@@ -24,6 +24,11 @@ struct strata_glm_problem {
     double        *class_weight; /* nr_class weights (strata_glm_problem_set_class_weights),
                                     or NULL: all 1 */
     int            view;        /* the rows of another problem: frees the labels alone */
+    /* its rows' squared norms, with the bias rows_fine_bias, are known finite
+       (st_glm_data_overflow found none: a C search's folds, rows of a problem checked
+       once); strata_glm_train_from then skips that pass */
+    int            rows_fine;
+    double         rows_fine_bias;
 };
 
 /* @a prob's weight of the class named @a label: 1 without class weights or such a
@@ -142,6 +147,13 @@ void st_glm_allreduce(MPI_Comm comm, void *buf, int64_t count, MPI_Datatype type
 /* Collective over @a comm: 1 when @a ok is nonzero on every rank (on MPI_COMM_NULL,
  * @a ok itself). */
 int st_glm_agree(MPI_Comm comm, int ok);
+
+/* Collective: STRATA_OK, or STRATA_ERR_INVALID_PARAM naming (in @a msg) the first
+ * feature whose square, or a row's sum of squares with @a bias's, overflows double
+ * precision on some rank (the solvers' curvatures would be infinite); a problem whose
+ * rows are known fine at @a bias (rows_fine) is not looked at (st_glm_train.c). */
+strata_status_t st_glm_rows_check(const strata_glm_problem_t *prob, double bias, MPI_Comm comm,
+                                  char *msg, size_t msg_len);
 
 /* Does @a param weigh the classes (weight_pos or weight_neg other than 1)? Messages
  * about overflows then name the weights too. */

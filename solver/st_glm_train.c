@@ -2238,6 +2238,23 @@ static int64_t st_glm_data_overflow(const st_glm_data_t *data, double bias, MPI_
     return (bad == INT64_MAX) ? 0 : bad;
 }
 
+strata_status_t st_glm_rows_check(const strata_glm_problem_t *prob, double bias, MPI_Comm comm,
+                                  char *msg, size_t msg_len)
+{
+    int64_t bad;
+
+    if (prob->rows_fine && prob->rows_fine_bias == bias) {
+        return STRATA_OK;
+    }
+    if ((bad = st_glm_data_overflow(prob->data, bias, comm)) != 0) {
+        st_glm_msg(msg, msg_len, "feature %lld: its values are too large for double precision "
+                   "(a square, or a row's sum of squares, overflows); scale them",
+                   (long long)bad);
+        return STRATA_ERR_INVALID_PARAM;
+    }
+    return STRATA_OK;
+}
+
 ST_EXPORT strata_status_t strata_glm_train(const strata_glm_problem_t *prob,
                                            const strata_glm_param_t *param, MPI_Comm comm,
                                            char *msg, size_t msg_len,
@@ -2290,7 +2307,6 @@ ST_EXPORT strata_status_t strata_glm_train_from(const strata_glm_problem_t *prob
     strata_status_t status;
     const char *why;
     char err[256];
-    int64_t bad;
     int rank, nranks, method;
 
     if (prob == NULL || prob->data == NULL || model_p == NULL) {
@@ -2341,11 +2357,8 @@ ST_EXPORT strata_status_t strata_glm_train_from(const strata_glm_problem_t *prob
                    "overflows)", param->lambda, (long long)prob->data->n_rows_global);
         return STRATA_ERR_INVALID_PARAM;
     }
-    if ((bad = st_glm_data_overflow(prob->data, param->bias, comm)) != 0) {
-        st_glm_msg(msg, msg_len, "feature %lld: its values are too large for double precision "
-                   "(a square, or a row's sum of squares, overflows); scale them",
-                   (long long)bad);
-        return STRATA_ERR_INVALID_PARAM;
+    if ((status = st_glm_rows_check(prob, param->bias, comm, msg, msg_len)) != STRATA_OK) {
+        return status;
     }
     st_glm_comm_shape(comm, &rank, &nranks);
     method = st_glm_method_choose(loss, prob, param, comm, rank, nranks);

@@ -119,6 +119,14 @@ printf -- '1 1:0\n-1 2:0\n1 1:0\n-1 3:0\n1 1:0\n-1 2:0\n' >zero.svm
 expect 1 "-C on features of zeros" "$train" -C -q -s sqsvm zero.svm
 contains "-C on features of zeros: named" "no C to start from: every example's features"
 rm -f zero.svm
+# features whose squares overflow: named, for -C as for a training (before: "no C to
+# start from: every example's features ... are 0", the rows' infinite norm read as none)
+printf -- '1 1:1 2:1e200\n-1 1:2\n1 1:3\n-1 1:1 2:3\n1 1:2\n-1 1:0.5\n' >over.svm
+for s in 0 11; do
+    expect 1 "-C -s $s, features overflowing" "$train" -C -q -s $s over.svm
+    contains "-C -s $s, features overflowing: named" "^strata-train: feature 2: its values are too large"
+done
+rm -f over.svm
 expect 2 "-C with -l" "$train" -C -l 1e-3 c.svm
 contains "-C with -l named" "-C searches C: give its start as -c C"
 expect 2 "-C with a model file" "$train" -C c.svm m.model
