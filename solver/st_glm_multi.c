@@ -201,8 +201,10 @@ static strata_glm_problem_t *st_glm_problem_one_vs_rest(const strata_glm_problem
     d->y          = y;
     d->label_kind = ST_GLM_LABEL_CLASS;
     d->zero_one   = 0;
-    v->data       = d;
-    v->view       = 1;
+    v->data           = d;
+    v->view           = 1;
+    v->rows_fine      = src->rows_fine;   /* (the same rows) */
+    v->rows_fine_bias = src->rows_fine_bias;
     return v;
 }
 
