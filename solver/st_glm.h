@@ -29,6 +29,14 @@ struct strata_glm_problem {
        once); strata_glm_train_from then skips that pass */
     int            rows_fine;
     double         rows_fine_bias;
+    /* memo (a C search's folds: problems the library owns and trains again and again):
+       L-BFGS keeps its scaling pass's column sums, sum_i c_i x_ij^2 over all ranks
+       (and the bias's), in colsq for the next training of the same loss, class
+       weights and bias (colsq_key); the same on every rank */
+    int            memo;
+    double        *colsq;
+    double         colsq_key[3];   /* weight_pos, weight_neg, bias */
+    const void    *colsq_loss;
 };
 
 /* @a prob's weight of the class named @a label: 1 without class weights or such a

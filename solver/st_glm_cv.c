@@ -244,9 +244,10 @@ static strata_status_t st_glm_cv_run(const strata_glm_problem_t *prob,
             if (kept) {   /* (the search's next C's) */
                 cache->train[k] = train;
                 cache->test[k]  = test;
-                /* (their rows are prob's: checked once) */
+                /* (their rows are prob's: checked once; trained at every C) */
                 train->rows_fine      = cache->fine && param->bias == cache->bias;
                 train->rows_fine_bias = param->bias;
+                train->memo           = 1;
             }
         }
         p = *param;

@@ -497,6 +497,42 @@ static void st_glm_lbfgs_direction(int64_t n, const double *g, const double *min
     }
 }
 
+/* The scaling pass's sums into lb->sum (collective): kept from the last training of a
+ * memo problem (a C search's fold) where made under the same loss, weights and bias,
+ * else made, and kept where the problem is a memo one (every rank keeps it or none). */
+static void st_glm_lbfgs_colsq(const st_glm_model_t *loss, const strata_glm_problem_t *prob,
+                               const strata_glm_param_t *param, st_glm_lbfgs_t *lb,
+                               st_glm_round_ctx_t *ctx)
+{
+    /* (memo problems are the library's own: st_glm_cv.c's folds) */
+    strata_glm_problem_t *own = (strata_glm_problem_t *)prob;
+    const double key[3]       = {param->weight_pos, param->weight_neg, param->bias};
+    size_t bytes              = (size_t)lb->d_all * sizeof(double);
+    double *keep;
+
+    if (prob->memo && prob->colsq != NULL && prob->colsq_loss == (const void *)loss &&
+        memcmp(prob->colsq_key, key, sizeof(key)) == 0) {
+        memcpy(lb->sum, prob->colsq, bytes);
+        return;
+    }
+    st_glm_run_parts(st_glm_lbfgs_scale_pass, lb->parts, sizeof(*lb->parts), lb->nparts);
+    st_glm_sum_parts(ctx, lb->sum, lb->d_all, lb->nparts, lb->d_all + 2);
+    if (!prob->memo) {
+        return;
+    }
+    keep = realloc(prob->colsq, ST_MAX(bytes, 1));
+    if (!st_glm_agree(ctx->comm, keep != NULL)) {   /* (else a rank would skip a sum alone) */
+        keep = (keep != NULL) ? keep : prob->colsq;
+        free(keep);
+        own->colsq = NULL;
+        return;
+    }
+    memcpy(keep, lb->sum, bytes);
+    memcpy(own->colsq_key, key, sizeof(key));
+    own->colsq      = keep;
+    own->colsq_loss = loss;
+}
+
 strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_problem_t *prob,
                                    const strata_glm_param_t *param, MPI_Comm comm, char *msg,
                                    size_t msg_len, strata_glm_model_t *model)
@@ -572,8 +608,7 @@ strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_
     /* M: P's curvature bound on the diagonal, lambda + (beta / n) sum_i c_i x_ij^2,
      * so that the steps do not depend on the features' scales (a feature of 1e12
      * next to ones of 1: with M = I no step lowers P in double precision) */
-    st_glm_run_parts(st_glm_lbfgs_scale_pass, lb.parts, sizeof(*lb.parts), lb.nparts);
-    st_glm_sum_parts(&ctx, lb.sum, d_all, lb.nparts, d_all + 2);
+    st_glm_lbfgs_colsq(loss, prob, param, &lb, &ctx);
     for (j = 0; j < d_all; j++) {
         minv[j] = 1.0 / (param->lambda +
                          loss->smoothness * lb.sum[j] / (double)data->n_rows_global);

@@ -612,6 +612,7 @@ ST_EXPORT void strata_glm_problem_free(strata_glm_problem_t *prob)
         st_glm_data_free(prob->data);
         free(prob->classes);
         free(prob->class_weight);
+        free(prob->colsq);
         free(prob);
     }
 }

@@ -12,7 +12,8 @@
  * methods that take a start), or is left aside (coordinate descent: the same bits as
  * from 0); a start at this lambda's own optimum is converged at round 0; a start of
  * another kind, feature count, bias, or with checkpoints, is refused; w = 0 is never
- * the answer of the primal methods, however large lambda.
+ * the answer of the primal methods, however large lambda. L-BFGS's sums kept on a
+ * search's folds (memo problems) change no model.
  */
 #include "st_glm_test.h"
 #include "st_glm_perm.h"
@@ -379,6 +380,55 @@ static void check_not_zero(int method)
     strata_glm_problem_free(prob);
 }
 
+/* A search's folds are memo problems: L-BFGS keeps its scaling pass's column sums for
+ * the next training, which may use them only under the same loss, weights and bias.
+ * Each training of a memo problem gives, bit for bit, the model of the same training
+ * of a problem that keeps nothing, whether the sums were kept (the same parameters
+ * again) or must be made anew (another weight, bias or loss). */
+static void check_memo(void)
+{
+    static const struct {
+        const char *solver;
+        double      weight_pos, bias;
+    } runs[] = {{"logistic", 1, -1}, {"logistic", 1, -1}, {"logistic", 3, -1},
+                {"logistic", 3, 1},  {"sqsvm", 3, 1},     {"logistic", 1, -1}};
+    strata_glm_problem_t *memo = my_rows(&ds, 0, 0), *plain = my_rows(&ds, 0, 0);
+    strata_glm_model_t *a = NULL, *b = NULL;
+    strata_glm_param_t p;
+    char msg[512];
+    size_t r;
+    int64_t n;
+
+    memo->memo = 1;
+    for (r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+        strata_glm_param_default(&p);
+        p.method     = STRATA_GLM_METHOD_LBFGS;
+        p.solver     = runs[r].solver;
+        p.weight_pos = runs[r].weight_pos;
+        p.bias       = runs[r].bias;
+        p.lambda     = 1e-3;
+        p.tol        = 1e-8;
+        CHECKF(strata_glm_train(memo, &p, MPI_COMM_WORLD, msg, sizeof(msg), &a) == STRATA_OK &&
+                       strata_glm_train(plain, &p, MPI_COMM_WORLD, msg, sizeof(msg), &b) ==
+                               STRATA_OK,
+               "memo run %zu: %s", r, msg);
+        n = N_COLS + (runs[r].bias > 0);
+        CHECKF(a != NULL && b != NULL &&
+                       memcmp(strata_glm_model_weights(a), strata_glm_model_weights(b),
+                              (size_t)n * sizeof(double)) == 0,
+               "memo run %zu (%s, weight %g, bias %g): not the model of a problem that keeps "
+               "nothing", r, runs[r].solver, runs[r].weight_pos, runs[r].bias);
+        CHECKF(memo->colsq != NULL && memo->colsq_key[1] == 1.0 &&
+                       memo->colsq_key[2] == runs[r].bias,
+               "memo run %zu: no column sums kept, or another run's", r);
+        strata_glm_model_free(a);
+        strata_glm_model_free(b);
+        a = b = NULL;
+    }
+    strata_glm_problem_free(memo);
+    strata_glm_problem_free(plain);
+}
+
 /* A refusal: @a status and a message holding @a want, alike on every rank. */
 static void refused(const strata_glm_problem_t *prob, const strata_glm_param_t *p, int folds,
                     double cost, strata_status_t status, const char *want)
@@ -432,6 +482,7 @@ int main(int argc, char **argv)
     check_warm("lasso", STRATA_GLM_METHOD_CD);      /* (one rank: its serial solver) */
     check_not_zero(STRATA_GLM_METHOD_NEWTON);
     check_not_zero(STRATA_GLM_METHOD_LBFGS);
+    check_memo();
 
     /* the folds: every row in one, sizes floor or ceil of N / folds */
     for (f = 2; f <= 7; f++) {
