@@ -451,6 +451,12 @@ static int st_glm_io_read_header(st_glm_io_reader_t *rd, st_glm_io_header_t *h)
                 return -1;
             }
             /* (a class's weights take 8 bytes a feature: no bound but the memory's) */
+            if (!strcmp(rd->tok[1], "1")) {   /* (LIBLINEAR's, of a set of one label) */
+                st_glm_io_fail(rd, "nr_class 1: a model of one class (LIBLINEAR writes one "
+                               "for training data of a single label; it predicts that label "
+                               "for every row); Strata reads models of 2 or more classes");
+                return -1;
+            }
             if (st_glm_io_parse_int(rd->tok[1], 2, INT32_MAX, &v) != 0) {
                 st_glm_io_fail(rd, "nr_class '%s' is not an integer from 2 to %d",
                                st_glm_io_quote(rd->tok[1], q, sizeof(q)), INT32_MAX);

@@ -270,5 +270,14 @@ same "-1/+1: the model, binary vs text" "$dir/st_pmb.model" "$dir/st_pm.model"
 grep -q '^label 1 -1$' "$dir/st_pmb.model" ||
     { echo "FAIL: -1/+1 binary: no 'label 1 -1'"; head -5 "$dir/st_pmb.model"; fail=1; }
 
+# LIBLINEAR's model of one class (training data of a single label): refused, saying so
+# (before: "nr_class '1' is not an integer from 2 to ...")
+printf '3 1:0.5 2:1\n3 1:-0.5 3:2\n3 2:1\n' >"$dir/one.svm"
+run "one class: liblinear-train" liblinear-train -q "$dir/one.svm" "$dir/one.model"
+if $P "$dir/one.svm" "$dir/one.model" "$dir/one.out" >"$dir/stdout" 2>"$dir/stderr" ||
+    ! grep -q "one.model:2: nr_class 1: a model of one class" "$dir/stderr"; then
+    echo "FAIL: one class: strata-predict did not refuse naming it:"; cat "$dir/stderr"; fail=1
+fi
+
 [ $fail -eq 0 ] && echo "glm_io_liblinear: PASS"
 exit $fail
