@@ -13,9 +13,9 @@
  * rank 0 in rank order (in bounded chunks), so OUTPUT_FILE may be a pipe and needs no
  * shared file system.
  *
- * Runs alone (one process, no MPI initialized: st_tool.h) or under mpirun. Exit status: 0 ok, 1 a run-time
- * failure (a file that cannot be read or written, a malformed model or test set, a
- * model that does not fit the data), 2 bad usage.
+ * Runs alone (one process, no MPI initialized: st_tool.h) or under mpirun. Exit
+ * status: 0 ok, 1 a run-time failure (a file that cannot be read or written, a
+ * malformed model or test set, a model that does not fit the data), 2 bad usage.
  */
 #include "config.h"
 
