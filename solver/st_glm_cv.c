@@ -107,16 +107,13 @@ static st_status_t st_glm_cv_rows(const strata_glm_problem_t *src, const int *fo
 typedef struct {
     strata_glm_problem_t **train, **test;
     int                   *fold;
-    int                    fine;   /* prob's rows passed st_glm_rows_check at bias: so do
-                                      the folds' (the trainings' check skipped) */
-    double                 bias;
 } st_glm_cv_folds_t;
 
 /* Collective: @a cache's arrays for @a folds folds of @a prob where every rank's copies
  * fit ST_GLM_CV_KEEP_BYTES (the ranks agree), else NULL (made for each C as by
- * strata_glm_cross_validate); its rows checked once at @a param's bias. */
+ * strata_glm_cross_validate). */
 static void st_glm_cv_folds_init(st_glm_cv_folds_t *cache, const strata_glm_problem_t *prob,
-                                 const strata_glm_param_t *param, int folds, MPI_Comm comm)
+                                 int folds, MPI_Comm comm)
 {
     const st_glm_data_t *d = prob->data;
     double bytes = (double)folds * ((double)d->nnz * (4.0 + d->prec / 8) +
@@ -131,8 +128,6 @@ static void st_glm_cv_folds_init(st_glm_cv_folds_t *cache, const strata_glm_prob
         free(cache->test);
         cache->train = cache->test = NULL;
     }
-    cache->bias = param->bias;
-    cache->fine = (cache->train != NULL);   /* (st_glm_cv_search_check looked at prob's) */
 }
 
 static void st_glm_cv_folds_free(st_glm_cv_folds_t *cache, int folds)
@@ -244,8 +239,9 @@ static strata_status_t st_glm_cv_run(const strata_glm_problem_t *prob,
             if (kept) {   /* (the search's next C's) */
                 cache->train[k] = train;
                 cache->test[k]  = test;
-                /* (their rows are prob's: checked once; trained at every C) */
-                train->rows_fine      = cache->fine && param->bias == cache->bias;
+                /* (their rows are prob's, which st_glm_cv_search_check checked at this
+                   bias, the search's; trained at every C) */
+                train->rows_fine      = 1;
                 train->rows_fine_bias = param->bias;
                 train->memo           = 1;
             }
@@ -592,7 +588,7 @@ ST_EXPORT strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
         return status;
     }
     memset(&best, 0, sizeof(best));
-    st_glm_cv_folds_init(&cache, prob, param, folds, comm);
+    st_glm_cv_folds_init(&cache, prob, folds, comm);
     /* every C up to max_c, also after models that stopped moving (lasso's first C's
        of w = 0 would end LIBLINEAR's rule at once; tests/glm_cv.sh) */
     status = st_glm_cv_search(prob, loss, param, folds, start_c, max_c, 0, comm, msg,
@@ -653,7 +649,7 @@ ST_EXPORT strata_status_t strata_glm_find_cost_epsilon(const strata_glm_problem_
     }
     memset(&best, 0, sizeof(best));
     /* (the same folds at every epsilon) */
-    st_glm_cv_folds_init(&cache, prob, param, folds, comm);
+    st_glm_cv_folds_init(&cache, prob, folds, comm);
     p = *param;
     for (; step >= 0 && status == STRATA_OK; step--) {
         p.epsilon = step * max_eps / ST_GLM_CV_EPS_STEPS;
