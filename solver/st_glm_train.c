@@ -663,7 +663,6 @@ typedef struct {
 typedef struct {
     int        on;           /* 1: hierarchical (more than one node) */
     MPI_Comm   node;         /* my node's ranks (MPI_COMM_NULL: I am alone on it) */
-    MPI_Comm   node_owned;   /* node, when this run made it (else MPI_COMM_NULL) */
     int        nodes;        /* K_o */
     double     sigma_o;      /* K_o */
     int        inner;        /* inner rounds per outer round in use */
@@ -1516,9 +1515,6 @@ static void st_glm_trainer_free(st_glm_trainer_t *tr)
     st_glm_order_free(&tr->order);
     free(tr->hier.vn);
     free(tr->hier.dr);
-    if (tr->hier.node_owned != MPI_COMM_NULL) {
-        MPI_Comm_free(&tr->hier.node_owned);
-    }
     pthread_mutex_destroy(&tr->gate_lock);
     pthread_cond_destroy(&tr->gate_cond);
 }
@@ -1543,9 +1539,8 @@ static int st_glm_hier_init(st_glm_trainer_t *tr, st_glm_round_ctx_t *ctx,
     *(void**)&level = dlsym(RTLD_DEFAULT, "strata_comm_level");
     ok = (level != NULL && level(ctx->comm, STRATA_LEVEL_NODE, &node) == STRATA_OK);
     if (!st_glm_agree(ctx->comm, ok)) {   /* Strata's, if some rank got it, stays Strata's */
-        ok = (MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL,
-                                  &node) == MPI_SUCCESS);
-        h->node_owned = ok ? node : MPI_COMM_NULL;
+        st_glm_host_comm(ctx->comm, &node);   /* (kept with the communicator: not freed) */
+        ok = (node != MPI_COMM_NULL);
         if (!st_glm_agree(ctx->comm, ok)) {
             return 0;
         }
@@ -1601,7 +1596,7 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
 
     memset(&tr, 0, sizeof(tr));
     memset(&ctx, 0, sizeof(ctx));
-    tr.hier.node = tr.hier.node_owned = MPI_COMM_NULL;
+    tr.hier.node = MPI_COMM_NULL;
     pthread_mutex_init(&tr.gate_lock, NULL);
     pthread_cond_init(&tr.gate_cond, NULL);
     st_glm_comm_shape(comm, &ctx.rank, &nranks);
