@@ -163,6 +163,10 @@ int st_glm_agree(MPI_Comm comm, int ok);
 strata_status_t st_glm_rows_check(const strata_glm_problem_t *prob, double bias, MPI_Comm comm,
                                   char *msg, size_t msg_len);
 
+/* How many searches of C (or of C and epsilon) this process made that kept their
+ * folds' rows between their C's (st_glm_cv.c; tests). */
+long st_glm_cv_kept_searches(void);
+
 /* Does @a param weigh the classes (weight_pos or weight_neg other than 1)? Messages
  * about overflows then name the weights too. */
 int st_glm_weighted(const strata_glm_param_t *param);

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include "st_glm.h"
+#include "st_glm_mem.h"
 #include "st_glm_perm.h"
 
 #include <limits.h>
@@ -110,15 +111,26 @@ typedef struct {
 } st_glm_cv_folds_t;
 
 /* Collective: @a cache's arrays for @a folds folds of @a prob where every rank's copies
- * fit ST_GLM_CV_KEEP_BYTES (the ranks agree), else NULL (made for each C as by
- * strata_glm_cross_validate). */
+ * fit ST_GLM_CV_KEEP_BYTES and every host's take at most half its available memory (the
+ * ranks agree), else NULL (made for each C as by strata_glm_cross_validate). */
+static long st_glm_cv_kept;   /* searches that kept their folds (tests) */
+
+long st_glm_cv_kept_searches(void)
+{
+    return __atomic_load_n(&st_glm_cv_kept, __ATOMIC_RELAXED);
+}
+
 static void st_glm_cv_folds_init(st_glm_cv_folds_t *cache, const strata_glm_problem_t *prob,
                                  int folds, MPI_Comm comm)
 {
     const st_glm_data_t *d = prob->data;
+    const char *str;
     double bytes = (double)folds * ((double)d->nnz * (4.0 + d->prec / 8) +
-                                    (double)d->n_rows * 16.0);
+                                    (double)d->n_rows * 16.0), host[2];
     int keep = (bytes <= ST_GLM_CV_KEEP_BYTES);
+
+    st_glm_mem_host(comm, keep ? bytes : 0, ST_MAX(st_glm_mem_env(&str), -1), host);
+    keep = keep && host[0] <= 0.5 * host[1];
 
     cache->fold  = NULL;
     cache->train = keep ? calloc((size_t)folds, sizeof(*cache->train)) : NULL;
@@ -127,6 +139,8 @@ static void st_glm_cv_folds_init(st_glm_cv_folds_t *cache, const strata_glm_prob
         free(cache->train);
         free(cache->test);
         cache->train = cache->test = NULL;
+    } else {
+        __atomic_fetch_add(&st_glm_cv_kept, 1, __ATOMIC_RELAXED);
     }
 }
 

@@ -87,7 +87,7 @@ void st_glm_host_comm(MPI_Comm comm, MPI_Comm *host_p)
 {
     st_glm_host_entry_t *e = NULL;
     MPI_Comm host = MPI_COMM_NULL;
-    int size = 1, found = 0, ok;
+    int size = 1, found = 0, ok, kept, set;
 
     if (comm != MPI_COMM_NULL) {
         MPI_Comm_size(comm, &size);
@@ -118,17 +118,29 @@ void st_glm_host_comm(MPI_Comm comm, MPI_Comm *host_p)
     e = (ok && host != MPI_COMM_NULL) ? malloc(sizeof(*e)) : NULL;
     /* (kept by every rank or by none: a rank that split again while the others found
        theirs would wait alone) */
-    if (st_glm_agree(comm, e != NULL)) {
+    kept = st_glm_agree(comm, e != NULL);
+    if (kept) {
         e->comm = comm;
         e->host = host;
-        pthread_mutex_lock(&st_glm_host_lock);
-        e->next             = st_glm_host_entries;
-        st_glm_host_entries = e;
-        pthread_mutex_unlock(&st_glm_host_lock);
-        MPI_Comm_set_attr(comm, st_glm_host_keyval, e);
-    } else if (host != MPI_COMM_NULL) {   /* (not kept: this call's alone) */
+        set     = (MPI_Comm_set_attr(comm, st_glm_host_keyval, e) == MPI_SUCCESS);
+        if (set) {
+            pthread_mutex_lock(&st_glm_host_lock);
+            e->next             = st_glm_host_entries;
+            st_glm_host_entries = e;
+            pthread_mutex_unlock(&st_glm_host_lock);
+        }
+        kept = st_glm_agree(comm, set);
+        if (!kept && set) {   /* (set on some ranks only: undone, its callback frees both) */
+            MPI_Comm_delete_attr(comm, st_glm_host_keyval);
+            e    = NULL;
+            host = MPI_COMM_NULL;
+        }
+    }
+    if (!kept) {
         free(e);
-        MPI_Comm_free(&host);
+        if (host != MPI_COMM_NULL) {
+            MPI_Comm_free(&host);
+        }
         host = MPI_COMM_NULL;
     }
     *host_p = host;
@@ -180,16 +192,36 @@ void st_glm_mem_host(MPI_Comm comm, double need, double avail, double host_p[2])
 {
     MPI_Comm host;
 
-    if (avail < 0) {   /* (a rank that needs nothing reads nothing: the others' answer) */
+    st_glm_host_comm(comm, &host);
+    /* (the host's sum decides whether a reading may be reused: its ranks together) */
+    st_glm_allreduce(host, &need, 1, MPI_DOUBLE, MPI_SUM);
+    if (avail < 0) {
         avail = (need > 0) ? st_glm_mem_read(need) : HUGE_VAL;
     }
-    st_glm_host_comm(comm, &host);
-    if (host != MPI_COMM_NULL) {
-        st_glm_allreduce(host, &need, 1, MPI_DOUBLE, MPI_SUM);
-        st_glm_allreduce(host, &avail, 1, MPI_DOUBLE, MPI_MIN);
-    }
+    st_glm_allreduce(host, &avail, 1, MPI_DOUBLE, MPI_MIN);
     host_p[0] = need;
     host_p[1] = avail;
+}
+
+void st_glm_mem_worst(MPI_Comm comm, double host[2], char *name, int len)
+{
+    struct {
+        double short_by;
+        int    rank;
+    } me, worst;
+
+    if (gethostname(name, (size_t)len) != 0) {
+        snprintf(name, (size_t)len, "(unnamed)");
+    }
+    name[len - 1] = '\0';
+    if (comm == MPI_COMM_NULL) {
+        return;
+    }
+    MPI_Comm_rank(comm, &me.rank);
+    me.short_by = host[0] - host[1];
+    MPI_Allreduce(&me, &worst, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm);
+    MPI_Bcast(host, 2, MPI_DOUBLE, worst.rank, comm);
+    MPI_Bcast(name, len, MPI_CHAR, worst.rank, comm);
 }
 
 /* STRATA_GLM_MEM_AVAILABLE: bytes, with K, M, G or T (powers of 1024) after them;

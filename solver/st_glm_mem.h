@@ -24,7 +24,12 @@ long st_glm_mem_reads(void);
 
 /* Collective over @a comm: the bytes @a need of this rank summed over the ranks of its
  * host (host_p[0]) and the host's available memory (host_p[1]: @a avail where >= 0,
- * else what the host reports; a rank needing nothing reads nothing). */
+ * else what the host reports; a host needing nothing reads nothing). */
 void st_glm_mem_host(MPI_Comm comm, double need, double avail, double host_p[2]);
+
+/* Collective over @a comm, after st_glm_mem_host: the figures of the host shortest of
+ * memory (the largest need beyond what it has) in @a host (each rank's own, in), and
+ * its name in @a name (@a len bytes, the same on every rank). */
+void st_glm_mem_worst(MPI_Comm comm, double host[2], char *name, int len);
 
 #endif

@@ -2125,7 +2125,7 @@ static strata_status_t st_glm_memory_check(int method, const st_glm_model_t *los
     const char *str, *name;
     double avail = st_glm_mem_env(&str), host[2];
     int vectors = st_glm_method_vectors(method, loss, prob, param), ranks = 1;
-    char where[512] = "";
+    char where[512] = "", hostname[256];
 
     if (!st_glm_agree(comm, avail != -2)) {
         st_glm_msg(msg, msg_len, "STRATA_GLM_MEM_AVAILABLE='%s' is not a size in bytes (K, M, G "
@@ -2134,9 +2134,11 @@ static strata_status_t st_glm_memory_check(int method, const st_glm_model_t *los
         return STRATA_ERR_INVALID_PARAM;
     }
     st_glm_mem_host(comm, (double)vectors * 8.0 * (double)(data->n_cols + 1), avail, host);
-    if (host[0] <= host[1]) {
+    /* (every host's answer, agreed: a host short of memory refuses for all of them) */
+    if (st_glm_agree(comm, host[0] <= host[1])) {
         return STRATA_OK;
     }
+    st_glm_mem_worst(comm, host, hostname, (int)sizeof(hostname));
     if (comm != MPI_COMM_NULL) {
         MPI_Comm_size(comm, &ranks);
     }
@@ -2149,11 +2151,11 @@ static strata_status_t st_glm_memory_check(int method, const st_glm_model_t *los
     name = (method == STRATA_GLM_METHOD_LBFGS)    ? "lbfgs"
            : (method == STRATA_GLM_METHOD_NEWTON) ? "newton"
                                                    : "cd";
-    st_glm_msg(msg, msg_len, "not enough memory: %lld features%s need %.3g MB on this host "
+    st_glm_msg(msg, msg_len, "not enough memory: %lld features%s need %.3g MB on host %s "
                "(method %s keeps %d vectors of that size on each rank; %d rank(s) in all), "
                "and it has %.3g MB available (renumber the features without gaps, or hash "
                "them into fewer; STRATA_GLM_MEM_AVAILABLE sets the host's figure)",
-               (long long)data->n_cols, where, host[0] / 1e6, name, vectors, ranks,
+               (long long)data->n_cols, where, host[0] / 1e6, hostname, name, vectors, ranks,
                host[1] / 1e6);
     return STRATA_ERR_NO_MEMORY;
 }

@@ -194,11 +194,11 @@ rm -f "$dir/o.model"
 # two ranks on the host need twice that (each rank would see the whole 50 MB free)
 expect 1 "999999 features, 2 ranks, 50 MB" env STRATA_GLM_MEM_AVAILABLE=50M $ST_MPIRUN -np 2 \
     -x STRATA_GLM_MEM_AVAILABLE $T/strata-train -q --method cd "$dir/wide.svm" "$dir/o.model"
-contains "999999 features, 2 ranks: the host's sum" "need 80 MB on this host .*2 rank(s) in all"
+contains "999999 features, 2 ranks: the host's sum" "need 80 MB on host $(hostname) .*2 rank(s) in all"
 # L-BFGS keeps 29 such vectors (the pairs), Newton 2
 expect 1 "999999 features, lbfgs, 100 MB" env STRATA_GLM_MEM_AVAILABLE=100M $T/strata-train -q \
     --method lbfgs "$dir/wide.svm" "$dir/o.model"
-contains "lbfgs: its vectors" "need 232 MB on this host (method lbfgs keeps 29 vectors"
+contains "lbfgs: its vectors" "need 232 MB on host $(hostname) (method lbfgs keeps 29 vectors"
 expect 0 "999999 features, newton, 20 MB" env STRATA_GLM_MEM_AVAILABLE=20M $T/strata-train -q \
     --method newton "$dir/wide.svm" "$dir/o.model"
 expect 1 "STRATA_GLM_MEM_AVAILABLE not a size" env STRATA_GLM_MEM_AVAILABLE=lots \

@@ -116,15 +116,28 @@ static void check_find(const char *solver)
     double c, best_c = 0, want_c = 0, want_score = 0, score, start, sq, gmax = 0;
     double g[N_COLS];
     int64_t i, k;
+    long kept;
     char msg[512];
 
     strata_glm_param_default(&p);
     p.solver     = solver;
     p.tol        = 1e-6;
     p.max_rounds = 300;
+    kept = st_glm_cv_kept_searches();
     CHECKF(strata_glm_find_cost(prob, &p, 3, 0.125, 2.0, MPI_COMM_WORLD, msg, sizeof(msg),
                                 &best_c, &best, NULL) == STRATA_OK, "%s: find_cost: %s",
            solver, msg);
+    CHECKF(st_glm_cv_kept_searches() == kept + 1, "%s: the search's folds not kept", solver);
+    /* a host whose memory would not hold them: made again for each C, the same answer */
+    setenv("STRATA_GLM_MEM_AVAILABLE", "64K", 1);
+    CHECKF(strata_glm_find_cost(prob, &p, 3, 0.125, 2.0, MPI_COMM_WORLD, msg, sizeof(msg),
+                                &c, &m, NULL) == STRATA_OK, "%s: find_cost, 64 KB: %s",
+           solver, msg);
+    unsetenv("STRATA_GLM_MEM_AVAILABLE");
+    CHECKF(st_glm_cv_kept_searches() == kept + 1, "%s: folds kept beyond the host's memory",
+           solver);
+    CHECKF(c == best_c && !memcmp(&m, &best, sizeof(m)), "%s: folds made again for each C: "
+           "C %g, not %g", solver, c, best_c);
     for (c = 0.125; c <= 2.0; c *= 2) {
         CHECKF(strata_glm_cross_validate(prob, &p, 3, c, MPI_COMM_WORLD, msg, sizeof(msg), NULL,
                                          NULL, &m) == STRATA_OK, "%s: C %g: %s", solver, c, msg);

@@ -16,15 +16,23 @@
 #include "st_glm_mem.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int      t_splits, t_frees;
+static int      t_own_hosts;  /* a split by host gives every rank a host of its own */
 static MPI_Comm t_watch[4];   /* host communicators whose freeing is counted */
 
 /* (the executable's definitions come before libmpi's: the library's calls land here) */
 int MPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *out)
 {
+    int me;
+
     t_splits++;
+    if (t_own_hosts) {
+        MPI_Comm_rank(comm, &me);
+        return PMPI_Comm_split(comm, me, key, out);
+    }
     return PMPI_Comm_split_type(comm, type, key, info, out);
 }
 
@@ -94,7 +102,7 @@ static void t_mem(void)
 {
     double h[2], first;
     long reads = st_glm_mem_reads();
-    int size;
+    int size, expect;
 
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     st_glm_mem_host(MPI_COMM_WORLD, 1000.0, -1, h);
@@ -106,14 +114,21 @@ static void t_mem(void)
     st_glm_mem_host(MPI_COMM_WORLD, 3000.0, -1, h);
     CHECKF(st_glm_mem_reads() == reads + 1, "small needs: %ld readings (expected 1)",
            st_glm_mem_reads() - reads);
+    /* (each rank's need far below the reading, the host's sum not on 2 ranks: read again
+       there; before, each rank judged its own need) */
+    expect = 1 + (size > 1);
+    st_glm_mem_host(MPI_COMM_WORLD, 0.2 * first, -1, h);
+    CHECKF(st_glm_mem_reads() == reads + expect, "a fifth of the reading on each of %d "
+           "rank(s): %ld readings (expected %d)", size, st_glm_mem_reads() - reads, expect);
+    expect++;
     st_glm_mem_host(MPI_COMM_WORLD, 0.5 * first, -1, h);   /* (near it: read again) */
-    CHECKF(st_glm_mem_reads() == reads + 2, "a need near the reading: %ld readings "
-           "(expected 2)", st_glm_mem_reads() - reads);
+    CHECKF(st_glm_mem_reads() == reads + expect, "a need near the reading: %ld readings "
+           "(expected %d)", st_glm_mem_reads() - reads, expect);
     st_glm_mem_host(MPI_COMM_WORLD, 0, -1, h);   /* (no need: no reading) */
-    CHECKF(st_glm_mem_reads() == reads + 2, "no need: %ld readings (expected 2)",
-           st_glm_mem_reads() - reads);
+    CHECKF(st_glm_mem_reads() == reads + expect, "no need: %ld readings (expected %d)",
+           st_glm_mem_reads() - reads, expect);
     st_glm_mem_host(MPI_COMM_WORLD, 1000.0, 123456.0, h);   /* (a figure given) */
-    CHECKF(h[1] == 123456.0 && st_glm_mem_reads() == reads + 2,
+    CHECKF(h[1] == 123456.0 && st_glm_mem_reads() == reads + expect,
            "a given figure: available %g, %ld readings", h[1], st_glm_mem_reads() - reads);
 }
 
@@ -145,6 +160,40 @@ static void t_train(void)
     strata_glm_problem_free(prob);
 }
 
+/* 4: every rank a host of its own, one of them short of memory: the training is
+ * refused on every rank (before, on that host's only: the others trained, and waited
+ * for it in their first sum), with that host's figures */
+static void t_short_host(void)
+{
+    static dataset_t ds;
+    strata_glm_problem_t *prob;
+    strata_glm_model_t *model = NULL;
+    strata_glm_param_t p;
+    strata_status_t status;
+    char msg[1024] = "";
+    MPI_Comm comm;
+
+    make_data(&ds, 0);
+    prob = my_rows(&ds, 0, 0);
+    strata_glm_param_default(&p);
+    p.lambda    = 1e-2;
+    t_own_hosts = 1;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    if (rank == 0) {
+        setenv("STRATA_GLM_MEM_AVAILABLE", "1K", 1);
+    }
+    status = strata_glm_train(prob, &p, comm, msg, sizeof(msg), &model);
+    unsetenv("STRATA_GLM_MEM_AVAILABLE");
+    CHECKF(status == STRATA_ERR_NO_MEMORY, "a host short of memory: status %d (%s)",
+           (int)status, msg);
+    CHECKF(strstr(msg, "and it has 0.00102 MB available") != NULL,
+           "the short host's figure not named: %s", msg);
+    strata_glm_model_free(model);
+    strata_glm_problem_free(prob);
+    MPI_Comm_free(&comm);
+    t_own_hosts = 0;
+}
+
 int main(int argc, char **argv)
 {
     int frees;
@@ -160,6 +209,7 @@ int main(int argc, char **argv)
     t_host();
     t_mem();
     t_train();
+    t_short_host();
     t_frees = 0;
     MPI_Finalize();
     frees = t_frees;   /* (2: MPI_COMM_WORLD's host, freed at the start of MPI_Finalize) */
