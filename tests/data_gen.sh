@@ -163,7 +163,7 @@ contains "unwritable output" "no/such/dir"
 echo keep >"$dir/keep.svm"
 expect 1 "--test-out in a missing directory" $gen dense --rows 10 --test-rows 5 \
     --test-out "$dir/no/such/dir/t.svm" -q "$dir/keep.svm"
-contains "--test-out in a missing directory, named" "t.svm: cannot create: .*no/such/dir is not a directory"
+contains "--test-out in a missing directory, named" "t.svm: cannot create: .*no/such/dir does not exist"
 check "--test-out in a missing directory: the training file kept" test "$(cat "$dir/keep.svm")" = keep
 
 # dense --classes: labels 1..K, each class present, the summary says so; a binary file

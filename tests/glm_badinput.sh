@@ -156,6 +156,11 @@ check "cd, 20 rounds on t12: exit 0" test $? -eq 0
 check "cd, 20 rounds: the warning" grep -q "^strata-train: warning: the relative gap .* did not reach -e 0.001 in 20 rounds: raise -r, or try --method newton or lbfgs" "$err"
 $T/strata-train -q -s svm -r 3 "$dir/train.svm" "$dir/o.model" >"$out" 2>"$err"
 check "svm, 3 rounds: the warning without --method" grep -q "in 3 rounds: raise -r to go on$" "$err"
+# the methods suggested must take the run's options: neither primal method takes
+# checkpoints (before: "try --method newton or lbfgs", both then refused)
+$T/strata-train -q --method cd -l 1e-4 -r 4 --checkpoint-every 2 "$dir/t12.svm" \
+    "$dir/ck.model" >"$out" 2>"$err"
+check "cd, checkpoints, 4 rounds: raise -r alone" grep -q "in 4 rounds: raise -r to go on$" "$err"
 # -e 0 asks for exactly -r rounds: no warning
 $T/strata-train -q --method cd -e 0 -r 20 "$dir/t12.svm" "$dir/o.model" >"$out" 2>"$err"
 check "cd, -e 0: exit 0, nothing on stderr" test $? -eq 0 -a ! -s "$err"

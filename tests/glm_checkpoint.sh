@@ -302,7 +302,7 @@ rm -f "$dir/nd.model"
 expect 1 "checkpoint in a missing directory" tools/strata-train -q -e 0 -r 40 \
     --checkpoint-every 20 --checkpoint "$dir/none/x.ckpt" "$dir/s1.svm" "$dir/nd.model"
 contains "checkpoint in a missing directory named" \
-    "x.ckpt: cannot write checkpoints: .*/none is not a directory"
+    "x.ckpt: cannot write checkpoints: .*/none does not exist"
 check "checkpoint in a missing directory: before the training" \
     test -z "$(grep 'after .* rounds' "$out")" -a ! -e "$dir/nd.model"
 # ... or one that takes no new file, for a user of no privilege (setpriv)

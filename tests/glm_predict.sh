@@ -210,7 +210,11 @@ printf '+1 1:1\n-1 0:2\n' >"$dir/bad.svm"
 expect 1 "malformed test file" $P "$dir/bad.svm" "$dir/lr.model"
 says "malformed test file" "$err" "bad.svm:2: "
 expect 1 "unwritable output" $P "$dir/test.svm" "$dir/lr.model" "$dir/no/such/dir/pred"
-says "unwritable output" "$err" "no/such/dir/pred"
+says "unwritable output" "$err" "no/such/dir/pred: cannot write the predictions: .*no/such/dir does not exist"
+# (said before the work: before, the metrics were printed, then "(the file is unchanged)")
+if grep -q "Accuracy" "$out"; then
+    echo "FAIL: unwritable output: predicted before finding it"; fail=1
+fi
 expect 1 "unwritable output on 2 ranks" $ST_MPIRUN -np 2 $P "$dir/test.svm" "$dir/lr.model" \
     "$dir/no/such/dir/pred"
 

@@ -55,7 +55,10 @@ expect 1 "a missing test file" $ST_MPIRUN -np 2 tools/strata-train --test "$dir/
     "$dir/train.svm" "$dir/early.model"
 contains "a missing test file named" "none.svm: cannot read the test file"
 expect 1 "a model file in no directory" tools/strata-train "$dir/train.svm" "$dir/none/m.model"
-contains "a model file in no directory named" "none/m.model: cannot write the model: .*none is not a directory"
+contains "a model file in no directory named" "none/m.model: cannot write the model: .*none does not exist"
+# (a file where the directory would be: said so; before, a missing one was said so too)
+expect 1 "a model file under a file" tools/strata-train "$dir/train.svm" "$dir/train.svm/m.model"
+contains "a model file under a file named" "train.svm/m.model: cannot write the model: .*train.svm is not a directory"
 if grep -q "after .* rounds" "$out" || [ -e "$dir/early.model" ]; then
     echo "FAIL: trained before the test or model file was found missing"; cat "$out"; fail=1
 fi

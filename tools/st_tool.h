@@ -9,6 +9,7 @@
 
 #include "st_glm_file.h"   /* st_glm_out_dest */
 
+#include <errno.h>
 #include <libgen.h>
 #include <limits.h>
 #include <mpi.h>
@@ -36,7 +37,8 @@ static inline int st_tool_canonical(const char *path, char *out, size_t len)
 }
 
 /* Why @a path cannot be written, or NULL where it can: its directory (its name, as
- * @a path gives it, into @a dir) is not a directory, or neither it nor the file takes
+ * @a path gives it, into @a dir) does not exist or is not a directory, or neither it
+ * nor the file takes
  * a write (the outputs are written beside the file and renamed, or in place where only
  * the file is writable). Checked before a long run, which would otherwise fail at its
  * end (strata-train's model and checkpoint, strata-gen's --test-out). */
@@ -47,7 +49,10 @@ static inline const char *st_tool_cannot_write(const char *path, char *dir, size
 
     snprintf(dir, len, "%.*s", (slash == NULL || slash == path) ? 1 : (int)(slash - path),
              (slash == NULL) ? "." : path);
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    if (stat(dir, &st) != 0) {
+        return (errno == ENOENT) ? "does not exist" : "cannot be looked at";
+    }
+    if (!S_ISDIR(st.st_mode)) {
         return "is not a directory";
     }
     if (access(dir, W_OK | X_OK) != 0 && access(path, W_OK) != 0) {

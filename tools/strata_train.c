@@ -103,7 +103,7 @@ static void usage(FILE *f)
             "      --gpu-mem SIZE    with --gpu: GPU memory a rank may use (K, M, G;\n"
             "                        default: what is free, shared by the ranks on\n"
             "                        the GPU); rows beyond it stream (--method\n"
-            "                        newton: refused)\n"
+            "                        newton: they must fit, or it is refused)\n"
             "      --gpu-rows N      with --gpu: rows stepped on at once (1 to 65535;\n"
             "                        default: the GPU's resident warps where rows share\n"
             "                        few features, else %d); each row's step is safe\n"
@@ -152,8 +152,7 @@ static void die_usage(const char *fmt, ...)
         va_start(ap, fmt);
         vfprintf(stderr, fmt, ap);
         va_end(ap);
-        fprintf(stderr, "\n");
-        usage(stderr);
+        fprintf(stderr, "\nTry 'strata-train --help'.\n");
     }
     st_tool_mpi_finalize(world);
     exit(2);
@@ -455,11 +454,15 @@ static void warn_unconverged(const strata_glm_info_t *info, const strata_glm_par
                "reach";
     } else if (info->method == STRATA_GLM_METHOD_CD &&
                (!strcmp(s, "logistic") || !strcmp(s, "sqsvm") || !strcmp(s, "ridge") ||
-                !strcmp(s, "sqsvr"))) {
+                !strcmp(s, "sqsvr")) &&
+               param->checkpoint == NULL && !param->hierarchical) {
         /* SDCA needs many epochs where lambda n is small or the features' scales differ
-           widely (a model worse than w = 0 after thousands of rounds, bench/GLM.md) */
-        hint = "raise -r, or try --method newton or lbfgs (fewer passes where lambda n is "
-               "small or the features' scales differ widely)";
+           widely (a model worse than w = 0 after thousands of rounds, bench/GLM.md); the
+           primal methods take no checkpoints or hierarchical schedule, L-BFGS no GPU */
+        hint = param->gpu ? "raise -r, or try --method newton (fewer passes where lambda n "
+                            "is small or the features' scales differ widely)"
+                          : "raise -r, or try --method newton or lbfgs (fewer passes where "
+                            "lambda n is small or the features' scales differ widely)";
     } else if (!strcmp(s, "svr")) {
         /* coordinate descent only, and slow where lambda n is small (LIBLINEAR's -s 13
            says the same of its own) */
