@@ -39,6 +39,12 @@ st_program train tools/strata-train
 gpu_mpirun() {
     $ST_MPIRUN -x LD_PRELOAD="${ST_SAN_RUNTIME:+$ST_SAN_RUNTIME }$fake" "$@"
 }
+# gpu_alone [VAR=VALUE]... COMMAND...: one process started alone (no MPI at all, as
+# strata-train outside mpirun), on the stand-in driver; the runs that need no second
+# rank take it, a tenth of mpirun's start (same_model's and a few more keep mpirun -np 1)
+gpu_alone() {
+    env LD_PRELOAD="${ST_SAN_RUNTIME:+$ST_SAN_RUNTIME }$fake" "$@"
+}
 
 tools/strata-gen criteo --rows 3000 --cols 4096 --seed 3 -q -f bin -p 32 "$dir/c32.bin" &&
     tools/strata-gen regression --rows 2000 --cols 30 --seed 4 -q -f bin -p 32 \
@@ -125,21 +131,21 @@ tools/strata-gen regression --rows 4000 --cols 262144 --density 0.0001 --seed 11
     -p 32 "$dir/sparse.bin" &&
     tools/strata-gen regression --rows 300 --cols 400 --seed 12 -q -f bin -p 32 \
         "$dir/long.bin" || { echo "FAIL: strata-gen"; exit 1; }
-expect 0 "sparse rows, default rows in flight" gpu_mpirun -np 1 \
+expect 0 "sparse rows, default rows in flight" gpu_alone \
     $train --gpu -s ridge -l 1e-3 -r 2 "$dir/sparse.bin" "$dir/m"
 contains "sparse rows: the GPU's 256 warps, a warp a row" "256 rows in flight, a warp a row"
-expect 0 "sparse rows, a larger GPU" gpu_mpirun -np 1 -x FAKE_CUDA_SMS=64 \
+expect 0 "sparse rows, a larger GPU" gpu_alone FAKE_CUDA_SMS=64 \
     $train --gpu -s ridge -l 1e-3 -r 2 "$dir/sparse.bin" "$dir/m"
 contains "sparse rows: all 4096 warps" "4096 rows in flight, a warp a row"
-expect 0 "dense features, a larger GPU" gpu_mpirun -np 1 -x FAKE_CUDA_SMS=64 \
+expect 0 "dense features, a larger GPU" gpu_alone FAKE_CUDA_SMS=64 \
     $train --gpu -l 1e-3 -r 2 "$dir/dense.bin" "$dir/m"
 contains "dense features: STRATA_GLM_GPU_ROWS" "1024 rows in flight, a warp a row"
-expect 0 "long rows" gpu_mpirun -np 1 $train --gpu -s ridge -l 1e-3 -r 2 "$dir/long.bin" "$dir/m"
+expect 0 "long rows" gpu_alone $train --gpu -s ridge -l 1e-3 -r 2 "$dir/long.bin" "$dir/m"
 contains "long rows: a block a row" "1024 rows in flight, a block a row"
-expect 0 "STRATA_GLM_GPU_KERNEL=block" gpu_mpirun -np 1 -x STRATA_GLM_GPU_KERNEL=block \
+expect 0 "STRATA_GLM_GPU_KERNEL=block" gpu_alone STRATA_GLM_GPU_KERNEL=block \
     $train --gpu -s ridge -l 1e-3 -r 2 "$dir/sparse.bin" "$dir/m"
 contains "STRATA_GLM_GPU_KERNEL=block: a block a row" "a block a row"
-expect 1 "STRATA_GLM_GPU_KERNEL=bogus" gpu_mpirun -np 1 -x STRATA_GLM_GPU_KERNEL=bogus \
+expect 1 "STRATA_GLM_GPU_KERNEL=bogus" gpu_alone STRATA_GLM_GPU_KERNEL=bogus \
     $train --gpu -s ridge -l 1e-3 -r 2 "$dir/sparse.bin" "$dir/m"
 contains "STRATA_GLM_GPU_KERNEL=bogus named" "STRATA_GLM_GPU_KERNEL='bogus' is not warp or block"
 # on one rank of two only (not forwarded to all): the same refusal, no hang
@@ -176,9 +182,9 @@ expect 0 "CPU, for the 3 threads' run" $ST_MPIRUN -np 2 tools/strata-train -q --
     -s logistic -l 1e-3 -r 25 -e 0 -B 1 "$dir/c32.bin" "$dir/cpu-t1.model"
 cmp -s "$dir/gpu-t3.model" "$dir/cpu-t1.model" ||
     { echo "FAIL: --gpu -t 3 gives another model than the CPU's one thread"; fail=1; }
-expect 0 "GPU, 2 host threads, shared mode asked" gpu_mpirun -np 1 $train -q --gpu -t 2 \
+expect 0 "GPU, 2 host threads, shared mode asked" gpu_alone $train -q --gpu -t 2 \
     --thread-mode shared -s ridge -l 1e-2 -e 0 -r 50 "$dir/r32.bin" "$dir/m-t2"
-expect 0 "GPU, 1 host thread" gpu_mpirun -np 1 $train -q --gpu -s ridge -l 1e-2 -e 0 \
+expect 0 "GPU, 1 host thread" gpu_alone $train -q --gpu -s ridge -l 1e-2 -e 0 \
     -r 50 "$dir/r32.bin" "$dir/m-t1"
 cmp -s "$dir/m-t2" "$dir/m-t1" ||
     { echo "FAIL: --gpu -t 2 (shared mode asked) gives another model than -t 1"; fail=1; }
@@ -202,11 +208,11 @@ expect 0 "gap lines, GPU, 2 host threads" gpu_mpirun -np 2 $train --gpu --gpu-ro
     -s logistic -l 1e-3 -r 12 -e 0 -B 1 --gap-every 3 "$dir/c32.bin" "$dir/m"
 p_gpu=$(sed -n 's/^stopped after .* primal \([^,]*\),.*/\1/p' "$out")
 near "gap, GPU margins summed by 2 threads: the CPU's primal" "$p_gpu" "$p_cpu" 1e-12
-expect 1 "margins kernel failing, 32-bit data" gpu_mpirun -np 1 \
-    -x FAKE_CUDA_FAIL_KERNEL=st_glm_margins $train -q --gpu -l 1e-3 -r 3 "$dir/c32.bin" "$dir/m"
+expect 1 "margins kernel failing, 32-bit data" gpu_alone \
+    FAKE_CUDA_FAIL_KERNEL=st_glm_margins $train -q --gpu -l 1e-3 -r 3 "$dir/c32.bin" "$dir/m"
 contains "margins kernel failing: the GPU computed them" "the GPU solver failed"
-expect 0 "margins kernel failing, 64-bit data" gpu_mpirun -np 1 \
-    -x FAKE_CUDA_FAIL_KERNEL=st_glm_margins $train -q --gpu -l 1e-3 -r 3 "$dir/c64.svm" "$dir/m"
+expect 0 "margins kernel failing, 64-bit data" gpu_alone \
+    FAKE_CUDA_FAIL_KERNEL=st_glm_margins $train -q --gpu -l 1e-3 -r 3 "$dir/c64.svm" "$dir/m"
 expect 0 "margins kernel failing, streaming" gpu_mpirun -np 2 \
     -x FAKE_CUDA_FAIL_KERNEL=st_glm_margins $train -q --gpu --gpu-mem 150000 -l 1e-3 -r 3 \
     "$dir/c32.bin" "$dir/m"
@@ -238,11 +244,11 @@ contains "streaming by free memory, one GPU, said" \
 # epoch's, in chunks gathered on the host: one rank reaches 1e-6 in 9 rounds in
 # memory, 13 streaming (two chunks in flight: twice the rows in the curvature);
 # chunks of consecutive rows visited in turn took 412 rounds (4 chunks) to 1061 (13)
-expect 0 "streaming, the epoch's order: in memory" gpu_mpirun -np 1 \
+expect 0 "streaming, the epoch's order: in memory" gpu_alone \
     $train --gpu --gpu-rows 1 -l 1e-2 -e 1e-6 -r 30 "$dir/c32.bin" "$dir/ms-order"
 contains "streaming, the epoch's order: in memory, converged" "^converged after"
 for cap in 300000 200000; do
-    expect 0 "streaming, the epoch's order: $cap bytes" gpu_mpirun -np 1 \
+    expect 0 "streaming, the epoch's order: $cap bytes" gpu_alone \
         $train --gpu --gpu-rows 1 --gpu-mem $cap -l 1e-2 -e 1e-6 -r 30 "$dir/c32.bin" \
         "$dir/ms-order"
     contains "streaming, the epoch's order: $cap bytes, streamed" "its rows streaming"
@@ -253,7 +259,7 @@ done
 tools/strata-gen criteo --rows 150000 --cols 4096 --seed 7 -q -f bin -p 32 "$dir/big.bin" ||
     { echo "FAIL: strata-gen"; exit 1; }
 for t in 1 2; do
-    expect 0 "streaming, gathered by $t thread(s)" gpu_mpirun -np 1 $train --gpu --gpu-rows 1 \
+    expect 0 "streaming, gathered by $t thread(s)" gpu_alone $train --gpu --gpu-rows 1 \
         --gpu-mem 31M -t $t -l 1e-3 -r 2 -e 0 "$dir/big.bin" "$dir/big$t.model"
     contains "streaming, gathered by $t thread(s), streamed" "through two 12.6 MB buffers"
 done
@@ -293,13 +299,13 @@ same_newton "logistic, 1 rank" 1 -s logistic -l 1e-4 -e 1e-6 -r 50 "$dir/c32.bin
 # the Hessian-vector kernel sums the columns most rows hold (the generator's 13
 # dense features, its first columns) per block first; STRATA_GLM_GPU_HV_HOT caps them
 contains "newton: the 13 dense columns summed per block" "(13 hot column(s) summed"
-expect 0 "newton, no hot columns" gpu_mpirun -np 1 -x STRATA_GLM_GPU_HV_HOT=0 $train \
+expect 0 "newton, no hot columns" gpu_alone STRATA_GLM_GPU_HV_HOT=0 $train \
     --gpu --method newton -s logistic -l 1e-4 -e 1e-6 -r 50 "$dir/c32.bin" "$dir/gpu0.model"
 contains "newton, no hot columns, said" "(0 hot column(s) summed"
 cmp -s "$dir/cpu.model" "$dir/gpu0.model" ||
     { echo "FAIL: newton, no hot columns: the model differs from the CPU run's"; fail=1; }
 for bad in 12x 129 -1; do
-    expect 1 "newton, STRATA_GLM_GPU_HV_HOT=$bad" gpu_mpirun -np 1 -x STRATA_GLM_GPU_HV_HOT=$bad \
+    expect 1 "newton, STRATA_GLM_GPU_HV_HOT=$bad" gpu_alone STRATA_GLM_GPU_HV_HOT=$bad \
         $train --gpu --method newton -l 1e-4 "$dir/c32.bin" "$dir/gpu0.model"
     contains "newton, STRATA_GLM_GPU_HV_HOT=$bad named" \
         "STRATA_GLM_GPU_HV_HOT='$bad' is not a count of columns from 0 to 128"
@@ -335,8 +341,8 @@ kernel_fails "CG sweep" 2 st_glm_cg
 # the gradient pass's sums on the GPU for 32-bit data only (64-bit data: the host's,
 # over the data's own values), so its kernel failing ends the one run, not the other
 kernel_fails "gradient pass" 1 st_glm_newton_grad
-expect 0 "newton, 64-bit data: the gradient pass on the host" gpu_mpirun -np 1 \
-    -x FAKE_CUDA_FAIL_KERNEL=st_glm_newton_grad $train -q --gpu --method newton -l 1e-3 \
+expect 0 "newton, 64-bit data: the gradient pass on the host" gpu_alone \
+    FAKE_CUDA_FAIL_KERNEL=st_glm_newton_grad $train -q --gpu --method newton -l 1e-3 \
     -r 3 "$dir/c64.svm" "$dir/m"
 expect 1 "newton, rows beyond the GPU's memory" gpu_mpirun -np 2 \
     $train -q --gpu --method newton --gpu-mem 150000 -l 1e-3 "$dir/c32.bin" "$dir/m"
@@ -347,26 +353,26 @@ contains "newton, rows beyond the GPU's memory, said" "does not stream them"
 # arrays take 940752 bytes, with them 1218224; at
 # one byte less the run is refused, not over the budget (nor ended by a failed
 # allocation at its first CG step on a full GPU)
-expect 1 "newton, the budget less its own arrays" gpu_mpirun -np 1 \
+expect 1 "newton, the budget less its own arrays" gpu_alone \
     $train -q --gpu --method newton --gpu-mem 1218223 -l 1e-3 -r 2 "$dir/c32.bin" "$dir/m"
 contains "newton, the budget less its own arrays, said" "does not stream them"
-expect 0 "newton, the budget with its own arrays" gpu_mpirun -np 1 \
+expect 0 "newton, the budget with its own arrays" gpu_alone \
     $train --gpu --method newton --gpu-mem 1218224 -l 1e-3 -r 2 "$dir/c32.bin" "$dir/m"
 contains "newton, the budget with its own arrays, on the GPU" \
     "its conjugate gradients and row passes on GPU 0"
 # the row passes on the host (STRATA_GLM_GPU_NEWTON_ROWS=host, for comparing their
 # cost): the same model, byte for byte; a bad value refused; their kernel failing
 # ends a 32-bit run with the reason
-expect 0 "newton, the row passes on the host" gpu_mpirun -np 1 \
-    -x STRATA_GLM_GPU_NEWTON_ROWS=host $train --gpu --method newton -s logistic -l 1e-4 \
+expect 0 "newton, the row passes on the host" gpu_alone \
+    STRATA_GLM_GPU_NEWTON_ROWS=host $train --gpu --method newton -s logistic -l 1e-4 \
     -e 1e-6 -r 50 "$dir/c32.bin" "$dir/gpu-host.model"
 contains "newton, the row passes on the host, said" "its conjugate gradients on GPU 0"
-expect 0 "newton, the row passes on the GPU" gpu_mpirun -np 1 $train -q --gpu \
+expect 0 "newton, the row passes on the GPU" gpu_alone $train -q --gpu \
     --method newton -s logistic -l 1e-4 -e 1e-6 -r 50 "$dir/c32.bin" "$dir/gpu-rows.model"
 cmp -s "$dir/gpu-host.model" "$dir/gpu-rows.model" ||
     { echo "FAIL: newton, the row passes on the host or the GPU: the models differ"; fail=1; }
-expect 1 "newton, STRATA_GLM_GPU_NEWTON_ROWS=cpu" gpu_mpirun -np 1 \
-    -x STRATA_GLM_GPU_NEWTON_ROWS=cpu $train -q --gpu --method newton -l 1e-3 \
+expect 1 "newton, STRATA_GLM_GPU_NEWTON_ROWS=cpu" gpu_alone \
+    STRATA_GLM_GPU_NEWTON_ROWS=cpu $train -q --gpu --method newton -l 1e-3 \
     "$dir/c32.bin" "$dir/m"
 contains "newton, STRATA_GLM_GPU_NEWTON_ROWS=cpu named" \
     "STRATA_GLM_GPU_NEWTON_ROWS='cpu' is not gpu or host"
