@@ -480,10 +480,11 @@ int st_glm_gpu_open(const st_glm_data_t *data, const double *c, const double *sq
         g->chunk_bytes = ST_MIN((budget > resident) ? (budget - resident) / 2 : 0,
                                 ST_MAX(ST_GLM_GPU_CHUNK_MAX, ST_GLM_CHUNK_BYTES(1, longest)));
         if (g->chunk_bytes < ST_GLM_CHUNK_BYTES(1, longest)) {
-            snprintf(msg, msg_len, "--gpu: GPU %d has %.1f MB for this rank: not enough for "
-                     "its %lld rows' own arrays (%.1f MB) and two chunks of its longest row "
-                     "(use more ranks)", g->device, (double)budget / 1e6, (long long)m,
-                     (double)resident / 1e6);
+            snprintf(msg, msg_len, "--gpu: GPU %d has %.3g MB for this rank: not enough for "
+                     "its %lld rows' own arrays (%.3g MB) and two chunks of its longest row "
+                     "(%.3g MB each; use more ranks)", g->device, (double)budget / 1e6,
+                     (long long)m, (double)resident / 1e6,
+                     (double)ST_GLM_CHUNK_BYTES(1, longest) / 1e6);
             st_glm_gpu_close(g);
             return -1;
         }

@@ -264,9 +264,10 @@ strata_status_t st_glm_train_named(const strata_glm_problem_t *prob,
         return STRATA_ERR_INVALID_PARAM;
     }
     if (k > 2 && st_glm_weighted(param)) {
-        st_glm_msg(msg, msg_len, "class weights (weight_pos, weight_neg) with %d classes: "
-                   "they name the two classes of a binary model (the problem's class "
-                   "weights, strata_glm_problem_set_class_weights, name any)", k);
+        st_glm_msg(msg, msg_len, "class weights (weight_pos, weight_neg: --weight-pos, "
+                   "--weight-neg) with %d classes: they name the two classes of a binary "
+                   "model (weights of any class: strata-train's -wLABEL X, "
+                   "strata_glm_problem_set_class_weights in C)", k);
         return STRATA_ERR_INVALID_PARAM;
     }
     if (k > 2 && (param->checkpoint_every > 0 || param->resume)) {

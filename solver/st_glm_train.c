@@ -227,8 +227,8 @@ static const char *st_glm_primal_refusal(const st_glm_model_t *loss,
         return why;
     }
     if (param->gpu && param->gpu_rows > 0) {
-        snprintf(why, sizeof(why), "gpu_rows applies to the GPU's coordinate descent "
-                 "(method cd), not to method %s", name);
+        snprintf(why, sizeof(why), "gpu_rows (--gpu-rows) applies to the GPU's coordinate "
+                 "descent (method cd), not to method %s", name);
         return why;
     }
     return NULL;

@@ -93,6 +93,11 @@ contains "-C, lasso: the last C" "^log2c=   9.71	MSE=0\.0"
 check "-C, lasso: every C" test "$(grep -c '^log2c=' "$out")" -eq 24
 expect 0 "-C, 2 rounds" "$train" -q -C -c 1 -s 2 -r 2 -e 1e-9 -v 3 c.svm
 contains "-C, 2 rounds: told" "warning: from C = 1 on, folds stopped at -r 2 before the gap"
+# -v: the first fold stopped by -r warns, the others are counted (before: a line each,
+# thousands in a leave-one-out)
+expect 0 "-v 30, 2 rounds" "$train" -q -s 2 -r 2 -e 1e-9 -v 30 c.svm
+check "-v 30, 2 rounds: one fold's warning" test "$(grep -c 'warning: fold' "$out")" -eq 1
+contains "-v 30, 2 rounds: the others counted" "warning: 29 more of the 30 folds stopped before"
 # sqsvr (-s 11, 12): LIBLINEAR's search of C and epsilon, epsilon = k/20 of the largest
 # |y| from k = 19 (or -p's k) down to 0, C from LIBLINEAR's start for -s 11 up to 2^20
 # at each, ended once the folds' models stop moving (5 C's); its lines and result line

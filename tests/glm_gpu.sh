@@ -400,7 +400,7 @@ expect 0 "auto without --gpu" $ST_MPIRUN -np 1 tools/strata-train -l 1e-6 -r 2 \
 contains "auto without --gpu: newton" "method auto: newton"
 expect 2 "newton, --gpu-rows" tools/strata-train --gpu --method newton --gpu-rows 8 \
     "$dir/c32.bin" "$dir/m"
-contains "newton, --gpu-rows, said" "gpu_rows applies to the GPU's coordinate descent"
+contains "newton, --gpu-rows, said" "gpu_rows (--gpu-rows) applies to the GPU's coordinate descent"
 expect 2 "lbfgs on the GPU" tools/strata-train --gpu --method lbfgs "$dir/c32.bin" "$dir/m"
 contains "lbfgs on the GPU, said" "method lbfgs has no GPU solver"
 

@@ -163,7 +163,7 @@ printf '5 1:1\n5 2:1\n' >one.svm
 expect 1 "one class named 5" "$train" -q one.svm mb
 contains "one class named 5" "every training example is of class 5: a classifier needs two"
 expect 1 "--weight-pos with 4 classes" "$train" -q --weight-pos 2 train.svm mb
-contains "--weight-pos with 4 classes" "class weights (weight_pos, weight_neg) with 4 classes"
+contains "--weight-pos with 4 classes" "class weights (weight_pos, weight_neg: --weight-pos, --weight-neg) with 4 classes: .*-wLABEL"
 expect 1 "checkpoints with 4 classes" "$train" -q --checkpoint ck --checkpoint-every 1 \
     train.svm mb
 contains "checkpoints with 4 classes" "checkpoints with 4 classes"

@@ -494,9 +494,9 @@ static void print_metrics(const char *file, const strata_glm_metrics_t *m)
 }
 
 /* The training's summary line (rank 0): "converged after ..." (@a what: "" or a fold's
- * "fold K of N: "), and its warning where it stopped before -e */
+ * "fold K of N: "), and its warning where it stopped before -e (where @a warn) */
 static void print_info(const char *what, const strata_glm_info_t *info,
-                       const strata_glm_param_t *param, int line)
+                       const strata_glm_param_t *param, int line, int warn)
 {
     if (line) {
         printf("%s%s after %d rounds: primal %.10e, gap %.3e (relative %.3e), %.3f s "
@@ -509,7 +509,7 @@ static void print_info(const char *what, const strata_glm_info_t *info,
                    info->inner_rounds);
         }
     }
-    if (!info->converged && param->tol > 0) {
+    if (!info->converged && param->tol > 0 && warn) {
         warn_unconverged(info, param, what);
     }
 }
@@ -548,7 +548,7 @@ static int cross_validate(const strata_glm_problem_t *prob, const strata_glm_par
     strata_glm_info_t *infos;
     strata_status_t status;
     char msg[1024], what[64];
-    int k;
+    int k, stopped = 0;
 
     infos = calloc((size_t)folds, sizeof(*infos));
     if (infos == NULL) {
@@ -565,9 +565,16 @@ static int cross_validate(const strata_glm_problem_t *prob, const strata_glm_par
         free(infos);
         return 1;
     }
+    /* (the first fold that stopped before -e warns; the others are counted: a
+       leave-one-out's thousands of folds warned a line each) */
     for (k = 0; k < folds && rank == 0; k++) {
         snprintf(what, sizeof(what), "fold %d of %d: ", k + 1, folds);
-        print_info(what, &infos[k], param, param->verbose);
+        print_info(what, &infos[k], param, param->verbose, stopped == 0);
+        stopped += (!infos[k].converged && param->tol > 0);
+    }
+    if (rank == 0 && stopped > 1) {
+        fprintf(stderr, "strata-train: warning: %d more of the %d folds stopped before their "
+                "relative gap reached -e %g\n", stopped - 1, folds, param->tol);
     }
     if (rank == 0) {
         print_cv_metrics(&m, folds, strata_glm_problem_labels(prob, NULL));
@@ -1174,7 +1181,7 @@ int main(int argc, char **argv)
     }
     strata_glm_model_info(model, &info);
     if (rank == 0) {
-        print_info("", &info, &param, 1);
+        print_info("", &info, &param, 1, 1);
         status = strata_glm_model_save(model, model_file, msg, sizeof(msg));
         if (status != STRATA_OK) {
             fprintf(stderr, "strata-train: %s\n", msg);
