@@ -89,6 +89,14 @@ head -n 1 "$dir/m1" | grep -q "^solver_type L2R_LR" || { echo "FAIL: model forma
 # line; the same model as mpirun -np 1 gives, byte for byte, with each method and with
 # threads; a cross-validation's and a C search's lines the same too
 contains "alone: no MPI" "allreduce: none (one process, no MPI)"
+# a Slurm step of several tasks is a launch (Slurm's PMI-1 sets only its own variables:
+# before, each task trained alone on all the rows); of one task, alone
+expect 0 "a Slurm step of 2 tasks" env SLURM_STEP_NUM_TASKS=2 tools/strata-train -r 2 \
+    "$dir/train.svm" "$dir/slurm.m"
+contains "a Slurm step of 2 tasks: MPI" "allreduce: Open MPI"
+expect 0 "a Slurm step of 1 task" env SLURM_STEP_NUM_TASKS=1 tools/strata-train -r 2 \
+    "$dir/train.svm" "$dir/slurm.m"
+contains "a Slurm step of 1 task: alone" "allreduce: none (one process, no MPI)"
 for a in "--method cd -t 2 -l 1e-3" "--method lbfgs -l 1e-3" "--method newton -l 1e-3" \
     "-s 5 -c 1" "-s 11 -c 1 -p 0.2"; do
     case $a in -s\ 11*) f="$dir/reg.svm" ;; *) f="$dir/train.svm" ;; esac

@@ -103,11 +103,13 @@ static inline int st_tool_same_file(const char *a, const char *b)
  * MPI_COMM_WORLD. These helpers take the tool's communicator, MPI_COMM_NULL alone. */
 
 /* Did a launcher start this process (Open MPI's mpirun, a PMIx or PMI launcher: srun,
- * MPICH's and Intel MPI's mpiexec)? */
+ * MPICH's and Intel MPI's mpiexec; or a Slurm step of several tasks, whose PMI-1 sets
+ * only Slurm's variables)? */
 static inline int st_tool_launched(void)
 {
     static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK",
                                        "PMI_SIZE"};
+    const char *tasks = getenv("SLURM_STEP_NUM_TASKS");
     size_t k;
 
     for (k = 0; k < sizeof(vars) / sizeof(vars[0]); k++) {
@@ -115,7 +117,7 @@ static inline int st_tool_launched(void)
             return 1;
         }
     }
-    return 0;
+    return tasks != NULL && atol(tasks) > 1;
 }
 
 /* MPI_Init where a launcher started the process: MPI_COMM_WORLD, this rank and the
