@@ -60,6 +60,14 @@ static int st_coll_world_rank;
 static int st_coll_world_size;
 static st_topo_proc_t st_coll_proc = {0, -1, 0};
 
+/* the parent of the plans' private communicators (st_plan_private): a copy of
+ * MPI_COMM_WORLD made at MPI_Init, nothing but MPI_Comm_create_group on it; its
+ * MPI_TAG_UB, and the private communicators made by this process as rank 0 of theirs
+ * (their tags) */
+static MPI_Comm    st_coll_parent = MPI_COMM_NULL;
+static int         st_coll_tag_ub = 32767;
+static atomic_uint st_coll_made;
+
 /* live plans, and the statistics of plans already freed */
 static pthread_mutex_t st_coll_lock = PTHREAD_MUTEX_INITIALIZER;
 static st_plan_t *st_coll_plans;
@@ -320,23 +328,56 @@ static int st_plan_alike(st_plan_t *plan)
 
 /*
  * The plan's private communicator: the user's ranks in their order (collective over
- * the user's communicator), MPI_Comm_create of its whole group. Not a dup, which copies
+ * the user's communicator), made without choosing a context id over the user's
+ * communicator. The user may have a nonblocking creation pending on it (MPI_Comm_idup,
+ * then MPI_Allreduce, then MPI_Wait is legal), and Open MPI 4.1's choice of an id over
+ * a communicator whose idup is choosing one hangs where the ranks' free ids differ: a
+ * split there on every run of 4 ranks, MPI_Comm_create on about a third of 3 ranks'
+ * (tests/test_fallback, test_idup_pending). So MPI_Comm_create_group of the user's
+ * group over st_coll_parent, a copy of MPI_COMM_WORLD nobody else uses, tagged by the
+ * world rank of the group's rank 0 and a count of that rank's (told to the others:
+ * concurrent creations over one parent need distinct tags). Not a dup, which copies
  * the user's attributes, running their copy (and later delete) callbacks on a
- * communicator they never made (Open MPI 4.1's MPI_Comm_create_group copies them too).
- * Not a split: the user may have a nonblocking creation pending on the communicator
- * (MPI_Comm_idup, then MPI_Allreduce, then MPI_Wait is legal), and Open MPI 4.1 hangs
- * in a split there (4 ranks: every run), not in MPI_Comm_create (tests/test_fallback,
- * test_idup_pending).
+ * communicator they never made (create_group copies the parent's: none). A group
+ * beyond MPI_COMM_WORLD (processes spawned or connected), or no parent (MPI started
+ * behind our back): MPI_Comm_create of the user's communicator, as before.
  */
 static int st_plan_private(st_plan_t *plan)
 {
-    MPI_Group group;
-    int rc = PMPI_Comm_group(plan->user_comm, &group);
+    MPI_Group group, world, both;
+    int rc = PMPI_Comm_group(plan->user_comm, &group), n = 0, in = -1, zero = 0, root;
+    unsigned made = 0, per;
 
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    rc = PMPI_Comm_create(plan->user_comm, group, &plan->comm);
+    if (st_coll_parent != MPI_COMM_NULL && PMPI_Comm_group(MPI_COMM_WORLD, &world) == MPI_SUCCESS) {
+        /* (the same group on every rank: the same answer) */
+        if (PMPI_Group_intersection(group, world, &both) == MPI_SUCCESS) {
+            PMPI_Group_size(both, &in);
+            PMPI_Group_free(&both);
+        }
+        PMPI_Group_size(group, &n);
+        PMPI_Group_translate_ranks(group, 1, &zero, world, &root);
+        PMPI_Group_free(&world);
+    }
+    if (in == n && n > 0) {
+        if (plan->rank == 0) {
+            made = atomic_fetch_add(&st_coll_made, 1);
+        }
+        rc = PMPI_Bcast(&made, 1, MPI_UNSIGNED, 0, plan->user_comm);
+        if (rc == MPI_SUCCESS) {
+            /* distinct for up to per creations in flight at one rank 0 (st_coll_tag_ub
+               at least 32767, MPI's least) */
+            per = ST_MAX(16u, ((unsigned)st_coll_tag_ub + 1u) / (unsigned)st_coll_world_size);
+            rc  = PMPI_Comm_create_group(st_coll_parent, group,
+                                         (int)(((unsigned)root * per + made % per) %
+                                               ((unsigned)st_coll_tag_ub + 1u)),
+                                         &plan->comm);
+        }
+    } else {
+        rc = PMPI_Comm_create(plan->user_comm, group, &plan->comm);
+    }
     PMPI_Group_free(&group);
     return rc;
 }
@@ -636,6 +677,9 @@ int st_coll_finalize(void)
         }
         PMPI_Comm_free_keyval(&st_coll_keyval);
         st_coll_in_lib = 0;
+    }
+    if (st_coll_parent != MPI_COMM_NULL) {
+        PMPI_Comm_free(&st_coll_parent);
     }
 #if HAVE_UCX
     st_ucx_finalize();   /* after the plans (and their lanes), before MPI goes */
@@ -1206,10 +1250,22 @@ void st_coll_init_world(void)
     MPI_Comm host, machine;
     int n;
 
+    int *ub, flag = 0;
+
     st_coll_agree_config();
     atomic_store(&st_coll_agreed, 1);
     pthread_once(&st_coll_once, st_coll_init_once);
     st_ucx_init_world();
+    /* the plans' parent (a split: no attribute copied); MPI_TAG_UB for their tags */
+    if (st_coll_parent == MPI_COMM_NULL &&
+        PMPI_Comm_split(MPI_COMM_WORLD, 0, st_coll_world_rank, &st_coll_parent) !=
+                MPI_SUCCESS) {
+        st_coll_parent = MPI_COMM_NULL;
+    }
+    if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag) == MPI_SUCCESS && flag &&
+        *ub > 0) {
+        st_coll_tag_ub = *ub;
+    }
     /* the ranks on this machine's cores, whatever the hosts MPI sees (spin counts) */
     if (PMPI_Comm_split(MPI_COMM_WORLD, st_coll_machine_color(), st_coll_world_rank,
                         &machine) == MPI_SUCCESS && machine != MPI_COMM_NULL) {

@@ -799,18 +799,34 @@ static void test_nested_free(void)
 }
 
 /* The first MPI_Allreduce on a communicator with an MPI_Comm_idup of it pending
- * (legal MPI): Strata's plan is set up inside that call, and a split of the user's
- * communicator there hung Open MPI 4.1 (4 ranks: 8 runs of 10; helper-24's review).
- * The plan's communicator is now made over the group (MPI_Comm_create_group). */
-static void test_idup_pending(void)
+ * (legal MPI), @a rounds times: Strata's plan is set up inside that call, and a split
+ * of the user's communicator there hung Open MPI 4.1 (4 ranks: 8 runs of 10;
+ * helper-24's review); so did MPI_Comm_create of its group where the ranks' free
+ * context ids differ (3 ranks: half the runs of 100 rounds; helper-42's), as the
+ * communicators the first and last ranks make alone (where @a diverge) leave them, in a
+ * fresh process (tests/fallback_idup-3.np3: --idup). The plan's communicator is now
+ * made over a copy of MPI_COMM_WORLD (MPI_Comm_create_group): no id is chosen over the
+ * user's communicator. */
+static void test_idup_pending(int rounds, int diverge)
 {
-    MPI_Comm c, d;
+    MPI_Comm c, d, *ends = calloc((size_t)rounds, sizeof(*ends));
+    MPI_Group world, two;
     MPI_Request req;
     long v, sum;
-    int k;
+    int k, pair[2] = {0, world_size - 1};
 
-    for (k = 0; k < 10; k++) {
+    CHECK(ends != NULL);
+    if (ends == NULL) {
+        return;
+    }
+    ST_TEST_MPI(MPI_Comm_group(MPI_COMM_WORLD, &world));
+    ST_TEST_MPI(MPI_Group_incl(world, world_size > 1 ? 2 : 1, pair, &two));
+    for (k = 0; k < rounds; k++) {
+        ends[k] = MPI_COMM_NULL;
         ST_TEST_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+        if (diverge && world_size > 2 && (world_rank == 0 || world_rank == world_size - 1)) {
+            ST_TEST_MPI(MPI_Comm_create_group(MPI_COMM_WORLD, two, k, &ends[k]));
+        }
         ST_TEST_MPI(MPI_Comm_idup(c, &d, &req));
         v = world_rank + k;
         ST_TEST_MPI(MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, c));
@@ -823,6 +839,14 @@ static void test_idup_pending(void)
         ST_TEST_MPI(MPI_Comm_free(&d));
         ST_TEST_MPI(MPI_Comm_free(&c));
     }
+    for (k = 0; k < rounds; k++) {
+        if (ends[k] != MPI_COMM_NULL) {
+            ST_TEST_MPI(MPI_Comm_free(&ends[k]));
+        }
+    }
+    free(ends);
+    ST_TEST_MPI(MPI_Group_free(&two));
+    ST_TEST_MPI(MPI_Group_free(&world));
 }
 
 /* Run with STRATA_ENABLE=n (tests/fallback_disabled-2.np2): every call is Open MPI's,
@@ -855,6 +879,10 @@ int main(int argc, char **argv)
         test_disabled();
         return st_test_finish("test_fallback --disabled");
     }
+    if (argc == 2 && strcmp(argv[1], "--idup") == 0) {   /* (a fresh process's ids) */
+        test_idup_pending(600, 1);
+        return st_test_finish("test_fallback --idup");
+    }
     CHECK(strata_active());
 
     test_user_ops(MPI_COMM_WORLD, "world");
@@ -872,7 +900,7 @@ int main(int argc, char **argv)
     test_lifecycle();
     test_delete_callback();
     test_nested_free();
-    test_idup_pending();
+    test_idup_pending(10, 0);
     check_valid("world at the end", MPI_COMM_WORLD, 100000, 140);
 
     return st_test_finish("test_fallback");
