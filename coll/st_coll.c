@@ -345,13 +345,14 @@ static int st_plan_alike(st_plan_t *plan)
 static int st_plan_private(st_plan_t *plan)
 {
     MPI_Group group, world, both;
-    int rc = PMPI_Comm_group(plan->user_comm, &group), n = 0, in = -1, zero = 0, root;
+    int rc = PMPI_Comm_group(plan->user_comm, &group), n = 0, in = -1, zero = 0, root = 0;
     unsigned made = 0, per;
 
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if (st_coll_parent != MPI_COMM_NULL && PMPI_Comm_group(MPI_COMM_WORLD, &world) == MPI_SUCCESS) {
+    if (st_coll_parent != MPI_COMM_NULL &&
+        PMPI_Comm_group(MPI_COMM_WORLD, &world) == MPI_SUCCESS) {
         /* (the same group on every rank: the same answer) */
         if (PMPI_Group_intersection(group, world, &both) == MPI_SUCCESS) {
             PMPI_Group_size(both, &in);
@@ -1248,9 +1249,7 @@ static int st_coll_machine_color(void)
 void st_coll_init_world(void)
 {
     MPI_Comm host, machine;
-    int n;
-
-    int *ub, flag = 0;
+    int n, *ub, flag = 0;
 
     st_coll_agree_config();
     atomic_store(&st_coll_agreed, 1);

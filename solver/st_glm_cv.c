@@ -110,9 +110,6 @@ typedef struct {
     int                   *fold;
 } st_glm_cv_folds_t;
 
-/* Collective: @a cache's arrays for @a folds folds of @a prob where every rank's copies
- * fit ST_GLM_CV_KEEP_BYTES and every host's take at most half its available memory (the
- * ranks agree), else NULL (made for each C as by strata_glm_cross_validate). */
 static long st_glm_cv_kept;   /* searches that kept their folds (tests) */
 
 long st_glm_cv_kept_searches(void)
@@ -120,6 +117,9 @@ long st_glm_cv_kept_searches(void)
     return __atomic_load_n(&st_glm_cv_kept, __ATOMIC_RELAXED);
 }
 
+/* Collective: @a cache's arrays for @a folds folds of @a prob where every rank's copies
+ * fit ST_GLM_CV_KEEP_BYTES and every host's take at most half its available memory (the
+ * ranks agree), else NULL (made for each C as by strata_glm_cross_validate). */
 static void st_glm_cv_folds_init(st_glm_cv_folds_t *cache, const strata_glm_problem_t *prob,
                                  int folds, MPI_Comm comm)
 {

@@ -38,10 +38,10 @@ static inline int st_tool_canonical(const char *path, char *out, size_t len)
 
 /* Why @a path cannot be written, or NULL where it can: its directory (its name, as
  * @a path gives it, into @a dir) does not exist or is not a directory, or neither it
- * nor the file takes
- * a write (the outputs are written beside the file and renamed, or in place where only
- * the file is writable). Checked before a long run, which would otherwise fail at its
- * end (strata-train's model and checkpoint, strata-gen's --test-out). */
+ * nor the file takes a write (the outputs are written beside the file and renamed, or
+ * in place where only the file is writable). Checked before a long run, which would
+ * otherwise fail at its end (strata-train's model and checkpoint, strata-gen's
+ * --test-out, strata-predict's output). */
 static inline const char *st_tool_cannot_write(const char *path, char *dir, size_t len)
 {
     const char *slash = strrchr(path, '/');
