@@ -61,6 +61,21 @@ static inline const char *st_tool_cannot_write(const char *path, char *dir, size
     return NULL;
 }
 
+/* Can @a path (NULL: nothing to check) be written? Where not, says so on stderr ("PROG:
+ * PATH: cannot write WHAT: DIR WHY") and @return 1: the check of an output before the
+ * work (strata-train's model and checkpoint, strata-predict's output; rank 0's). */
+static inline int st_tool_unwritable(const char *prog, const char *path, const char *what)
+{
+    const char *why;
+    char dir[4096];
+
+    if (path == NULL || (why = st_tool_cannot_write(path, dir, sizeof(dir))) == NULL) {
+        return 0;
+    }
+    fprintf(stderr, "%s: %s: cannot write %s: %s %s\n", prog, path, what, dir, why);
+    return 1;
+}
+
 /* Do @a a and @a b name the same file: the same name, the same inode (hard and
  * symbolic links), or, where neither exists yet, the same place (a dangling symbolic
  * link names the place a write creates: its target)? */

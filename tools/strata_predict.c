@@ -541,18 +541,12 @@ static int predict_run(const predict_opts_t *opts, int rank, int size)
     predict_out_t out;
     char *buf = NULL;
     int classification, rc = 1, failed;
-    const char *why = NULL;
-    char dir[4096];
     int64_t n;
 
     /* an output file rank 0 cannot write: said before any work (before: after the
        metrics, with "the file is unchanged" of a file that did not exist) */
-    if (rank == 0 && opts->output_file != NULL &&
-        (why = st_tool_cannot_write(opts->output_file, dir, sizeof(dir))) != NULL) {
-        fprintf(stderr, PREDICT_NAME ": %s: cannot write the predictions: %s %s\n",
-                opts->output_file, dir, why);
-    }
-    failed = (why != NULL);
+    failed = (rank == 0 && st_tool_unwritable(PREDICT_NAME, opts->output_file,
+                                              "the predictions"));
     st_tool_allreduce(world, &failed, 1, MPI_INT, MPI_MAX);
     if (failed) {
         goto out;

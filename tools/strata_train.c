@@ -399,8 +399,6 @@ static const char *allreduce_name(void)
 static int early_checks(const char *test_file, const char *model_file, const char *ckpt_file)
 {
     const char *files[2] = {model_file, ckpt_file}, *what[2] = {"the model", "checkpoints"};
-    const char *why;
-    char dir[4096];
     int bad = 0, k;
 
     if (test_file != NULL && access(test_file, R_OK) != 0) {
@@ -409,11 +407,7 @@ static int early_checks(const char *test_file, const char *model_file, const cha
         bad = 1;
     }
     for (k = 0; k < 2 && rank == 0; k++) {
-        if (files[k] != NULL && (why = st_tool_cannot_write(files[k], dir, sizeof(dir))) != NULL) {
-            fprintf(stderr, "strata-train: %s: cannot write %s: %s %s\n", files[k], what[k],
-                    dir, why);
-            bad = 1;
-        }
+        bad |= st_tool_unwritable("strata-train", files[k], what[k]);
     }
     st_tool_allreduce(world, &bad, 1, MPI_INT, MPI_MAX);
     return bad ? -1 : 0;
