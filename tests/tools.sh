@@ -217,6 +217,9 @@ if [ -w /dev/full ]; then
         "strata-bench --help" "strata-info --help"; do
         expect 1 "$cmd > /dev/full" sh -c "tools/$cmd >/dev/full"
         check "$cmd > /dev/full: said once" test "$(grep -c "cannot write" "$out")" -eq 1
+        # no reason made up where the failed write's is gone (before: strata-train's
+        # long help said "Input/output error")
+        check "$cmd > /dev/full: no made-up reason" sh -c "! grep -q 'Input/output' '$out'"
     done
 fi
 # libstrata_glm's own variable is not an unknown one to libstrata (a training

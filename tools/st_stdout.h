@@ -19,20 +19,27 @@ static int st_stdout_said;   /* the run failed and said why: nothing more at exi
 /* at exit: flush standard output and close it; a failure ends the process with 1 */
 static void st_stdout_close(void)
 {
-    int err = 0;
+    int err = 0, failed;
 
-    errno = 0;
-    if (fflush(stdout) != 0) {
-        err = errno ? errno : EIO;
+    errno  = 0;
+    failed = (fflush(stdout) != 0);
+    if (failed) {
+        err = errno;
     } else if (ferror(stdout)) {
-        err = EIO;   /* (an earlier write's error: its errno is gone) */
+        failed = 1;   /* an earlier write's error: its errno is gone, none is made up */
     }
-    if (fclose(stdout) != 0 && err == 0) {
-        err = errno ? errno : EIO;
+    errno = 0;
+    if (fclose(stdout) != 0 && !failed) {
+        failed = 1;
+        err    = errno;
     }
-    if (err != 0 && !st_stdout_said) {
-        fprintf(stderr, "%s: cannot write standard output: %s\n", st_stdout_prog,
-                strerror(err));
+    if (failed && !st_stdout_said) {
+        if (err != 0) {
+            fprintf(stderr, "%s: cannot write standard output: %s\n", st_stdout_prog,
+                    strerror(err));
+        } else {
+            fprintf(stderr, "%s: cannot write standard output\n", st_stdout_prog);
+        }
         _exit(1);
     }
 }
