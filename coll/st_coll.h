@@ -91,6 +91,9 @@ size_t st_shm_reduce_scatter(st_shm_t *shm, const void *in, size_t count, st_typ
                              MPI_Comm progress_comm);
 void st_shm_allgather_parts(st_shm_t *shm, const void *parts, size_t count, size_t esize,
                             int nparts, size_t step, void *out, MPI_Comm progress_comm);
+/* How many elements st_shm_reduce_scatter writes for part @a index of @a count
+ * elements (of @a esize bytes) in steps of @a step bytes: what its @a out must hold. */
+size_t st_shm_part_count(size_t count, size_t esize, int nparts, int index, size_t step);
 
 /* Broadcast @a bytes at @a buf from segment rank @a root, in steps of the chunk
  * (the protocol of the pipeline's steps above). */

@@ -285,15 +285,36 @@ static void st_hier_progress(void *arg)
     }
 }
 
-/* The pack buffers for pieces of @a bytes (a part is never more than its piece). */
-static int st_hier_pack(st_hier_t *h, size_t bytes)
+/* The first @a n pack buffers, of @a bytes at least (kept from call to call). */
+static int st_hier_pack(st_hier_t *h, size_t bytes, int n)
 {
-    if (bytes <= h->pack_size) {
-        return 1;
+    int i;
+
+    if (bytes > h->pack_size) {
+        st_hier_free_bufs(h->pack, 2, h->pack_size);
+        h->pack_size = bytes;
     }
-    st_hier_free_bufs(h->pack, 2, h->pack_size);
-    h->pack_size = st_hier_alloc(h->pack, 2, bytes) ? bytes : 0;
-    return h->pack_size != 0;
+    for (i = 0; i < n; i++) {
+        if (h->pack[i] == NULL && (h->pack[i] = st_mem_alloc(h->pack_size)) == NULL) {
+            st_hier_free_bufs(h->pack, 2, h->pack_size);
+            h->pack_size = 0;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Bytes of my parts of a piece (the reduce-scatter's output), the largest of the
+ * whole pieces' and the last's: about the piece over the lanes, none beyond them. */
+static size_t st_hier_part_bytes(const st_hier_t *h, size_t count, size_t piece, size_t esize)
+{
+    size_t last = count % piece, n;
+
+    n = st_shm_part_count(piece, esize, h->nlanes, h->node_rank, h->step);
+    if (last != 0) {
+        n = ST_MAX(n, st_shm_part_count(last, esize, h->nlanes, h->node_rank, h->step));
+    }
+    return ST_MAX(n, 1) * esize;
 }
 
 /* Elements of a piece: whole node steps, the same on every node (at most @a count). */
@@ -330,7 +351,7 @@ static void st_hier_pipeline(st_hier_t *h, const char *in, char *out, size_t cou
                              st_type_t type, st_op_t op, MPI_Comm comm,
                              const st_hier_dev_t *dev)
 {
-    size_t esize = st_type_size(type), piece, npieces, k;
+    size_t esize = st_type_size(type), piece, npieces, k, bytes;
     size_t off, n, parts[2] = {0, 0};
     int lane = (h->node_rank < h->nlanes), b;
     const char *src;
@@ -339,9 +360,11 @@ static void st_hier_pipeline(st_hier_t *h, const char *in, char *out, size_t cou
 
     piece   = st_hier_piece_elems(h, count, esize);
     npieces = (count + piece - 1) / piece;
-    if (!st_hier_pack(h, piece * esize)) {
+    /* (a rank alone on its node has one lane: its parts are the pieces) */
+    bytes = st_hier_part_bytes(h, count, piece, esize);
+    if (!st_hier_pack(h, bytes, (npieces > 1) ? 2 : 1)) {
         st_error("MPI_Allreduce across nodes: no memory for %zu bytes; aborting the job",
-                 2 * piece * esize);
+                 ((npieces > 1) ? 2 : 1) * bytes);
         PMPI_Abort(comm, 1);
     }
     h->comm = comm;

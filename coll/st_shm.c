@@ -795,6 +795,18 @@ size_t st_shm_reduce_scatter(st_shm_t *shm, const void *in, size_t count, st_typ
     return got;
 }
 
+size_t st_shm_part_count(size_t count, size_t esize, int nparts, int index, size_t step)
+{
+    size_t step_elems = step / esize, lo, hi, whole = 0;
+
+    if (count >= step_elems) {   /* every whole step gives the same part */
+        st_shm_range(step_elems, esize, nparts, index, &lo, &hi);
+        whole = (count / step_elems) * (hi - lo);
+    }
+    st_shm_range(count % step_elems, esize, nparts, index, &lo, &hi);
+    return whole + (hi - lo);
+}
+
 void st_shm_allgather_parts(st_shm_t *shm, const void *parts, size_t count, size_t esize,
                             int nparts, size_t step, void *out, MPI_Comm progress_comm)
 {
