@@ -229,10 +229,11 @@ enum {
 };
 
 #define ST_GLM_CKPT_ID1      18  /* header words that identify the run: a first block */
-#define ST_GLM_CKPT_ID       21  /* ... and in all (the schedule's 3 words came later) */
+#define ST_GLM_CKPT_ID       22  /* ... and in all (the schedule's 4 words came later) */
 #define ST_GLM_ID_SCHEDULE   18  /* identity words of the schedule: 0 flat, 1 hierarchical, */
 #define ST_GLM_ID_NODES      19  /* the node count of a hierarchical run (0: flat), */
-#define ST_GLM_ID_INNER      20  /* and its inner_rounds parameter (0: auto) */
+#define ST_GLM_ID_INNER      20  /* its inner_rounds parameter (0: auto), */
+#define ST_GLM_ID_LAYOUT     21  /* and which ranks share a node (st_glm_ckpt_schedule) */
 #define ST_GLM_CKPT_ENTRY    4   /* words per rank in the rank table */
 #define ST_GLM_CKPT_MAX_SECS 6   /* the rank table and the trainer's arrays */
 #define ST_GLM_CKPT_STATE    6   /* header words of the trainer's own between rounds */
@@ -290,8 +291,10 @@ void st_glm_ckpt_retired(st_glm_ckpt_t *ck, int version);
 void st_glm_ckpt_since(st_glm_ckpt_t *ck, int version);
 
 /* A hierarchical run (st_glm_train.c) on @a nodes nodes: its identity words, set after
- * st_glm_ckpt_init (flat runs leave them 0, as checkpoints from before had them). */
-void st_glm_ckpt_schedule(st_glm_ckpt_t *ck, int nodes, int inner_rounds);
+ * st_glm_ckpt_init (flat runs leave them 0, as checkpoints from before had them);
+ * @a layout, not 0, tells which ranks share a node (the same on every rank; 0 in
+ * checkpoints from before it, which are resumed without that check). */
+void st_glm_ckpt_schedule(st_glm_ckpt_t *ck, int nodes, int inner_rounds, uint64_t layout);
 
 /* After round info->rounds: write the arrays and @a info (@a certified: its objectives
  * are this round's) atomically (collective). @return as st_glm_ckpt_init. */

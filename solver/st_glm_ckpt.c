@@ -71,20 +71,25 @@ enum {
     ST_GLM_W_SEC,                                  /* offset, elements, checksum each */
     /* words added in the space the sections leave free, zero in older checkpoints
      * (which are thus flat runs' and stay readable) */
-    ST_GLM_W_STATE = ST_GLM_CKPT_WORDS - 5 - ST_GLM_CKPT_STATE,  /* the trainer's */
+    ST_GLM_W_LAYOUT = ST_GLM_CKPT_WORDS - 6 - ST_GLM_CKPT_STATE, /* identity word 21 */
+    ST_GLM_W_STATE,                                /* the trainer's */
     ST_GLM_W_INNER = ST_GLM_CKPT_WORDS - 5,        /* the inner rounds in use */
     ST_GLM_W_ID2,                                  /* identity words ST_GLM_CKPT_ID1 .. */
     ST_GLM_W_SUM = ST_GLM_CKPT_WORDS - 1           /* of words 0 .. ST_GLM_W_SUM - 1 */
 };
 
-_Static_assert(ST_GLM_W_SEC + 3 * ST_GLM_CKPT_MAX_SECS <= ST_GLM_W_STATE &&
-               ST_GLM_W_ID2 + ST_GLM_CKPT_ID - ST_GLM_CKPT_ID1 == ST_GLM_W_SUM,
+_Static_assert(ST_GLM_W_SEC + 3 * ST_GLM_CKPT_MAX_SECS <= ST_GLM_W_LAYOUT &&
+               ST_GLM_W_STATE + ST_GLM_CKPT_STATE == ST_GLM_W_INNER &&
+               ST_GLM_W_ID2 + ST_GLM_ID_LAYOUT - ST_GLM_CKPT_ID1 == ST_GLM_W_SUM &&
+               ST_GLM_ID_LAYOUT + 1 == ST_GLM_CKPT_ID,
                "checkpoint header words overlap");
 
 /* The header word of identity word @a i. */
 static int st_glm_ckpt_id_word(int i)
 {
-    return (i < ST_GLM_CKPT_ID1) ? ST_GLM_W_ID + i : ST_GLM_W_ID2 + i - ST_GLM_CKPT_ID1;
+    return (i < ST_GLM_CKPT_ID1)    ? ST_GLM_W_ID + i
+           : (i < ST_GLM_ID_LAYOUT) ? ST_GLM_W_ID2 + i - ST_GLM_CKPT_ID1
+                                    : ST_GLM_W_LAYOUT;
 }
 
 /* The identity words, in order, and how a message shows them. */
@@ -116,6 +121,7 @@ static const struct {
     {"schedule", ST_GLM_T_SCHED},
     {"nodes", ST_GLM_T_INT},
     {"inner rounds", ST_GLM_T_AUTO},
+    {"ranks on each node (a hash)", ST_GLM_T_HEX},
 };
 
 #define ST_GLM_ID_RANKS 8   /* the identity word of the rank count */
@@ -273,11 +279,12 @@ strata_status_t st_glm_ckpt_init(st_glm_ckpt_t *ck, int trainer, const st_glm_mo
     return status;
 }
 
-void st_glm_ckpt_schedule(st_glm_ckpt_t *ck, int nodes, int inner_rounds)
+void st_glm_ckpt_schedule(st_glm_ckpt_t *ck, int nodes, int inner_rounds, uint64_t layout)
 {
     ck->id[ST_GLM_ID_SCHEDULE] = 1;
     ck->id[ST_GLM_ID_NODES]    = (uint64_t)nodes;
     ck->id[ST_GLM_ID_INNER]    = (uint64_t)inner_rounds;
+    ck->id[ST_GLM_ID_LAYOUT]   = layout;
 }
 
 void st_glm_ckpt_entry(st_glm_ckpt_t *ck, int64_t row0, int64_t rows, int64_t workers,
@@ -508,7 +515,7 @@ static void st_glm_ckpt_check_header(const st_glm_ckpt_t *ck, const uint64_t *h,
     uint64_t off[ST_GLM_CKPT_MAX_SECS], size = st_glm_ckpt_layout(ck, off);
     char diff[ST_GLM_DATA_MSG_LEN], a[64], b[64];
     size_t used = 0;
-    int i, s, ndiff = 0, other;
+    int i, s, ndiff = 0, other, sched;
 
     if (fsize < 8 || memcmp(&h[ST_GLM_W_MAGIC], ST_GLM_CKPT_MAGIC, 8) != 0) {
         st_glm_err_set(err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: not a Strata checkpoint",
@@ -544,13 +551,17 @@ static void st_glm_ckpt_check_header(const st_glm_ckpt_t *ck, const uint64_t *h,
                        h[ST_GLM_W_FILE_SIZE]);
         return;
     }
-    /* another solver or trainer: the other fields differ as a consequence */
-    other = (memcmp(&h[ST_GLM_W_ID], ck->id, 3 * 8) != 0);
+    /* another solver or trainer: the other fields differ as a consequence; another
+     * schedule: its node count, inner rounds and layout (a flat run has none) */
+    other   = (memcmp(&h[ST_GLM_W_ID], ck->id, 3 * 8) != 0);
+    sched   = (h[st_glm_ckpt_id_word(ST_GLM_ID_SCHEDULE)] != ck->id[ST_GLM_ID_SCHEDULE]);
     diff[0] = '\0';
     for (i = 0; i < ST_GLM_CKPT_ID; i++) {
         int words = (st_glm_ckpt_fields[i].type == ST_GLM_T_NAME) ? 2 : 1;
 
         if (st_glm_ckpt_fields[i].what == NULL || (other && i > 2 && i != ST_GLM_ID_RANKS) ||
+            (sched && i > ST_GLM_ID_SCHEDULE) ||
+            (i == ST_GLM_ID_LAYOUT && h[st_glm_ckpt_id_word(i)] == 0) ||  /* not recorded */
             memcmp(&h[st_glm_ckpt_id_word(i)], &ck->id[i], 8 * (size_t)words) == 0) {
             continue;
         }

@@ -670,8 +670,9 @@ typedef struct {
                                 after ST_GLM_HIER_MEASURE) */
     double    *vn, *dr;      /* dv_node; my rank's updates of this outer round */
     double     t_comp, t_node;  /* worker 0: this outer round's times */
-    double     t_node_avg;      /* the last measured node sum */
+    double     t_node_avg;      /* the last measured node sum (< 0: none yet) */
     int        n_comp, n_node;
+    uint64_t   layout;       /* which ranks share a node: a hash, the same on all */
 } st_glm_hier_t;
 
 #define ST_GLM_HIER_FIRST   2    /* auto: inner rounds of the first outer round */
@@ -1232,6 +1233,7 @@ static void st_glm_hier_tune(st_glm_trainer_t *tr, st_glm_round_ctx_t *ctx, doub
 {
     st_glm_hier_t *h = &tr->hier;
     double t[3];
+    int unknown;
 
     if (ctx->param->inner_rounds == 0 && h->decided < ST_GLM_HIER_MEASURE) {
         t[0] = h->t_comp / ST_MAX(h->n_comp, 1);
@@ -1239,18 +1241,28 @@ static void st_glm_hier_tune(st_glm_trainer_t *tr, st_glm_round_ctx_t *ctx, doub
             h->t_node_avg = h->t_node / h->n_node;
         }
         /* the slowest rank's local round; the shortest sums (on the others, a sum
-         * also holds the wait for the slowest rank) */
-        t[1] = -h->t_node_avg;
+         * also holds the wait for the slowest rank), over the ranks that sum a node:
+         * a rank alone on its node has none (-inf), a node that has not measured its
+         * sum (a run resumed where one inner round was chosen) makes it unknown (+inf) */
+        t[1] = (h->node == MPI_COMM_NULL) ? -HUGE_VAL
+               : (h->t_node_avg < 0)      ? HUGE_VAL
+                                          : -h->t_node_avg;
         t[2] = -t_clus;
         st_glm_allreduce(ctx->comm, t, 3, MPI_DOUBLE, MPI_MAX);
-        t[1] = -t[1];
-        t[2] = -t[2];
-        h->inner = st_glm_hier_choose(t[2] / fmax(t[0] + t[1], 1e-9));
+        unknown = (t[1] == HUGE_VAL);
+        t[1]    = (t[1] == -HUGE_VAL) ? 0 : -t[1];   /* (nodes of one rank: no node sums) */
+        t[2]    = -t[2];
+        if (!unknown) {   /* (unknown: the inner rounds stay as chosen) */
+            h->inner = st_glm_hier_choose(t[2] / fmax(t[0] + t[1], 1e-9));
+        }
         h->decided++;
         ctx->info.inner_rounds = h->inner;
-        if (ctx->param->verbose && ctx->rank == 0) {
+        if (ctx->param->verbose && ctx->rank == 0 && unknown) {
+            st_glm_print("hierarchical: %d inner rounds per outer round (kept: no node "
+                         "allreduce measured since the resume)\n", h->inner);
+        } else if (ctx->param->verbose && ctx->rank == 0) {
             st_glm_print("hierarchical: %d inner rounds per outer round (measured: local "
-                         "round %.4f s, node allreduce %.4f s, cluster allreduce %.4f s)\n",
+                         "round %.3g s, node allreduce %.3g s, cluster allreduce %.3g s)\n",
                          h->inner, t[0], t[1], t[2]);
         }
     }
@@ -1534,7 +1546,7 @@ static int st_glm_hier_init(st_glm_trainer_t *tr, st_glm_round_ctx_t *ctx,
     st_glm_hier_t *h = &tr->hier;
     st_glm_level_fn_t level;
     MPI_Comm node = MPI_COMM_NULL;
-    int ok, nrank = 0, nsize = 1, nodes, workers, lo, hi;
+    int ok, nrank = 0, nsize = 1, nodes, workers, lo, hi, lead;
 
     *(void**)&level = dlsym(RTLD_DEFAULT, "strata_comm_level");
     ok = (level != NULL && level(ctx->comm, STRATA_LEVEL_NODE, &node) == STRATA_OK);
@@ -1547,6 +1559,14 @@ static int st_glm_hier_init(st_glm_trainer_t *tr, st_glm_round_ctx_t *ctx,
     }
     MPI_Comm_rank(node, &nrank);
     MPI_Comm_size(node, &nsize);
+    /* the layout: each rank's node, named by its first rank, mixed with the rank and
+       summed (a checkpoint is of this layout only: the aggregation differs by node) */
+    lead = ctx->rank;
+    MPI_Bcast(&lead, 1, MPI_INT, 0, node);
+    h->layout = ((uint64_t)(unsigned)ctx->rank << 32) | (unsigned)lead;
+    h->layout = st_glm_rand(&h->layout);
+    st_glm_allreduce(ctx->comm, &h->layout, 1, MPI_UINT64_T, MPI_SUM);
+    h->layout |= 1;   /* (0 is "not recorded") */
     workers = tr->solvers;
     nodes = (nrank == 0);   /* node leaders */
     st_glm_allreduce(ctx->comm, &nodes, 1, MPI_INT, MPI_SUM);
@@ -1570,6 +1590,7 @@ static int st_glm_hier_init(st_glm_trainer_t *tr, st_glm_round_ctx_t *ctx,
     h->nodes   = nodes;
     h->sigma_o = (double)nodes;
     h->inner   = param->inner_rounds > 0 ? param->inner_rounds : ST_GLM_HIER_FIRST;
+    h->t_node_avg = -1;
     tr->scale  = h->sigma_o * (double)workers / (tr->lambda * (double)tr->data->n_rows_global);
     h->vn      = calloc((size_t)tr->d_all, sizeof(double));
     h->dr      = calloc((size_t)tr->d_all, sizeof(double));
@@ -1682,7 +1703,8 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
         int64_t n = data->n_rows_global, r0 = data->row_offset, nt = param->threads;
 
         if (tr.hier.on) {
-            st_glm_ckpt_schedule(&tr.ck, tr.hier.nodes, param->inner_rounds);
+            st_glm_ckpt_schedule(&tr.ck, tr.hier.nodes, param->inner_rounds,
+                                 tr.hier.layout);
         }
         st_glm_block_range(tr.d_all, nranks, ctx.rank, &lo, &hi);
         st_glm_ckpt_entry(&tr.ck, r0, m, tr.nworkers, 0);

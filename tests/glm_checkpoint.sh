@@ -110,6 +110,16 @@ hck="$dir/part.model.ckpt"
 expect 1 "flat resuming hierarchical" $pre $run -np 4 tools/strata-train -q -e 0 -r 60 \
     --resume --checkpoint "$hck" "$dir/c1.svm" "$dir/h.model"
 contains "flat resuming hierarchical named" "schedule hierarchical (this run: flat)"
+# ... and only that (before: "nodes 2 (this run: 0); inner rounds 3 (this run: auto)", a
+# flat run has neither)
+grep -q "inner rounds\|nodes 2" "$out" &&
+    { echo "FAIL: flat resuming hierarchical: the schedule's words named"; cat "$out"; fail=1; }
+# ... and by one whose ranks share nodes otherwise (before: resumed, a model of
+# neither layout's uninterrupted run)
+expect 1 "another layout of the nodes" env STRATA_VIRTUAL_NODES_MAP=round-robin $pre $run \
+    -np 4 tools/strata-train -q -e 0 -r 60 --hierarchical --inner-rounds 3 --resume \
+    --checkpoint "$hck" "$dir/c1.svm" "$dir/h.model"
+contains "another layout named" "ranks on each node (a hash) [0-9a-f]* (this run: [0-9a-f]*)$"
 expect 1 "other inner rounds" $pre $run -np 4 tools/strata-train -q -e 0 -r 60 \
     --hierarchical --inner-rounds 4 --resume --checkpoint "$hck" "$dir/c1.svm" "$dir/h.model"
 contains "other inner rounds named" "inner rounds 3 (this run: 4)"

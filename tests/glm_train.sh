@@ -132,6 +132,23 @@ expect 0 "hierarchical, one node" $ST_MPIRUN -np 2 tools/strata-train --hierarch
     -l 0.010666666666666666 -e 1e-5 -r 2000 "$dir/train.svm" "$dir/m2h"
 contains "hierarchical, one node, says so" "^hierarchical: 1 node(s) of 2 rank(s): flat CoCoA+"
 cmp -s "$dir/m2a" "$dir/m2h" || { echo "FAIL: hierarchical on one node is not flat"; fail=1; }
+# the inner rounds' choice on nodes of 2 and 1 ranks (3 ranks on 2 virtual nodes): a
+# node of one rank has no node sum, which is not a free one (before: "node allreduce
+# 0 s" whatever the node of 2 ranks took); on nodes of one rank each, 0 it is; the
+# summary says the inner rounds were chosen, which round 1 (2 of them) did not run
+hier_vnodes() { # NODES NAME: 3 ranks on NODES virtual nodes, one round
+    expect 0 "hierarchical, $2" env STRATA_VIRTUAL_NODES=$1 tools/strata-run \
+        $ST_MPIRUN -np 3 tools/strata-train --hierarchical -l 0.01 -r 1 "$dir/train.svm" \
+        "$dir/mvn"
+    contains "$2: the summary says chosen" \
+        "^hierarchical: $1 nodes, [0-9]* inner rounds per round (chosen from the first rounds' costs)"
+}
+hier_vnodes 2 "nodes of 2 and 1 ranks"
+grep -Eq 'node allreduce 0(\.0+)? s' "$out" &&
+    { echo "FAIL: a node of 2 ranks: its sum taken as free"; cat "$out"; fail=1; }
+contains "a node of 2 ranks: the sum named" "node allreduce [0-9.e-]* s"
+hier_vnodes 3 "nodes of one rank"
+contains "nodes of one rank: no node sums" "node allreduce 0 s"
 
 # the model vector's layout: relabelled by frequency or as given, the same steps,
 # so the same model file, byte for byte

@@ -499,8 +499,10 @@ static void print_info(const char *what, const strata_glm_info_t *info,
                info->gap / fmax(fabs(info->primal), 1e-300), info->seconds,
                info->comm_seconds);
         if (info->nodes > 0) {
-            printf("%shierarchical: %d nodes, %d inner rounds per round\n", what, info->nodes,
-                   info->inner_rounds);
+            /* (auto: the choice, which the first rounds, measuring, may not have run) */
+            printf("%shierarchical: %d nodes, %d inner rounds per round%s\n", what,
+                   info->nodes, info->inner_rounds,
+                   param->inner_rounds == 0 ? " (chosen from the first rounds' costs)" : "");
         }
     }
     if (!info->converged && param->tol > 0 && warn) {
