@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <hwloc.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -39,6 +40,37 @@ static const char *const st_config_ucx_modes[] = {
 static const char *const st_config_vnode_maps[] = {
     "contiguous", "round-robin", NULL
 };
+
+/* STRATA_TOPO_SYNTHETIC, STRATA_TOPO_XML: what hwloc can take (@a xml: a file it can
+ * read), so that a bad one is a rejected value, said once for the job, and not each
+ * rank's failure at loading its topology. */
+static st_status_t st_config_check_topo(const char *str, int xml, char *err, size_t errlen)
+{
+    hwloc_topology_t topo;
+    int rc;
+
+    if (str[0] == '\0' || hwloc_topology_init(&topo) != 0) {   /* (none; or: topo says) */
+        return ST_OK;
+    }
+    rc = xml ? hwloc_topology_set_xml(topo, str) : hwloc_topology_set_synthetic(topo, str);
+    hwloc_topology_destroy(topo);
+    if (rc != 0) {
+        snprintf(err, errlen, xml ? "'%s': hwloc cannot read it as a topology" :
+                                    "'%s' is not a valid hwloc synthetic description", str);
+        return ST_ERR_INVALID_PARAM;
+    }
+    return ST_OK;
+}
+
+static st_status_t st_config_check_synthetic(const char *str, char *err, size_t errlen)
+{
+    return st_config_check_topo(str, 0, err, errlen);
+}
+
+static st_status_t st_config_check_xml(const char *str, char *err, size_t errlen)
+{
+    return st_config_check_topo(str, 1, err, errlen);
+}
 
 /* STRATA_TOPO_BIND: a keyword, or comma-separated items "a" or "a-b" (a <= b). */
 static st_status_t st_config_check_bind(const char *str, char *err, size_t errlen)
@@ -170,10 +202,10 @@ static const st_config_field_t st_config_table[] = {
     ST_FIELD_STRING_JOB("TOPO_SYNTHETIC", "",
                     "Use this hwloc synthetic topology (\"pack:2 core:4 pu:1\") instead of "
                     "the machine's; for tests (hwloc's HWLOC_SYNTHETIC also works).",
-                    topo_synthetic, NULL),
+                    topo_synthetic, st_config_check_synthetic),
     ST_FIELD_STRING_JOB("TOPO_XML", "",
                     "Use the topology in this hwloc XML file instead of the machine's.",
-                    topo_xml, NULL),
+                    topo_xml, st_config_check_xml),
 };
 
 /* Variables read by the tools (LIBRARY: strata-run) or by libstrata_glm

@@ -290,6 +290,32 @@ static void t_string_cases(void)
                    t_bind_cases[i].str, dst);
         }
     }
+    /* what hwloc can take, or rejected naming the value (before: each rank warned as
+       it loaded its topology, and strata-info -c showed no problem) */
+    {
+        static const struct {
+            const char *field, *str;
+            int         ok;
+        } topo[] = {
+            {"TOPO_SYNTHETIC", "", 1}, {"TOPO_SYNTHETIC", "pack:2 core:2 pu:1", 1},
+            {"TOPO_SYNTHETIC", "garbage", 0}, {"TOPO_SYNTHETIC", "pack:0 core:x", 0},
+            {"TOPO_XML", "", 1}, {"TOPO_XML", "/nonexistent/topo.xml", 0},
+        };
+
+        for (i = 0; i < ST_ARRAY_SIZE(topo); i++) {
+            f = t_field(topo[i].field);
+            strcpy(dst, "sentinel");
+            err[0] = '\0';
+            status = (f != NULL) ? st_config_parse(f, topo[i].str, dst, err, sizeof(err))
+                                 : ST_ERR_INVALID_PARAM;
+            if (topo[i].ok ? (status != ST_OK || strcmp(dst, topo[i].str))
+                           : (status == ST_OK || strcmp(dst, "sentinel") ||
+                              strstr(err, topo[i].str) == NULL)) {
+                t_fail("%s '%s': status %d, stored '%s' (err '%s')", topo[i].field,
+                       topo[i].str, (int)status, dst, err);
+            }
+        }
+    }
     /* too long for the field: rejected, untouched */
     memset(longstr, '1', sizeof(longstr) - 1);
     longstr[sizeof(longstr) - 1] = '\0';

@@ -60,33 +60,61 @@ static void st_topo_hw_load(void)
 
 /* ---- this process's place ---- */
 
-static int st_topo_bind_warned;   /* a PU of STRATA_TOPO_BIND missing: said once */
+static int st_topo_bind_warned;   /* STRATA_TOPO_BIND checked against the topology */
 
-/* PUs of STRATA_TOPO_BIND item @a idx of the list (logical PU indexes a or a-b). */
-static void st_topo_bind_item(hwloc_topology_t topo, const char *list, int idx,
-                              hwloc_bitmap_t set)
+/* Item @a idx of the STRATA_TOPO_BIND list (logical PU indexes a or a-b): [a, b]. */
+static void st_topo_bind_range(const char *list, int idx, unsigned long *a_p,
+                               unsigned long *b_p)
 {
     const char *p = list;
-    unsigned long a, b, i;
-    hwloc_obj_t pu;
     char *end;
-    int npu;
 
     while (idx-- > 0) {
         p = strchr(p, ',') + 1;
     }
-    a = b = strtoul(p, &end, 10);
+    *a_p = *b_p = strtoul(p, &end, 10);
     if (*end == '-') {
-        b = strtoul(end + 1, &end, 10);
+        *b_p = strtoul(end + 1, &end, 10);
     }
-    npu = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
-    if (b >= (unsigned long)ST_MAX(npu, 0) && !st_topo_bind_warned) {
-        /* once per process (the item is read for every communicator set up) */
-        st_topo_bind_warned = 1;
-        st_warn("STRATA_TOPO_BIND: PU %lu does not exist (the topology has %d)",
-                ST_MAX(a, (unsigned long)ST_MAX(npu, 0)), npu);
+}
+
+/* A PU of the list's @a items that the topology lacks: said once per process, by
+ * rank 0 for the job (every rank checks the whole list, not only its own item). */
+static void st_topo_bind_check(hwloc_topology_t topo, const char *list, int items,
+                               int world_rank)
+{
+    int npu = ST_MAX(hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU), 0), i;
+    unsigned long a, b;
+
+    if (st_topo_bind_warned) {   /* (the list is read for every communicator set up) */
+        return;
     }
-    for (i = a; i <= b && i < (unsigned long)ST_MAX(npu, 0); i++) {
+    st_topo_bind_warned = 1;
+    for (i = 0; i < items; i++) {
+        st_topo_bind_range(list, i, &a, &b);
+        if (b >= (unsigned long)npu) {
+            if (world_rank == 0) {
+                st_warn("STRATA_TOPO_BIND: PU %lu does not exist (the topology has %d)",
+                        ST_MAX(a, (unsigned long)npu), npu);
+            } else {
+                st_debug("STRATA_TOPO_BIND: PU %lu does not exist (the topology has %d)",
+                         ST_MAX(a, (unsigned long)npu), npu);
+            }
+            return;
+        }
+    }
+}
+
+/* The PUs of STRATA_TOPO_BIND item @a idx of the list into @a set. */
+static void st_topo_bind_item(hwloc_topology_t topo, const char *list, int idx,
+                              hwloc_bitmap_t set)
+{
+    int npu = ST_MAX(hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU), 0);
+    unsigned long a, b, i;
+    hwloc_obj_t pu;
+
+    st_topo_bind_range(list, idx, &a, &b);
+    for (i = a; i <= b && i < (unsigned long)npu; i++) {
         pu = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, (unsigned)i);
         if (pu != NULL) {
             hwloc_bitmap_or(set, set, pu->cpuset);
@@ -131,6 +159,7 @@ static void st_topo_my_cpuset(hwloc_topology_t topo, int world_rank, hwloc_bitma
         for (items = 1, p = bind; (p = strchr(p, ',')) != NULL; p++) {
             items++;
         }
+        st_topo_bind_check(topo, bind, items, world_rank);
         st_topo_bind_item(topo, bind, world_rank % items, set);
     }
     hwloc_bitmap_and(set, set, all);
