@@ -115,18 +115,20 @@ for h in h1 h2; do
     fi
 done
 
-# strata-run with an appfile: the preload and the STRATA_* variables reach the ranks
-# on both hosts (mpirun passes no command-line -x to an appfile's contexts; before:
-# the variables were lost on every host but mpirun's own)
+# strata-run with an appfile, and with two app contexts: the preload and the STRATA_*
+# variables reach the ranks on both hosts (mpirun's -x reaches only its own context,
+# and none of an appfile's; before: the variables were lost on the other host)
 printf -- '-np 1 -host h1 env\n-np 1 -host h2 env\n' >"$fake/app"
-# shellcheck disable=SC2086
-STRATA_LOG_LEVEL=warn expect 0 "strata-run, an appfile over 2 hosts" timeout -k 5 60 \
-    tools/strata-run $ST_MPIRUN $args --app "$fake/app"
-if [ "$(grep -c '^STRATA_LOG_LEVEL=warn$' "$out")" -ne 2 ] ||
-    [ "$(grep -c '^LD_PRELOAD=.*libstrata' "$out")" -ne 2 ]; then
-    echo "FAIL: strata-run --app: a STRATA_* variable or the preload missing on a host"
-    grep '^STRATA_\|^LD_PRELOAD\|^HOSTNAME' "$out"; fail=1
-fi
+for how in "--app $fake/app" "-np 1 -host h1 env : -np 1 -host h2 env"; do
+    # shellcheck disable=SC2086
+    STRATA_LOG_LEVEL=warn expect 0 "strata-run $how" timeout -k 5 60 \
+        tools/strata-run $ST_MPIRUN $args $how
+    if [ "$(grep -c '^STRATA_LOG_LEVEL=warn$' "$out")" -ne 2 ] ||
+        [ "$(grep -c '^LD_PRELOAD=.*libstrata' "$out")" -ne 2 ]; then
+        echo "FAIL: strata-run $how: a STRATA_* variable or the preload missing on a host"
+        grep '^STRATA_\|^LD_PRELOAD' "$out"; fail=1
+    fi
+done
 
 # as tests/run-mpi runs it: success, and nothing on stderr but one known race of
 # Open MPI's rsh launcher (mpirun's own line, not a rank's): mpirun sets each agent's
