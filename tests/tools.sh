@@ -281,4 +281,15 @@ expect 0 "strata-bench --csv" $ST_MPIRUN -np 2 tools/strata-bench -b 8 -e 64 -r 
     --csv "$tmp/r.csv"
 check "strata-bench --csv: header and 4 rows" test "$(wc -l <"$tmp/r.csv")" -eq 5
 check "strata-bench --csv: no temporary left" test -z "$(ls "$tmp" | grep 'r.csv.tmp')"
+# broken allreduces (tests/fake_allreduce.c), preloaded into the program itself (a
+# libtool wrapper's shell would load them too)
+st_program bench tools/strata-bench
+fake="${ST_SAN_RUNTIME:+$ST_SAN_RUNTIME:}$top_builddir/tests/fake/liballreduce.so"
+# an allreduce that keeps its first result of each size fails in both columns: every
+# validated call runs on inputs no earlier call of its size had (before: Strata's
+# took the warm-up's, and passed)
+expect 1 "strata-bench, a stale allreduce" $ST_MPIRUN -np 1 env LD_PRELOAD="$fake" \
+    FAKE_ALLREDUCE=stale "$bench" -b 8 -e 64 -r 1 -i 3 -w 1 --compare
+check "strata-bench, a stale allreduce: both columns fail" \
+    test "$(grep -c ' FAIL(both)$' "$out")" -eq 4
 exit $fail

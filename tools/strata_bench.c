@@ -10,8 +10,10 @@
  * call is compared, element by element, with sums each rank computes itself with
  * a scalar loop over all ranks, and the ranks compare hashes of their results.
  * Inputs are small integers, in[i] = ((i * 7 + rank * 13 + seed * 5) mod 17) - 8,
- * so every summation order gives the exact sum in float, double and int; the
- * seed changes with every validated call, so stale data cannot pass for a result.
+ * so every summation order gives the exact sum in float, double and int. A size's
+ * warm-up and iteration probe run on one seed, each implementation's validated call
+ * on one of its own, so stale data (a result kept from an earlier call of the size)
+ * cannot pass for a result.
  * Both depend on i only through i mod 17: a 17-entry table per call serves both.
  *
  * Timing of one repetition: barrier, ITERS calls, average per call, then the
@@ -473,7 +475,7 @@ typedef struct {
     int                 rank, nranks, nhosts;
     char               *sbuf;     /* NULL with --in-place */
     char               *rbuf;
-    unsigned            seed;     /* of the next validated call */
+    unsigned            seed;     /* the next size's first seed */
     FILE               *csv;
     st_glm_out_t        csv_out;        /* rank 0: its temporary, renamed at the end */
     int                 csv_errno;      /* rank 0: the first write error on the CSV, or 0 */
@@ -493,6 +495,7 @@ typedef struct {
     MPI_Datatype        dtype;
     size_t              count;
     size_t              bytes;
+    unsigned            seed;     /* the warm-up's; implementation i validates on seed + 1 + i */
     long                in_tab[BENCH_PERIOD];   /* this rank's inputs */
     long                exp_tab[BENCH_PERIOD];  /* their sum over all ranks */
 } bench_case_t;
@@ -655,7 +658,7 @@ static double bench_rep(bench_t *b, bench_case_t *c, int impl, int validate,
     int i = 0;
 
     if (validate) {
-        bench_case_seed(b, c, b->seed++);
+        bench_case_seed(b, c, c->seed + 1 + (unsigned)impl);
         bench_case_fill(b, c);
     }
     PMPI_Barrier(b->comm);
@@ -822,7 +825,13 @@ static void bench_run_size(bench_t *b, bench_case_t *c, bench_result_t *res)
         res[impl].what      = "";
         res[impl].has_value = 0;
     }
-    bench_case_seed(b, c, b->seed);
+    /* the warm-up and the iteration probe take one seed, each implementation's
+     * validated call one of its own after it: no validated call sees the inputs of
+     * an earlier call of its size (before: Strata's saw the warm-up's, and an
+     * allreduce that kept its first result passed) */
+    c->seed  = b->seed;
+    b->seed += 1 + BENCH_IMPL_LAST;
+    bench_case_seed(b, c, c->seed);
     bench_case_fill(b, c);
     for (impl = 0; impl < nimpl; impl++) {
         for (i = 0; i < b->opts->warmup; i++) {
