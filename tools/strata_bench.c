@@ -9,10 +9,11 @@
  * Every (type, size, implementation) is validated: the output of the first timed
  * call is compared, element by element, with sums each rank computes itself with
  * a scalar loop over all ranks, and the ranks compare hashes of their results.
- * Inputs are small integers, in[i] = ((i * 7 + rank * 13 + seed * 5) mod 17) - 8,
- * so every summation order gives the exact sum in float, double and int. A size's
- * warm-up and iteration probe run on one seed, each implementation's validated call
- * on one of its own, so stale data (a result kept from an earlier call of the size)
+ * Inputs are small integers (st_bench_input.h), so every summation order gives the
+ * exact sum in float, double and int; the sums are never 0, and never one value over
+ * 17 elements, on any number of ranks. A size's warm-up and iteration probe run on
+ * one seed, each implementation's validated call on one of its own, and each type
+ * has its own seeds, so stale data (a result kept from an earlier call of the size)
  * cannot pass for a result.
  * Both depend on i only through i mod 17: a 17-entry table per call serves both.
  *
@@ -22,6 +23,7 @@
 #include "config.h"
 
 #include "strata.h"
+#include "st_bench_input.h"
 #include "st_glm_file.h"   /* the CSV written whole or not at all */
 #include "st_stdout.h"
 
@@ -35,7 +37,7 @@
 #include <string.h>
 
 #define BENCH_NAME           "strata-bench"
-#define BENCH_PERIOD         17          /* inputs depend on i mod 17 */
+#define BENCH_PERIOD         ST_BENCH_PERIOD   /* inputs depend on i mod 17 */
 #define BENCH_GUARD          64          /* bytes past the message that must stay intact */
 #define BENCH_SENTINEL       0x7f        /* guard and unwritten-output byte */
 #define BENCH_ALIGN          64
@@ -43,13 +45,15 @@
 #define BENCH_PROBE_SECONDS  0.002       /* ... estimated from a probe at least this long */
 #define BENCH_ITERS_MIN      3
 #define BENCH_ITERS_MAX      10000
-#define BENCH_MAX_TYPES      16
+#define BENCH_MAX_TYPES      ST_BENCH_MAX_TYPES
 
 enum {
     BENCH_IMPL_STRATA = 0,
     BENCH_IMPL_PMPI,
     BENCH_IMPL_LAST
 };
+
+_Static_assert(BENCH_IMPL_LAST == ST_BENCH_NIMPL, "st_bench_seed's implementations");
 
 static const char *const bench_impl_names[BENCH_IMPL_LAST] = {"strata", "pmpi"};
 
@@ -475,7 +479,6 @@ typedef struct {
     int                 rank, nranks, nhosts;
     char               *sbuf;     /* NULL with --in-place */
     char               *rbuf;
-    unsigned            seed;     /* the next size's first seed */
     FILE               *csv;
     st_glm_out_t        csv_out;        /* rank 0: its temporary, renamed at the end */
     int                 csv_errno;      /* rank 0: the first write error on the CSV, or 0 */
@@ -495,7 +498,7 @@ typedef struct {
     MPI_Datatype        dtype;
     size_t              count;
     size_t              bytes;
-    unsigned            seed;     /* the warm-up's; implementation i validates on seed + 1 + i */
+    int                 tindex;   /* its place in -t's list, which gives its seeds */
     long                in_tab[BENCH_PERIOD];   /* this rank's inputs */
     long                exp_tab[BENCH_PERIOD];  /* their sum over all ranks */
 } bench_case_t;
@@ -516,16 +519,13 @@ typedef struct {
 
 static void bench_case_seed(const bench_t *b, bench_case_t *c, unsigned seed)
 {
-    long v;
     int j, r;
 
     for (j = 0; j < BENCH_PERIOD; j++) {
-        c->in_tab[j]  = (long)((j * 7 + b->rank * 13 + (long)(seed % BENCH_PERIOD) * 5) %
-                               BENCH_PERIOD) - 8;
+        c->in_tab[j]  = st_bench_input(j, b->rank, seed);
         c->exp_tab[j] = 0;
         for (r = 0; r < b->nranks; r++) {
-            v = (long)((j * 7 + r * 13 + (long)(seed % BENCH_PERIOD) * 5) % BENCH_PERIOD) - 8;
-            c->exp_tab[j] += v;
+            c->exp_tab[j] += st_bench_input(j, r, seed);
         }
     }
 }
@@ -658,7 +658,7 @@ static double bench_rep(bench_t *b, bench_case_t *c, int impl, int validate,
     int i = 0;
 
     if (validate) {
-        bench_case_seed(b, c, c->seed + 1 + (unsigned)impl);
+        bench_case_seed(b, c, st_bench_seed(c->tindex, 1 + impl));
         bench_case_fill(b, c);
     }
     PMPI_Barrier(b->comm);
@@ -829,9 +829,7 @@ static void bench_run_size(bench_t *b, bench_case_t *c, bench_result_t *res)
      * validated call one of its own after it: no validated call sees the inputs of
      * an earlier call of its size (before: Strata's saw the warm-up's, and an
      * allreduce that kept its first result passed) */
-    c->seed  = b->seed;
-    b->seed += 1 + BENCH_IMPL_LAST;
-    bench_case_seed(b, c, c->seed);
+    bench_case_seed(b, c, st_bench_seed(c->tindex, 0));
     bench_case_fill(b, c);
     for (impl = 0; impl < nimpl; impl++) {
         for (i = 0; i < b->opts->warmup; i++) {
@@ -1034,8 +1032,9 @@ static int bench_run(bench_t *b)
 
     for (t = 0; t < o->ntypes; t++) {
         memset(&c, 0, sizeof(c));
-        c.type  = &bench_types[o->types[t]];
-        c.dtype = bench_type_mpi(c.type);
+        c.type   = &bench_types[o->types[t]];
+        c.tindex = t;
+        c.dtype  = bench_type_mpi(c.type);
         for (bytes = o->min_bytes;; bytes *= o->factor) {
             c.count = bytes / c.type->size;
             c.bytes = c.count * c.type->size;
