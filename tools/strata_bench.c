@@ -42,7 +42,8 @@
 #define BENCH_SENTINEL       0x7f        /* guard and unwritten-output byte */
 #define BENCH_ALIGN          64
 #define BENCH_TARGET_SECONDS 0.020       /* adaptive iterations: ~20 ms per repetition */
-#define BENCH_PROBE_SECONDS  0.002       /* ... estimated from a probe at least this long */
+#define BENCH_PROBE_SECONDS  0.002       /* ... from the fastest call of probes this long */
+#define BENCH_PROBES         3           /* ... and this many of them */
 #define BENCH_ITERS_MIN      3
 #define BENCH_ITERS_MAX      10000
 #define BENCH_MAX_TYPES      ST_BENCH_MAX_TYPES
@@ -490,6 +491,7 @@ typedef struct {
     double              copy_gbps;      /* memcpy bandwidth per rank, all ranks at once */
     size_t              last_bytes;     /* the largest size run so far ... */
     double              last_strata_s;  /* ... and Strata's median time on it */
+    int                 noisy;          /* rows whose median is over 2x their minimum */
 } bench_t;
 
 /* What one (type, size) is being run with. */
@@ -625,21 +627,36 @@ static double bench_time_calls(bench_t *b, bench_case_t *c, int impl, int n)
     return bench_max_over_ranks(b, MPI_Wtime() - t0);
 }
 
-/* Iterations for ~BENCH_TARGET_SECONDS per repetition; identical on every rank. */
+/*
+ * Iterations for ~BENCH_TARGET_SECONDS per repetition; identical on every rank.
+ * The time per call is the fastest probe's: probes of 1 call, then of ~1.5 x
+ * BENCH_PROBE_SECONDS at that time, until BENCH_PROBES of them have lasted
+ * BENCH_PROBE_SECONDS. One call stalled by the scheduler only makes its probe slow
+ * (before: the first probe that lasted 2 ms set the count, and one stalled call of
+ * 2 us gave 3 to 10 iterations, whose median was mostly the stall).
+ */
 static int bench_auto_iters(bench_t *b, bench_case_t *c, int impl)
 {
-    double t, want;
-    int n = 1;
+    double t, best = 0, want;
+    int n = 1, nlong = 0, probe;
 
-    for (;;) {
+    for (probe = 0;; probe++) {
         t = bench_time_calls(b, c, impl, n);
-        if (t >= BENCH_PROBE_SECONDS || n >= BENCH_ITERS_MAX) {
+        if (probe == 0 || t / n < best) {
+            best = t / n;
+        }
+        nlong += (t >= BENCH_PROBE_SECONDS);
+        if (nlong >= BENCH_PROBES || n >= BENCH_ITERS_MAX) {
             break;
         }
-        want = (t > 0) ? 1.5 * n * BENCH_PROBE_SECONDS / t : 8.0 * n;
-        n    = (want > BENCH_ITERS_MAX) ? BENCH_ITERS_MAX : (want < 2.0 * n) ? 2 * n : (int)want;
+        /* after a short probe at least 1.5 x n: best <= t / n < BENCH_PROBE_SECONDS / n */
+        want = (best > 0) ? 1.5 * BENCH_PROBE_SECONDS / best : 8.0 * n;
+        n    = (want > BENCH_ITERS_MAX) ? BENCH_ITERS_MAX : (want < 1) ? 1 : (int)want;
     }
-    want = BENCH_TARGET_SECONDS * n / t;
+    if (best <= 0) {
+        return BENCH_ITERS_MAX;
+    }
+    want = BENCH_TARGET_SECONDS / best;
     if (want < BENCH_ITERS_MIN) {
         return BENCH_ITERS_MIN;
     }
@@ -740,14 +757,16 @@ static void bench_print_row(bench_t *b, bench_case_t *c, bench_result_t *res, in
     double med[BENCH_IMPL_LAST], tmin[BENCH_IMPL_LAST], algbw[BENCH_IMPL_LAST];
     double busbw[BENCH_IMPL_LAST], ratio = 0, bus_factor;
     const char *check;
-    int impl;
+    int impl, noisy = 0;
 
     bus_factor = 2.0 * (b->nranks - 1) / b->nranks;
     for (impl = 0; impl < nimpl; impl++) {
         bench_stats(res[impl].times, b->opts->reps, &med[impl], &tmin[impl]);
         algbw[impl] = (med[impl] > 0) ? c->bytes / med[impl] / 1e9 : 0;
         busbw[impl] = algbw[impl] * bus_factor;
+        noisy      |= (med[impl] > 2 * tmin[impl]);
     }
+    b->noisy += noisy;
     if (nimpl > 1 && med[BENCH_IMPL_STRATA] > 0) {
         ratio = med[BENCH_IMPL_PMPI] / med[BENCH_IMPL_STRATA];
     }
@@ -1051,6 +1070,10 @@ static int bench_run(bench_t *b)
     }
 out_footer:
     bench_print_footer(b, active);
+    if (b->rank == 0 && b->noisy) {
+        printf("# noisy: %d row(s) with a median over twice the minimum (the machine was "
+               "busy: rerun, or raise -r)\n", b->noisy);
+    }
     if (b->rank == 0 && b->failed) {
         printf("# FAIL: some results were wrong (see stderr)\n");
     }
