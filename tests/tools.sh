@@ -303,4 +303,13 @@ check "strata-bench, a stalled call: iterations" \
 expect 0 "strata-bench, a stalled repetition" $ST_MPIRUN -np 1 env LD_PRELOAD="$fake" \
     FAKE_ALLREDUCE=stall "$bench" -b 8 -e 8 -i 1 -r 2 -w 0
 contains "strata-bench, a stalled repetition: noisy" "^# noisy: 1 row(s) with a median over"
+# a processor name of 200 characters (Open MPI's may have 255) on every rank's line,
+# whole (before: strata-info --topo wrote it into 64 bytes of its stack, and the
+# names ran into each other)
+st_program info tools/strata-info
+long=$(printf '%0200d' 0 | tr 0 h)
+expect 0 "strata-info --topo, a long processor name" $ST_MPIRUN -np 2 env LD_PRELOAD="$fake" \
+    FAKE_PROCESSOR_NAME="$long" "$info" --topo
+contains "strata-info --topo, a long processor name: rank 0" "^0  *$long  *0 "
+contains "strata-info --topo, a long processor name: rank 1" "^1  *$long  *0 "
 exit $fail

@@ -884,8 +884,8 @@ static int bench_count_hosts(bench_t *b)
                   b->comm);
     for (r = 0; r < b->nranks; r++) {
         for (q = 0; q < r; q++) {
-            if (!strcmp(all + (size_t)q * MPI_MAX_PROCESSOR_NAME,
-                        all + (size_t)r * MPI_MAX_PROCESSOR_NAME)) {
+            if (!strncmp(all + (size_t)q * MPI_MAX_PROCESSOR_NAME,
+                         all + (size_t)r * MPI_MAX_PROCESSOR_NAME, MPI_MAX_PROCESSOR_NAME)) {
                 break;
             }
         }

@@ -100,8 +100,9 @@ static void print_machine(void)
 
 /* ---- --topo ---- */
 
+/* as MPI_Get_processor_name writes it (Open MPI's: up to 255 characters) */
 typedef struct {
-    char name[64];
+    char name[MPI_MAX_PROCESSOR_NAME];
 } host_name_t;
 
 /* GPUs (and other coprocessors) hwloc sees, with the package they hang off. */
@@ -168,6 +169,7 @@ static int print_topo(int json)
     hosts  = calloc((size_t)size, sizeof(*hosts));
     memset(&me, 0, sizeof(me));
     MPI_Get_processor_name(me.name, &len);
+    me.name[sizeof(me.name) - 1] = '\0';
     rc = strata_comm_layout(MPI_COMM_WORLD, &lay, places);
     MPI_Gather(&me, sizeof(me), MPI_BYTE, hosts, sizeof(me), MPI_BYTE, 0, MPI_COMM_WORLD);
     if (rank != 0) {
