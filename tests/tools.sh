@@ -257,6 +257,10 @@ contains "strata-bench names the type the range cannot hold" "holds no whole dou
 expect 0 "strata-bench -e between two sizes" $ST_MPIRUN -np 1 tools/strata-bench -b 8 -e 100 \
     -r 1 -i 3 -w 0
 contains "strata-bench header: the largest size run" "bytes 8\.\.64 x2;"
+# and the smallest size run, not -b (before: "bytes 5..4")
+expect 0 "strata-bench -b between two elements" $ST_MPIRUN -np 1 tools/strata-bench -b 5 -e 7 \
+    -t int -r 1 -i 3 -w 0
+contains "strata-bench header: the smallest size run" "bytes 4\.\.4 x2;"
 expect 1 "strata-bench --csv cannot be opened" $ST_MPIRUN -np 2 tools/strata-bench \
     -b 8 -e 8 -r 1 -i 3 -w 0 --csv /nonexistent/strata-bench.csv
 contains "strata-bench names the CSV it cannot open" "/nonexistent/strata-bench.csv"

@@ -141,6 +141,7 @@ typedef struct {
     size_t min_bytes;
     size_t max_bytes;
     size_t factor;
+    size_t low_bytes;                /* the smallest message actually run (<= min_bytes) */
     size_t top_bytes;                /* the largest message actually run (<= max_bytes) */
     int    types[BENCH_MAX_TYPES];   /* indices into bench_types */
     int    ntypes;
@@ -452,6 +453,7 @@ static int bench_parse_args(int argc, char **argv, int rank, bench_opts_t *opts)
     while (last <= opts->max_bytes / opts->factor) {
         last *= opts->factor;
     }
+    opts->low_bytes = SIZE_MAX;
     opts->top_bytes = 0;
     for (t = 0; t < opts->ntypes; t++) {
         const bench_type_t *type = &bench_types[opts->types[t]];
@@ -467,6 +469,13 @@ static int bench_parse_args(int argc, char **argv, int rank, bench_opts_t *opts)
         bytes = last / type->size * type->size;
         if (bytes > opts->top_bytes) {
             opts->top_bytes = bytes;
+        }
+        /* (the sizes go up to last >= type->size: a whole element on the way) */
+        for (bytes = opts->min_bytes; bytes < type->size; bytes *= opts->factor) {
+        }
+        bytes = bytes / type->size * type->size;
+        if (bytes < opts->low_bytes) {
+            opts->low_bytes = bytes;
         }
     }
     return 0;
@@ -945,7 +954,7 @@ static void bench_print_header(bench_t *b, int active)
     }
     printf("# " BENCH_NAME " (strata %s): MPI_Allreduce sum, %d ranks on %d host(s); "
            "type %s; bytes %zu..%zu x%zu; iters %s; warmup %d; reps %d; %s%s\n",
-           strata_version(), b->nranks, b->nhosts, types, o->min_bytes, o->top_bytes, o->factor,
+           strata_version(), b->nranks, b->nhosts, types, o->low_bytes, o->top_bytes, o->factor,
            iters, o->warmup, o->reps, o->in_place ? "in-place" : "out-of-place",
            o->compare ? "; compare with PMPI (interleaved reps)" : "");
     if (!active) {
