@@ -62,6 +62,8 @@ STRATA_TOPO_SYNTHETIC="pack:2 [numa] core:2 pu:1" STRATA_TOPO_BIND=none \
 contains "strata-info --json socket level" '"socket_level": false'
 contains "strata-info --json says why" '"socket_level_off": "rank 0 is not bound"'
 contains "strata-info --json rank 1" '{"rank": 1, .*"package": -1, .*"bound": false'
+# no socket level, no socket leader (before: rank 0 led "cluster node socket")
+contains "strata-info --json rank 0 leads" '{"rank": 0, .*"leads": "cluster node"}'
 # the pkg-config files: strata_glm links libstrata_glm and not libstrata (whose
 # MPI_Allreduce would take over the program), both bring Open MPI's flags and an rpath
 if command -v pkg-config >/dev/null 2>&1 && pkg-config --exists ompi-c; then

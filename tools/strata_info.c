@@ -142,17 +142,24 @@ static void print_gpus(int json)
     hwloc_topology_destroy(topo);
 }
 
-static void leads(const strata_place_t *p, int size, int r, char *buf, size_t len)
+/* The groups rank @a r leads, the lowest rank of each: "cluster node socket", the
+ * socket only where the layout has that level. */
+static void leads(const strata_layout_t *lay, const strata_place_t *p, int r, char *buf,
+                  size_t len)
 {
-    int j, node = 1, sock = 1;
+    int j, node = 1, sock = lay->socket_level;
+    size_t n;
 
     for (j = 0; j < r; j++) {
         node &= (p[j].node != p[r].node);
         sock &= !(p[j].node == p[r].node && p[j].socket == p[r].socket);
     }
     snprintf(buf, len, "%s%s%s", r == 0 ? "cluster " : "", node ? "node " : "",
-             sock ? "socket" : "");
-    (void)size;
+             sock ? "socket " : "");
+    n = strlen(buf);
+    if (n > 0) {
+        buf[n - 1] = '\0';   /* the last word's blank */
+    }
 }
 
 static int print_topo(int json)
@@ -218,7 +225,7 @@ static int print_topo(int json)
                "node", "socket", "package", "numa", "bound", "cpus", "leads");
     }
     for (r = 0; r < size; r++) {
-        leads(places, size, r, lead, sizeof(lead));
+        leads(&lay, places, r, lead, sizeof(lead));
         if (json) {
             printf("    {\"rank\": %d, \"host\": \"%s\", \"host_index\": %d, \"node\": %d, "
                    "\"socket\": %d, \"package\": %d, \"numa\": %d, \"bound\": %s, "
