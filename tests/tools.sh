@@ -259,6 +259,13 @@ contains "strata-bench names the type the range cannot hold" "holds no whole dou
 expect 0 "strata-bench -e between two sizes" $ST_MPIRUN -np 1 tools/strata-bench -b 8 -e 100 \
     -r 1 -i 3 -w 0
 contains "strata-bench header: the largest size run" "bytes 8\.\.64 x2;"
+# the copy bound says the size it was measured on: the largest message's, half of
+# it in place (before: said to be the largest message's in both)
+contains "strata-bench copy bound: its size" "copying at once, measured on 64 bytes (a lower"
+expect 0 "strata-bench --in-place" $ST_MPIRUN -np 1 tools/strata-bench -b 8 -e 100 -r 1 -i 3 \
+    -w 0 --in-place
+contains "strata-bench --in-place copy bound: its size" \
+    "measured on 32 bytes (in place: half the largest message)"
 # and the smallest size run, not -b (before: "bytes 5..4")
 expect 0 "strata-bench -b between two elements" $ST_MPIRUN -np 1 tools/strata-bench -b 5 -e 7 \
     -t int -r 1 -i 3 -w 0

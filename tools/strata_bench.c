@@ -498,6 +498,7 @@ typedef struct {
     uint64_t           *hashes;   /* nranks x BENCH_IMPL_LAST, for bench_agree */
     bench_allreduce_fn_t fn[BENCH_IMPL_LAST];
     double              copy_gbps;      /* memcpy bandwidth per rank, all ranks at once */
+    size_t              copy_bytes;     /* ... measured on this many bytes */
     size_t              last_bytes;     /* the largest size run so far ... */
     double              last_strata_s;  /* ... and Strata's median time on it */
     int                 noisy;          /* rows whose median is over 2x their minimum */
@@ -905,10 +906,11 @@ static int bench_count_hosts(bench_t *b)
 }
 
 /*
- * The memory-copy bound: memcpy bandwidth of the largest message, measured on
- * every rank at once (ranks share the memory system as they do in the
- * allreduce). Any allreduce must at least read its input and write its output,
- * one memcpy's worth of traffic: bytes / copy_gbps is a lower bound on its time.
+ * The memory-copy bound: memcpy bandwidth of the largest message (in place, of
+ * half of it: the one buffer is both source and destination), measured on every
+ * rank at once (ranks share the memory system as they do in the allreduce). Any
+ * allreduce must at least read its input and write its output, one memcpy's
+ * worth of traffic: bytes / copy_gbps is a lower bound on its time.
  */
 static void bench_copy_bound(bench_t *b)
 {
@@ -932,7 +934,8 @@ static void bench_copy_bound(bench_t *b)
             best = t;
         }
     }
-    b->copy_gbps = (best > 0) ? bytes / best / 1e9 : 0;
+    b->copy_gbps  = (best > 0) ? bytes / best / 1e9 : 0;
+    b->copy_bytes = bytes;
 }
 
 static void bench_print_header(bench_t *b, int active)
@@ -961,8 +964,9 @@ static void bench_print_header(bench_t *b, int active)
         printf("# WARNING: Strata is not active (not linked first, or STRATA_ENABLE=n): "
                "the 'strata' numbers are PMPI_Allreduce's\n");
     }
-    printf("# copy bound: memcpy %.2f GB/s per rank, all %d ranks copying at once "
-           "(a lower bound on any allreduce: bytes / this)\n", b->copy_gbps, b->nranks);
+    printf("# copy bound: memcpy %.2f GB/s per rank, all %d ranks copying at once, measured on "
+           "%zu bytes%s (a lower bound on any allreduce: bytes / this)\n", b->copy_gbps,
+           b->nranks, b->copy_bytes, o->in_place ? " (in place: half the largest message)" : "");
     printf("# time: us per call, median over reps of the slowest rank's average; "
            "busbw GB/s = bytes/time * 2(n-1)/n%s\n",
            o->compare ? "; ratio = pmpi_us/strata_us (> 1: Strata faster)" : "");
