@@ -294,6 +294,22 @@ expect 0 "strata-bench --csv" $ST_MPIRUN -np 2 tools/strata-bench -b 8 -e 64 -r 
     --csv "$tmp/r.csv"
 check "strata-bench --csv: header and 4 rows" test "$(wc -l <"$tmp/r.csv")" -eq 5
 check "strata-bench --csv: no temporary left" test -z "$(ls "$tmp" | grep 'r.csv.tmp')"
+# --csv - is standard output, the CSV alone there, the table on standard error
+# (before: a file named "-" in the working directory)
+mkdir "$tmp/wd"
+(cd "$tmp/wd" && $ST_MPIRUN -np 2 "$top_builddir/tools/strata-bench" -b 8 -e 64 -r 1 -i 3 \
+    -w 0 --csv - >"$tmp/csv.out" 2>"$tmp/csv.err") ||
+    { echo "FAIL: strata-bench --csv -: exit $?"; cat "$tmp/csv.err"; fail=1; }
+check "strata-bench --csv -: no file named -" test ! -e "$tmp/wd/-"
+check "strata-bench --csv -: header and 4 rows on stdout" \
+    test "$(grep -c '^sum,double,' "$tmp/csv.out"),$(wc -l <"$tmp/csv.out")" = 4,5
+check "strata-bench --csv -: the table on stderr" grep -q '^# strata-bench' "$tmp/csv.err"
+if [ -w /dev/full ]; then
+    expect 1 "strata-bench --csv - > /dev/full" sh -c "tools/strata-bench -b 8 -e 64 -r 1 \
+        -i 3 -w 0 --csv - >/dev/full"
+    check "strata-bench --csv - > /dev/full: said once" \
+        test "$(grep -c "cannot write" "$out")" -eq 1
+fi
 # broken allreduces (tests/fake_allreduce.c), preloaded into the program itself (a
 # libtool wrapper's shell would load them too)
 st_program bench tools/strata-bench

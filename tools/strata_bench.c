@@ -192,7 +192,8 @@ static void bench_usage(FILE *f)
             "      --compare         also time PMPI_Allreduce, interleaved with Strata,\n"
             "                        and print time_pmpi / time_strata\n"
             "      --in-place        use MPI_IN_PLACE\n"
-            "      --csv FILE        also write the results as CSV to FILE\n"
+            "      --csv FILE        also write the results as CSV to FILE; - for standard\n"
+            "                        output (the table then goes to standard error)\n"
             "  -h, --help            this message\n"
             "SIZE is a byte count with an optional K, M or G suffix (powers of 1024).\n"
             "Exit status: 0 ok, 1 a result was wrong (or a run-time error), 2 bad usage.\n",
@@ -489,7 +490,8 @@ typedef struct {
     int                 rank, nranks, nhosts;
     char               *sbuf;     /* NULL with --in-place */
     char               *rbuf;
-    FILE               *csv;
+    FILE               *csv;      /* rank 0: the CSV's, stdout for --csv - */
+    FILE               *out;      /* rank 0: the table's, stderr for --csv - */
     st_glm_out_t        csv_out;        /* rank 0: its temporary, renamed at the end */
     int                 csv_errno;      /* rank 0: the first write error on the CSV, or 0 */
     int                 csv_failed;     /* every rank: the CSV could not be written */
@@ -790,16 +792,17 @@ static void bench_print_row(bench_t *b, bench_case_t *c, bench_result_t *res, in
 
     if (nimpl == 1) {
         check = res[0].ok ? "ok" : "FAIL";
-        printf("%12zu %11zu %6s %11.2f %12.3f %6s\n", c->bytes, c->count, c->type->name,
-               med[0] * 1e6, busbw[0], check);
+        fprintf(b->out, "%12zu %11zu %6s %11.2f %12.3f %6s\n", c->bytes, c->count,
+                c->type->name, med[0] * 1e6, busbw[0], check);
     } else {
         check = (res[0].ok && res[1].ok) ? "ok" :
                 (!res[0].ok && !res[1].ok) ? "FAIL(both)" :
                 !res[0].ok ? "FAIL(strata)" : "FAIL(pmpi)";
-        printf("%12zu %11zu %6s %11.2f %11.2f %7.3f %12.3f %12.3f %6s\n", c->bytes, c->count,
-               c->type->name, med[0] * 1e6, med[1] * 1e6, ratio, busbw[0], busbw[1], check);
+        fprintf(b->out, "%12zu %11zu %6s %11.2f %11.2f %7.3f %12.3f %12.3f %6s\n", c->bytes,
+                c->count, c->type->name, med[0] * 1e6, med[1] * 1e6, ratio, busbw[0], busbw[1],
+                check);
     }
-    fflush(stdout);
+    fflush(b->out);
 
     if (b->csv != NULL) {
         errno = 0;
@@ -955,29 +958,30 @@ static void bench_print_header(bench_t *b, int active)
     } else {
         snprintf(iters, sizeof(iters), "auto(~%.0f ms/rep)", BENCH_TARGET_SECONDS * 1e3);
     }
-    printf("# " BENCH_NAME " (strata %s): MPI_Allreduce sum, %d ranks on %d host(s); "
-           "type %s; bytes %zu..%zu x%zu; iters %s; warmup %d; reps %d; %s%s\n",
-           strata_version(), b->nranks, b->nhosts, types, o->low_bytes, o->top_bytes, o->factor,
-           iters, o->warmup, o->reps, o->in_place ? "in-place" : "out-of-place",
-           o->compare ? "; compare with PMPI (interleaved reps)" : "");
+    fprintf(b->out, "# " BENCH_NAME " (strata %s): MPI_Allreduce sum, %d ranks on %d host(s); "
+            "type %s; bytes %zu..%zu x%zu; iters %s; warmup %d; reps %d; %s%s\n",
+            strata_version(), b->nranks, b->nhosts, types, o->low_bytes, o->top_bytes, o->factor,
+            iters, o->warmup, o->reps, o->in_place ? "in-place" : "out-of-place",
+            o->compare ? "; compare with PMPI (interleaved reps)" : "");
     if (!active) {
-        printf("# WARNING: Strata is not active (not linked first, or STRATA_ENABLE=n): "
-               "the 'strata' numbers are PMPI_Allreduce's\n");
+        fprintf(b->out, "# WARNING: Strata is not active (not linked first, or STRATA_ENABLE=n): "
+                "the 'strata' numbers are PMPI_Allreduce's\n");
     }
-    printf("# copy bound: memcpy %.2f GB/s per rank, all %d ranks copying at once, measured on "
-           "%zu bytes%s (a lower bound on any allreduce: bytes / this)\n", b->copy_gbps,
-           b->nranks, b->copy_bytes, o->in_place ? " (in place: half the largest message)" : "");
-    printf("# time: us per call, median over reps of the slowest rank's average; "
-           "busbw GB/s = bytes/time * 2(n-1)/n%s\n",
-           o->compare ? "; ratio = pmpi_us/strata_us (> 1: Strata faster)" : "");
+    fprintf(b->out, "# copy bound: memcpy %.2f GB/s per rank, all %d ranks copying at once, "
+            "measured on %zu bytes%s (a lower bound on any allreduce: bytes / this)\n",
+            b->copy_gbps, b->nranks, b->copy_bytes,
+            o->in_place ? " (in place: half the largest message)" : "");
+    fprintf(b->out, "# time: us per call, median over reps of the slowest rank's average; "
+            "busbw GB/s = bytes/time * 2(n-1)/n%s\n",
+            o->compare ? "; ratio = pmpi_us/strata_us (> 1: Strata faster)" : "");
     if (o->compare) {
-        printf("# %10s %11s %6s %11s %11s %7s %12s %12s %6s\n", "bytes", "count", "type",
-               "strata_us", "pmpi_us", "ratio", "strata_busbw", "pmpi_busbw", "check");
+        fprintf(b->out, "# %10s %11s %6s %11s %11s %7s %12s %12s %6s\n", "bytes", "count",
+                "type", "strata_us", "pmpi_us", "ratio", "strata_busbw", "pmpi_busbw", "check");
     } else {
-        printf("# %10s %11s %6s %11s %12s %6s\n", "bytes", "count", "type", "strata_us",
-               "strata_busbw", "check");
+        fprintf(b->out, "# %10s %11s %6s %11s %12s %6s\n", "bytes", "count", "type",
+                "strata_us", "strata_busbw", "check");
     }
-    fflush(stdout);
+    fflush(b->out);
 }
 
 /* After the table: which Strata calls fell back to PMPI, from rank 0's statistics. */
@@ -993,19 +997,19 @@ static void bench_print_footer(bench_t *b, int active)
     for (i = 0; i < STRATA_FALLBACK_LAST; i++) {
         nfb += st.fallback_calls[i];
     }
-    printf("# strata: %llu fast-path calls, %llu handed to PMPI_Allreduce",
-           (unsigned long long)st.fast_calls, nfb);
+    fprintf(b->out, "# strata: %llu fast-path calls, %llu handed to PMPI_Allreduce",
+            (unsigned long long)st.fast_calls, nfb);
     for (i = 0; i < STRATA_FALLBACK_LAST; i++) {
         if (st.fallback_calls[i] != 0) {
-            printf(" %s=%llu", strata_fallback_string((strata_fallback_t)i),
-                   (unsigned long long)st.fallback_calls[i]);
+            fprintf(b->out, " %s=%llu", strata_fallback_string((strata_fallback_t)i),
+                    (unsigned long long)st.fallback_calls[i]);
         }
     }
-    printf("%s\n", nfb ? " (those 'strata' times are PMPI's)" : "");
+    fprintf(b->out, "%s\n", nfb ? " (those 'strata' times are PMPI's)" : "");
     if (b->copy_gbps > 0 && b->last_strata_s > 0) {
-        printf("# largest message, %zu bytes: Strata %.2f GB/s per rank = %.0f%% of the copy "
-               "bound\n", b->last_bytes, b->last_bytes / b->last_strata_s / 1e9,
-               100.0 * b->last_bytes / b->last_strata_s / 1e9 / b->copy_gbps);
+        fprintf(b->out, "# largest message, %zu bytes: Strata %.2f GB/s per rank = %.0f%% of "
+                "the copy bound\n", b->last_bytes, b->last_bytes / b->last_strata_s / 1e9,
+                100.0 * b->last_bytes / b->last_strata_s / 1e9 / b->copy_gbps);
     }
 }
 
@@ -1084,11 +1088,11 @@ static int bench_run(bench_t *b)
 out_footer:
     bench_print_footer(b, active);
     if (b->rank == 0 && b->noisy) {
-        printf("# noisy: %d row(s) with a median over twice the minimum (the machine was "
-               "busy: rerun, or raise -r)\n", b->noisy);
+        fprintf(b->out, "# noisy: %d row(s) with a median over twice the minimum (the machine "
+                "was busy: rerun, or raise -r)\n", b->noisy);
     }
     if (b->rank == 0 && b->failed) {
-        printf("# FAIL: some results were wrong (see stderr)\n");
+        fprintf(b->out, "# FAIL: some results were wrong (see stderr)\n");
     }
 
 out_free:
@@ -1133,11 +1137,15 @@ int main(int argc, char **argv)
         return 0;
     }
 
-    ok = 1;
-    /* the CSV goes to a temporary beside the file, renamed over it once whole: a run
-       that fails or is killed leaves the file as it was (before: emptied at the start) */
-    if (opts.csv != NULL && b.rank == 0) {
-        b.csv = NULL;
+    ok    = 1;
+    b.out = stdout;
+    if (opts.csv != NULL && !strcmp(opts.csv, "-")) {
+        /* the CSV on standard output, alone: the table goes to standard error */
+        b.csv = (b.rank == 0) ? stdout : NULL;
+        b.out = stderr;
+    } else if (opts.csv != NULL && b.rank == 0) {
+        /* the CSV goes to a temporary beside the file, renamed over it once whole: a run
+           that fails or is killed leaves the file as it was (before: emptied at the start) */
         if (st_glm_out_open(&b.csv_out, opts.csv) == 0 &&
             (b.csv = fdopen(b.csv_out.fd, "w")) == NULL) {
             st_glm_out_close(&b.csv_out);
@@ -1145,10 +1153,11 @@ int main(int argc, char **argv)
         if (b.csv == NULL) {
             fprintf(stderr, BENCH_NAME ": --csv %s: %s\n", opts.csv, strerror(errno));
             ok = 0;
-        } else {
-            fprintf(b.csv, "op,type,bytes,count,impl,reps,iters,time_us_median,time_us_min,"
-                    "algbw_GBps,busbw_GBps,ratio_vs_pmpi,check\n");
         }
+    }
+    if (b.csv != NULL) {
+        fprintf(b.csv, "op,type,bytes,count,impl,reps,iters,time_us_median,time_us_min,"
+                "algbw_GBps,busbw_GBps,ratio_vs_pmpi,check\n");
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, b.comm);
     if (!ok) {
@@ -1164,17 +1173,22 @@ int main(int argc, char **argv)
         if (b.csv != NULL) {
             errno = 0;
             ok    = (fflush(b.csv) == 0) && !ferror(b.csv) && !b.csv_failed;
+        }
+        if (b.csv != NULL && b.csv != stdout) {
             if (ok && !b.nothing && (errno = st_glm_out_commit(&b.csv_out)) != 0) {
                 ok = 0;
             }
             b.csv_out.fd = -1;   /* (its FILE's) */
             ok = (fclose(b.csv) == 0) && ok;
             st_glm_out_close(&b.csv_out);   /* not committed: the temporary goes */
-            if (!ok) {
-                if (!b.csv_failed) {   /* not said yet */
-                    fprintf(stderr, BENCH_NAME ": --csv %s: cannot write: %s\n", opts.csv,
-                            strerror(b.csv_errno ? b.csv_errno : errno ? errno : EIO));
-                }
+        }
+        if (!ok) {
+            if (!b.csv_failed) {   /* not said yet */
+                fprintf(stderr, BENCH_NAME ": --csv %s: cannot write: %s\n", opts.csv,
+                        strerror(b.csv_errno ? b.csv_errno : errno ? errno : EIO));
+            }
+            if (b.csv == stdout) {
+                st_stdout_failed();   /* said: not again at exit */
             }
         }
         MPI_Bcast(&ok, 1, MPI_INT, 0, b.comm);
