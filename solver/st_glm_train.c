@@ -712,8 +712,10 @@ struct st_glm_trainer {
                                        shared vector or the GPU (whose other workers help
                                        with the merge and the gap only) */
     st_glm_worker_t      *workers;
+    st_glm_round_ctx_t   *ctx;     /* the training's rounds (its communicator, info) */
     pthread_barrier_t     barrier;
     int                   stop;    /* set by worker 0 between barriers */
+    int                   gpu_failed;  /* a GPU call failed in a training alone (worker 0) */
     int                   uncertified;  /* resumed at the last round from a checkpoint
                                            written without its gap */
     pthread_mutex_t       gate_lock;
@@ -1006,25 +1008,41 @@ static void st_glm_local_sdca(st_glm_worker_t *wk)
     }
 }
 
-static st_glm_round_ctx_t *st_glm_ctx;   /* set while st_glm_train_dual runs */
-
 static uint64_t st_glm_key_cb(void *rng)
 {
     return st_glm_rand((uint64_t*)rng);
 }
 
+/* Worker 0: a GPU call failed mid-run. A training alone (MPI_COMM_NULL, or a
+ * communicator of one rank) stops after this round's barriers and returns the error;
+ * across ranks the others wait for this one in the round's sums, which cannot carry
+ * the news: the job ends. */
+static void st_glm_gpu_failed(st_glm_trainer_t *tr)
+{
+    int nranks = 1;
+
+    if (tr->ctx->comm != MPI_COMM_NULL) {
+        MPI_Comm_size(tr->ctx->comm, &nranks);
+    }
+    if (nranks == 1) {
+        tr->gpu_failed = 1;
+        tr->stop       = 1;
+        return;
+    }
+    fprintf(stderr, "strata_glm: rank %d: the GPU solver failed (above); ending the job\n",
+            tr->ctx->rank);
+    MPI_Abort(tr->ctx->comm, 1);
+}
+
 /* The round's local epochs on the GPU (one worker: every row of the rank), with the
- * orders the CPU solver would draw (a key an epoch). A GPU that fails mid-run ends
- * the job. */
+ * orders the CPU solver would draw (a key an epoch). */
 static void st_glm_local_gpu(st_glm_worker_t *wk)
 {
     st_glm_trainer_t *tr = wk->tr;
 
     if (st_glm_gpu_round(tr->gpu, tr->w, wk->u, tr->alpha, tr->scale, tr->local_epochs,
                          st_glm_key_cb, &wk->rng) != 0) {
-        fprintf(stderr, "strata_glm: rank %d: the GPU solver failed (above); ending the job\n",
-                st_glm_ctx->rank);
-        MPI_Abort(st_glm_ctx->comm, 1);
+        st_glm_gpu_failed(tr);
     }
 }
 
@@ -1331,20 +1349,21 @@ static void st_glm_worker_certify(st_glm_worker_t *wk, int round, int due)
     st_glm_objectives_t obj;
     double tc, sums[2], wsq;
     int64_t j;
-    int k, autogap = (st_glm_ctx->param->gap_every == STRATA_GLM_GAP_AUTO);
+    int k, autogap = (tr->ctx->param->gap_every == STRATA_GLM_GAP_AUTO);
 
     if (tr->z != NULL) {   /* the margins on the GPU, then the gap's sums */
         if (wk->id == 0 && st_glm_gpu_margins(tr->gpu, tr->w, tr->z) != 0) {
-            fprintf(stderr, "strata_glm: rank %d: the GPU solver failed (above); ending "
-                    "the job\n", st_glm_ctx->rank);
-            MPI_Abort(st_glm_ctx->comm, 1);
+            st_glm_gpu_failed(tr);
         }
         pthread_barrier_wait(&tr->barrier);
+        if (tr->gpu_failed) {   /* (stop is set: no gap, no checkpoint) */
+            return;
+        }
     }
     st_glm_gap_pass(wk);
     pthread_barrier_wait(&tr->barrier);
     if (wk->id == 0) {
-        ctx     = st_glm_ctx;
+        ctx     = tr->ctx;
         sums[0] = sums[1] = 0;
         for (k = 0; k < tr->nworkers; k++) {
             sums[0] += tr->workers[k].sums[0];
@@ -1389,8 +1408,8 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
     st_glm_round_ctx_t *ctx;
     st_glm_hier_t *h = &tr->hier;
     double tc, t0 = 0;
-    int round = st_glm_ctx->info.rounds, every = ST_MAX(st_glm_ctx->param->gap_every, 1);
-    int autogap = (st_glm_ctx->param->gap_every == STRATA_GLM_GAP_AUTO);
+    int round = tr->ctx->info.rounds, every = ST_MAX(tr->ctx->param->gap_every, 1);
+    int autogap = (tr->ctx->param->gap_every == STRATA_GLM_GAP_AUTO);
     int certify, due, inner, s;
 
     if (tr->stop) {   /* resumed from the round the run ended with */
@@ -1404,7 +1423,7 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
            before the last barrier), and after the last */
         round++;
         certify = st_glm_gap_due(&tr->gap, autogap ? 0 : every, round) ||
-                  round >= st_glm_ctx->param->max_rounds;
+                  round >= tr->ctx->param->max_rounds;
         due     = st_glm_ckpt_due(&tr->ck, round);
         inner   = h->on ? h->inner : 1;   /* set by worker 0 before the last barrier */
         for (s = 1;; s++) {
@@ -1430,7 +1449,7 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
             }
             /* an inner round: the node's sum */
             if (wk->id == 0 && h->node != MPI_COMM_NULL) {
-                ctx = st_glm_ctx;
+                ctx = tr->ctx;
                 tc  = st_glm_now();
                 st_glm_allreduce(h->node, tr->dv, tr->d_all, MPI_DOUBLE, MPI_SUM);
                 tc  = st_glm_now() - tc;
@@ -1443,7 +1462,7 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
             pthread_barrier_wait(&tr->barrier);
         }
         if (wk->id == 0) {
-            ctx = st_glm_ctx;
+            ctx = tr->ctx;
             tc  = st_glm_now();
             st_glm_allreduce(ctx->comm, h->on ? h->dr : tr->dv, tr->d_all, MPI_DOUBLE,
                              MPI_SUM);
@@ -1456,12 +1475,15 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
         pthread_barrier_wait(&tr->barrier);
         st_glm_apply(wk, 0);
         pthread_barrier_wait(&tr->barrier);
+        if (tr->gpu_failed) {   /* (set by worker 0 in the round's epochs) */
+            break;
+        }
         if (!certify) {
             if (wk->id == 0) {
-                st_glm_ctx->info.rounds++;
-                st_glm_ctx->info.seconds = st_glm_now() - st_glm_ctx->t_start;
+                tr->ctx->info.rounds++;
+                tr->ctx->info.seconds = st_glm_now() - tr->ctx->t_start;
                 if (due) {
-                    st_glm_checkpoint(tr, st_glm_ctx, 0);
+                    st_glm_checkpoint(tr, tr->ctx, 0);
                 }
             }
             if (!due) {
@@ -1598,9 +1620,6 @@ static int st_glm_hier_init(st_glm_trainer_t *tr, st_glm_round_ctx_t *ctx,
     ctx->info.inner_rounds = h->inner;
     return st_glm_agree(ctx->comm, h->vn != NULL && h->dr != NULL);
 }
-
-/* st_glm_ctx is one per process: trainings from two threads take turns. */
-static pthread_mutex_t st_glm_train_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
                                          const strata_glm_problem_t *prob,
@@ -1801,8 +1820,7 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
         }
     }
 
-    pthread_mutex_lock(&st_glm_train_lock);
-    st_glm_ctx = &ctx;
+    tr.ctx = &ctx;
     pthread_barrier_init(&tr.barrier, NULL, (unsigned)tr.nworkers);
     tr.gate = 0;
     for (k = 1; k < tr.nworkers; k++) {
@@ -1828,9 +1846,11 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
         pthread_join(tr.workers[k].thread, NULL);
     }
     pthread_barrier_destroy(&tr.barrier);
-    st_glm_ctx = NULL;
-    pthread_mutex_unlock(&st_glm_train_lock);
 
+    if (status == STRATA_OK && tr.gpu_failed) {
+        st_glm_msg(msg, msg_len, "the GPU solver failed (a CUDA call, named on stderr)");
+        status = STRATA_ERR_NO_RESOURCE;
+    }
     if (status == STRATA_OK && tr.ck_status != STRATA_OK) {
         st_glm_msg(msg, msg_len, "%s", tr.ck_msg);
         status = tr.ck_status;

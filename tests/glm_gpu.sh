@@ -211,6 +211,21 @@ near "gap, GPU margins summed by 2 threads: the CPU's primal" "$p_gpu" "$p_cpu" 
 expect 1 "margins kernel failing, 32-bit data" gpu_alone \
     FAKE_CUDA_FAIL_KERNEL=st_glm_margins $train -q --gpu -l 1e-3 -r 3 "$dir/c32.bin" "$dir/m"
 contains "margins kernel failing: the GPU computed them" "the GPU solver failed"
+# a training alone returns the failure as its error (before: MPI_Abort on
+# MPI_COMM_NULL, the library's line on stderr and the process ended); the epochs'
+# kernel too; across ranks, the job ends, saying so
+contains "margins kernel failing alone: strata-train's error" \
+    "^strata-train: the GPU solver failed"
+expect 1 "epoch kernel failing alone" gpu_alone FAKE_CUDA_FAIL_KERNEL=st_glm_tpa_epoch_warp \
+    $train -q --gpu -l 1e-3 -r 3 "$dir/c32.bin" "$dir/m"
+contains "epoch kernel failing alone: strata-train's error" \
+    "^strata-train: the GPU solver failed"
+grep -q "ending the job" "$out" &&
+    { echo "FAIL: a training alone ended the job"; cat "$out"; fail=1; }
+expect 1 "epoch kernel failing on 2 ranks" gpu_mpirun -np 2 \
+    -x FAKE_CUDA_FAIL_KERNEL=st_glm_tpa_epoch_warp $train -q --gpu -l 1e-3 -r 3 \
+    "$dir/c32.bin" "$dir/m"
+contains "epoch kernel failing on 2 ranks: the job ends" "the GPU solver failed (above); ending"
 expect 0 "margins kernel failing, 64-bit data" gpu_alone \
     FAKE_CUDA_FAIL_KERNEL=st_glm_margins $train -q --gpu -l 1e-3 -r 3 "$dir/c64.svm" "$dir/m"
 expect 0 "margins kernel failing, streaming" gpu_mpirun -np 2 \
