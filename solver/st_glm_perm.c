@@ -32,8 +32,13 @@
 #define ST_GLM_PERM_CLONES
 #endif
 
+/* (static, behind st_glm_perm_fill below: GCC gives the clones' dispatcher, an ifunc,
+ * and its resolver default visibility whatever -fvisibility or a visibility
+ * attribute says (GCC 12), so a global clone was exported by libstrata_glm.so;
+ * tests/exports.sh) */
 ST_GLM_PERM_CLONES
-void st_glm_perm_fill(const st_glm_perm_t *p, int64_t base, int64_t *out, int64_t n)
+static void st_glm_perm_fill_lanes(const st_glm_perm_t *p, int64_t base, int64_t *out,
+                                   int64_t n)
 {
     uint32_t hi[ST_GLM_PERM_LANES], lo[ST_GLM_PERM_LANES], r, t;
     const uint64_t lo_mask = ((uint64_t)1 << p->lo_bits) - 1;
@@ -61,4 +66,10 @@ void st_glm_perm_fill(const st_glm_perm_t *p, int64_t base, int64_t *out, int64_
     for (; j < n; j++) {
         out[j] = base + (int64_t)st_glm_perm_at(p, (uint64_t)j);
     }
+}
+
+__attribute__((visibility("hidden")))
+void st_glm_perm_fill(const st_glm_perm_t *p, int64_t base, int64_t *out, int64_t n)
+{
+    st_glm_perm_fill_lanes(p, base, out, n);
 }

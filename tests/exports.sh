@@ -1,0 +1,49 @@
+#!/bin/sh
+#
+# The shared libraries export their API and nothing else (visibility hidden by
+# default): libstrata_glm.so strata_* alone; libstrata.so strata_* and the MPI entry
+# points it takes the place of (MPI_*, PMPI_*, the Fortran manglings mpi_* and pmpi_*,
+# and Open MPI's f08 back-ends ompi_*_f: coll/st_fortran.c). Every strata_ name
+# exported is declared in include/. Before: libstrata_glm.so exported
+# st_glm_perm_fill, the ifunc of GCC's target_clones, and its resolver.
+#
+. "${top_srcdir}/tests/common.sh"
+fail=0
+if ! command -v nm >/dev/null 2>&1; then
+    echo "SKIP: no nm"
+    exit 77
+fi
+for lib in libstrata.so libstrata_glm.so; do
+    so=.libs/$lib
+    if [ ! -f "$so" ]; then
+        echo "SKIP: no $so (built without shared libraries)"
+        exit 77
+    fi
+    case $lib in
+    libstrata.so) allowed='^(strata_|MPI_|PMPI_|mpi_|pmpi_|ompi_[a-z_]+_f$)' ;;
+    *)            allowed='^strata_' ;;
+    esac
+    # (the names, without a version; the symbols the linker itself defines aside)
+    syms=$(nm -D --defined-only "$so" | awk 'NF >= 3 { sub(/@.*/, "", $3); print $3 }' |
+           grep -Ev '^(_init|_fini|_edata|_end|__bss_start)$')
+    if ! printf '%s\n' "$syms" | grep -q '^strata_'; then
+        echo "FAIL: $lib: nm -D lists no strata_ symbol"
+        fail=1
+        continue
+    fi
+    extra=$(printf '%s\n' "$syms" | grep -Ev "$allowed")
+    if [ -n "$extra" ]; then
+        echo "FAIL: $lib exports symbols outside its API:"
+        printf '    %s\n' $extra
+        fail=1
+    fi
+    for s in $(printf '%s\n' "$syms" | grep '^strata_'); do
+        if ! grep -qw "$s" "$top_srcdir/include/strata.h" "$top_srcdir/include/strata_glm.h"
+        then
+            echo "FAIL: $lib exports $s, which include/ does not declare"
+            fail=1
+        fi
+    done
+done
+[ $fail -eq 0 ] && echo "PASS: libstrata.so and libstrata_glm.so export their API alone"
+exit $fail
