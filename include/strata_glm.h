@@ -483,10 +483,12 @@ strata_status_t strata_glm_evaluate(const strata_glm_model_t *model,
  * @param infos      NULL, or @a folds entries: how each fold's training went
  * @param [out] msg  on failure, why ("fold K of N: " and the trainer's message where a
  *                   fold's training failed)
- * @return STRATA_OK; STRATA_ERR_INVALID_PARAM (folds out of range, checkpoints asked
- *         for, a parameter strata_glm_check_param refuses); STRATA_ERR_UNSUPPORTED
- *         (more than 2^31 - 1 rows, which the metrics cannot gather); what a fold's
- *         training returned. The same on every rank.
+ * @return STRATA_OK; STRATA_ERR_NOT_INITIALIZED (a communicator of MPI before MPI_Init
+ *         or after MPI_Finalize); STRATA_ERR_INVALID_PARAM (a problem read or made on
+ *         other ranks than @a comm's, as strata_glm_train refuses it; folds out of
+ *         range, checkpoints asked for, a parameter strata_glm_check_param refuses);
+ *         STRATA_ERR_UNSUPPORTED (more than 2^31 - 1 rows, which the metrics cannot
+ *         gather); what a fold's training returned. The same on every rank.
  */
 strata_status_t strata_glm_cross_validate(const strata_glm_problem_t *prob,
                                           const strata_glm_param_t *param, int folds,

@@ -1426,15 +1426,20 @@ static void t_serial_train(void)
  * a communicator of MPI before MPI_Init (before: an abort in MPI); a GPU run without
  * MPI (MPI_COMM_NULL; before: an abort in MPI_Comm_split_type); with MPI, training
  * on a communicator other than the problem's (before: STRATA_OK and a different wrong
- * model on every rank).
+ * model on every rank). Cross-validation and the searches of C refuse both as training
+ * does (before: strata_glm_find_cost and _find_cost_epsilon aborted in MPI_Type_size
+ * before MPI_Init; cross-validation on MPI_COMM_SELF trained every fold, then failed
+ * with "cannot compute the metrics: invalid parameter").
  */
 static void t_api_misuse(void)
 {
     strata_glm_problem_t *prob, *real;
     strata_glm_model_t *model = NULL;
+    strata_glm_metrics_t met;
     strata_glm_param_t p;
     strata_status_t st;
     int64_t counts[2], lo, hi;
+    double best_c, best_eps;
     char msg[T_MSG_LEN] = "";
     t_set_t s;
 
@@ -1464,6 +1469,22 @@ static void t_api_misuse(void)
               "status %d, '%s'", (int)st, msg);
         strata_glm_model_free(model);
         model = NULL;
+        if (prob != NULL && real != NULL) {
+            st = strata_glm_cross_validate(prob, &p, 3, 0, MPI_COMM_WORLD, msg, sizeof(msg),
+                                           NULL, NULL, &met);
+            CHECK(st == STRATA_ERR_NOT_INITIALIZED, "cross_validate on MPI_COMM_WORLD before "
+                  "MPI_Init: status %d, '%s'", (int)st, msg);
+            st = strata_glm_find_cost(prob, &p, 3, 0, 4, MPI_COMM_WORLD, msg, sizeof(msg),
+                                      &best_c, &met, NULL);
+            CHECK(st == STRATA_ERR_NOT_INITIALIZED, "find_cost on MPI_COMM_WORLD before "
+                  "MPI_Init: status %d, '%s'", (int)st, msg);
+            p.solver = "sqsvr";
+            st = strata_glm_find_cost_epsilon(real, &p, 3, 0, 0, MPI_COMM_WORLD, msg,
+                                              sizeof(msg), &best_c, &best_eps, &met, NULL);
+            CHECK(st == STRATA_ERR_NOT_INITIALIZED, "find_cost_epsilon on MPI_COMM_WORLD "
+                  "before MPI_Init: status %d, '%s'", (int)st, msg);
+            p.solver = "logistic";
+        }
         /* a GPU run without MPI: a model, or "no GPU"; not an abort */
         p.gpu = 1;
         st    = (prob != NULL) ? strata_glm_train(prob, &p, MPI_COMM_NULL, msg, sizeof(msg),
@@ -1487,6 +1508,27 @@ static void t_api_misuse(void)
           "a problem of MPI_COMM_WORLD trained on MPI_COMM_SELF: status %d, '%s'", (int)st, msg);
     strata_glm_model_free(model);
     model = NULL;
+    st = (prob != NULL) ? strata_glm_cross_validate(prob, &p, 3, 0, MPI_COMM_SELF, msg,
+                                                    sizeof(msg), NULL, NULL, &met)
+                        : STRATA_ERR_INVALID_PARAM;
+    CHECK(st == STRATA_ERR_INVALID_PARAM && strstr(msg, "another communicator") != NULL,
+          "... cross-validated on MPI_COMM_SELF: status %d, '%s'", (int)st, msg);
+    st = (prob != NULL) ? strata_glm_find_cost(prob, &p, 3, 0, 4, MPI_COMM_SELF, msg,
+                                               sizeof(msg), &best_c, &met, NULL)
+                        : STRATA_ERR_INVALID_PARAM;
+    CHECK(st == STRATA_ERR_INVALID_PARAM && strstr(msg, "another communicator") != NULL,
+          "... its C searched on MPI_COMM_SELF: status %d, '%s'", (int)st, msg);
+    real     = t_problem(&s, lo, hi, 1, t_comm);
+    p.solver = "sqsvr";
+    st = (real != NULL) ? strata_glm_find_cost_epsilon(real, &p, 3, 0, 0, MPI_COMM_SELF, msg,
+                                                       sizeof(msg), &best_c, &best_eps, &met,
+                                                       NULL)
+                        : STRATA_ERR_INVALID_PARAM;
+    CHECK(st == STRATA_ERR_INVALID_PARAM && strstr(msg, "another communicator") != NULL,
+          "a regression problem of MPI_COMM_WORLD, its C and epsilon searched on "
+          "MPI_COMM_SELF: status %d, '%s'", (int)st, msg);
+    strata_glm_problem_free(real);
+    strata_glm_param_default(&p);
     st = (prob != NULL) ? strata_glm_train(prob, &p, MPI_COMM_NULL, msg, sizeof(msg), &model)
                         : STRATA_ERR_INVALID_PARAM;
     CHECK(st == STRATA_ERR_INVALID_PARAM, "... on MPI_COMM_NULL: status %d, '%s'", (int)st, msg);
