@@ -206,6 +206,7 @@ static strata_status_t st_glm_cv_run(const strata_glm_problem_t *prob,
     int64_t i, t, n;
     int *fold = NULL, k;
     const char *why;
+    char why_fold[1024];
 
     if (prob == NULL || prob->data == NULL || param == NULL || metrics_p == NULL) {
         st_glm_msg(msg, msg_len, "no problem, parameters or metrics");
@@ -295,12 +296,12 @@ static strata_status_t st_glm_cv_run(const strata_glm_problem_t *prob,
         }
         strata_glm_model_free(model);
         model  = NULL;
-        status = strata_glm_train_from(train, &p, comm, msg, msg_len,
-                                       fold_models ? fold_models[k] : NULL, &model);
+        /* (the trainer's message into a buffer of ours: the caller's msg is never read,
+           and msg_len 0 lets nothing be written there) */
+        why_fold[0] = '\0';
+        status      = strata_glm_train_from(train, &p, comm, why_fold, sizeof(why_fold),
+                                            fold_models ? fold_models[k] : NULL, &model);
         if (status != STRATA_OK) {
-            char why_fold[1024];
-
-            snprintf(why_fold, sizeof(why_fold), "%s", msg ? msg : "");
             st_glm_msg(msg, msg_len, "fold %d of %d: %s", k + 1, folds, why_fold);
             goto out;
         }

@@ -13,14 +13,18 @@
  * from 0); a start at this lambda's own optimum is converged at round 0; a start of
  * another kind, feature count, bias, or with checkpoints, is refused; w = 0 is never
  * the answer of the primal methods, however large lambda. L-BFGS's sums kept on a
- * search's folds (memo problems) change no model.
+ * search's folds (memo problems) change no model. A fold's failed training is named,
+ * and the caller's message buffer is never read.
  */
 #include "st_glm_test.h"
 #include "st_glm_perm.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static dataset_t ds;
 
@@ -442,6 +446,39 @@ static void check_memo(void)
     strata_glm_problem_free(plain);
 }
 
+/* A fold whose training fails: its status, and "fold 1 of 3: " before the trainer's
+ * message. With msg_len 0 the caller's buffer is neither written nor read (before: it
+ * was read back as the trainer's message, a string or not; here a page that faults
+ * when touched). */
+static void check_fold_fails(void)
+{
+    strata_glm_problem_t *prob = my_rows(&ds, 0, 0);
+    size_t page_len = (size_t)sysconf(_SC_PAGESIZE);
+    strata_glm_metrics_t m;
+    strata_glm_param_t p;
+    strata_status_t st;
+    char msg[512] = "";
+    void *page;
+
+    strata_glm_param_default(&p);
+    setenv("STRATA_GLM_MEM_AVAILABLE", "1K", 1);   /* (no model's vectors fit) */
+    st = strata_glm_cross_validate(prob, &p, 3, 0, MPI_COMM_WORLD, msg, sizeof(msg), NULL,
+                                   NULL, &m);
+    CHECKF(st == STRATA_ERR_NO_MEMORY && !strncmp(msg, "fold 1 of 3: ", 13) &&
+                   strlen(msg) > 13,
+           "a fold's training without memory: status %d, '%s'", (int)st, msg);
+    page = mmap(NULL, page_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECKF(page != MAP_FAILED, "mmap of a page: %s", strerror(errno));
+    if (page != MAP_FAILED) {
+        st = strata_glm_cross_validate(prob, &p, 3, 0, MPI_COMM_WORLD, page, 0, NULL, NULL,
+                                       &m);
+        CHECKF(st == STRATA_ERR_NO_MEMORY, "... msg_len 0: status %d", (int)st);
+        munmap(page, page_len);
+    }
+    unsetenv("STRATA_GLM_MEM_AVAILABLE");
+    strata_glm_problem_free(prob);
+}
+
 /* A refusal: @a status and a message holding @a want, alike on every rank. */
 static void refused(const strata_glm_problem_t *prob, const strata_glm_param_t *p, int folds,
                     double cost, strata_status_t status, const char *want)
@@ -531,6 +568,7 @@ int main(int argc, char **argv)
     p.lambda = -1;
     refused(prob, &p, 3, 0, STRATA_ERR_INVALID_PARAM, "lambda");
     strata_glm_problem_free(prob);
+    check_fold_fails();
 
     MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) {
