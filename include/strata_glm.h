@@ -280,11 +280,12 @@ const char *strata_glm_check_param(const strata_glm_param_t *param);
  * Read a data set, each rank its own share of the rows. svmlight/libsvm text
  * (class labels for classification: integers below 2^31 in magnitude, any number of
  * classes, as LIBLINEAR's; real targets with @a regression = 1; 1-based increasing
- * indices) or Strata's binary CSR (strata-gen --format bin), told apart by content.
- * Collective over @a comm. The classes are those of all ranks' rows
- * (strata_glm_problem_labels): +1/-1 and 1/0 are the two classes of a binary model;
- * any other set trains one model per class against the rest (two classes: one model,
- * the first class positive), as LIBLINEAR does.
+ * indices; numbers with a decimal point whatever the program's locale) or Strata's
+ * binary CSR (strata-gen --format bin), told apart by content. Collective over
+ * @a comm. The classes are those of all ranks' rows (strata_glm_problem_labels):
+ * +1/-1 and 1/0 are the two classes of a binary model; any other set trains one model
+ * per class against the rest (two classes: one model, the first class positive), as
+ * LIBLINEAR does.
  *
  * @param [out] msg      on failure, "FILE:LINE: what" (the same on every rank).
  * @param [out] prob_p   set on success.

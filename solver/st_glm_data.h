@@ -236,7 +236,8 @@ typedef enum {
  * [+-] digits [. digits] [(e|E) [+-] digits], at least one digit before the
  * exponent, or nan/inf/infinity. No spaces, no hexadecimal. The value is rounded
  * correctly (to nearest, ties to even) to @a prec bits (32 or 64), as strtof or
- * strtod would; underflow gives zero or a subnormal, silently.
+ * strtod would in the C locale, whatever the program's; underflow gives zero or a
+ * subnormal, silently.
  *
  * @param [out] val_p  the value (a float's value when @a prec is 32), set on
  *                     ST_GLM_NUM_OK and ST_GLM_NUM_NONFINITE.

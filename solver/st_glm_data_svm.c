@@ -27,7 +27,8 @@
  * correctly rounded IEEE operation); for 32-bit values the double is rounded
  * again only when that cannot differ from a direct rounding (it is not halfway
  * between two floats, and in the normal float range). Everything else goes to
- * strtod/strtof, so values are always correctly rounded.
+ * strtod_l/strtof_l in the C locale, whatever the program's (a decimal comma read
+ * "1.5e-30" as 1), so values are always correctly rounded.
  */
 #include "config.h"
 
@@ -36,7 +37,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
+#include <locale.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,10 +103,23 @@ static int st_glm_match_ci(const char *p, const char *e, const char *word)
     return 1;
 }
 
+/* The C locale for strtod_l and strtof_l, made once: the program's own may have a
+ * decimal comma (setlocale(LC_ALL, "de_DE.UTF-8")), where strtod stops at the point.
+ * (locale_t)0 where it could not be made. */
+static locale_t st_glm_c_locale;
+static pthread_once_t st_glm_c_locale_once = PTHREAD_ONCE_INIT;
+
+static void st_glm_c_locale_init(void)
+{
+    st_glm_c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+}
+
 static st_glm_num_t st_glm_num_slow(const char *s, size_t len, int prec, double *val_p)
 {
     char buf[128], *tmp = buf, *endp;
+    locale_t c;
     double v;
+    int whole;
 
     if (len >= sizeof(buf)) {
         tmp = malloc(len + 1);
@@ -113,10 +129,20 @@ static st_glm_num_t st_glm_num_slow(const char *s, size_t len, int prec, double 
     }
     memcpy(tmp, s, len);
     tmp[len] = '\0';
+    pthread_once(&st_glm_c_locale_once, st_glm_c_locale_init);
+    c     = st_glm_c_locale;
     errno = 0;
-    v = (prec == 32) ? (double)strtof(tmp, &endp) : strtod(tmp, &endp);
+    if (c != (locale_t)0) {
+        v = (prec == 32) ? (double)strtof_l(tmp, &endp, c) : strtod_l(tmp, &endp, c);
+    } else {   /* (no memory for it: the program's locale, whose misreads are refused) */
+        v = (prec == 32) ? (double)strtof(tmp, &endp) : strtod(tmp, &endp);
+    }
+    whole = (endp == tmp + len);
     if (tmp != buf) {
         free(tmp);
+    }
+    if (!whole) {   /* (the syntax was checked: a locale's other decimal point) */
+        return ST_GLM_NUM_SYNTAX;
     }
     if (isinf(v)) {
         return ST_GLM_NUM_RANGE;

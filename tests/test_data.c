@@ -6,7 +6,8 @@
  * MPI_COMM_WORLD and compares every parallel read with a serial one.
  *
  * 1. Numbers: st_glm_data_parse_real against strtod/strtof, bit for bit, on edge
- *    cases, float midpoints and random decimal strings.
+ *    cases, float midpoints and random decimal strings; serially, in a locale with a
+ *    decimal comma too, and a file read there.
  * 2. Fixtures: every accepted variant of the text format, read and compared with
  *    rows written out by hand in this file.
  * 3. Errors: each malformed input gives its status and a message naming the file
@@ -40,6 +41,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <float.h>
+#include <locale.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdarg.h>
@@ -519,6 +521,99 @@ static void t_numbers(void)
         snprintf(buf, sizeof(buf), "%.60g", mid);
         t_number(buf, 32);
     }
+}
+
+/*
+ * Numbers in a program whose locale has a decimal comma (setlocale(LC_ALL,
+ * "de_DE.UTF-8")): those the parser hands to strtod (more than 19 significant digits,
+ * exponents beyond 22) are read as in the C locale, from a file too (before: strtod in
+ * the program's locale stopped at the point, "1.5e-30" read as 1 and
+ * "0.12345678901234567890123" as 0, and the read succeeded). The locale is made by
+ * localedef in the temporary directory (LOCPATH); where that fails, an installed
+ * de_DE.UTF-8 or fr_FR.UTF-8; without any, the check is skipped, saying so.
+ */
+static void t_locale(void)
+{
+    static const char *const cases[] = {
+        "1.5e-30", "-2.5e-30", "0.12345678901234567890123", "1e+25", "3.4028235e38",
+        "123456789012345678901234567890.5", "1.17549435e-38", "4.9e-324",
+    };
+    static const char *const installed[] = {"de_DE.UTF-8", "fr_FR.UTF-8"};
+    static const char src[] = "LC_NUMERIC\ndecimal_point \",\"\nthousands_sep \".\"\n"
+                              "grouping 3;3\nEND LC_NUMERIC\n";
+    static const char text[] = "1.5e-30 1:1.5e-30 2:0.12345678901234567890123\n"
+                               "-2.5e-30 1:-2.5e-30 2:1e+25\n";
+    static const int file_case[2][2] = {{0, 2}, {1, 3}};   /* (the rows' values) */
+    double want[ST_ARRAY_SIZE(cases)][2], got, v;
+    char cmd[1200], msg[ST_GLM_DATA_MSG_LEN];
+    const char *path, *name = NULL;
+    st_glm_data_opts_t o;
+    st_glm_data_t *d;
+    st_glm_num_t rc;
+    st_status_t s;
+    size_t i;
+    int k, r, j, ret;
+
+    for (i = 0; i < ST_ARRAY_SIZE(cases); i++) {   /* (in the C locale, still) */
+        want[i][0] = strtod(cases[i], NULL);
+        want[i][1] = (double)strtof(cases[i], NULL);
+    }
+    path = t_write("comma.src", src, sizeof(src) - 1);
+    snprintf(cmd, sizeof(cmd), "localedef -c -i '%s' -f UTF-8 '%s/st_comma.UTF-8' "
+             ">/dev/null 2>&1", path, t_dir);
+    ret = system(cmd);   /* (-c: 1 for the categories it lacks, made all the same) */
+    (void)ret;
+    setenv("LOCPATH", t_dir, 1);
+    if (setlocale(LC_NUMERIC, "st_comma.UTF-8") != NULL) {
+        name = "st_comma.UTF-8 (localedef)";
+    }
+    unsetenv("LOCPATH");
+    for (i = 0; name == NULL && i < ST_ARRAY_SIZE(installed); i++) {
+        if (setlocale(LC_NUMERIC, installed[i]) != NULL) {
+            name = installed[i];
+        }
+    }
+    if (name == NULL || strcmp(localeconv()->decimal_point, ",") != 0 ||
+        strtod("1.5", NULL) != 1.0) {
+        printf("test_data: no locale with a decimal comma (localedef failed, no de_DE.UTF-8 "
+               "or fr_FR.UTF-8): the numbers in such a locale not checked\n");
+        setlocale(LC_NUMERIC, "C");
+        return;
+    }
+    for (i = 0; i < ST_ARRAY_SIZE(cases); i++) {
+        for (k = 0; k < 2; k++) {
+            got = 12345.0;
+            rc  = st_glm_data_parse_real(cases[i], strlen(cases[i]), k ? 32 : 64, &got);
+            CHECK(rc == ST_GLM_NUM_OK && memcmp(&got, &want[i][k], sizeof(got)) == 0,
+                  "'%s' (%d bits) in locale %s: %d %.17g, the C locale's %.17g", cases[i],
+                  k ? 32 : 64, name, (int)rc, got, want[i][k]);
+        }
+    }
+    path = t_write("comma.svm", text, sizeof(text) - 1);
+    for (k = 0; k < 2; k++) {
+        st_glm_data_opts_init(&o);
+        o.label_kind = ST_GLM_LABEL_REAL;
+        o.prec       = k ? 32 : 64;
+        d            = NULL;
+        s = st_glm_data_load(path, &o, MPI_COMM_NULL, msg, sizeof(msg), &d);
+        if (!CHECK(s == ST_OK && d->n_rows == 2 && d->nnz == 4, "%s (%d bits) in locale %s: "
+                   "status %d, '%s'", path, o.prec, name, (int)s, msg)) {
+            st_glm_data_free(d);
+            continue;
+        }
+        for (r = 0; r < 2; r++) {
+            CHECK(d->y[r] == want[r][0], "%s in locale %s: row %d's label %.17g, want %.17g",
+                  path, name, r + 1, d->y[r], want[r][0]);
+            for (j = 0; j < 2; j++) {
+                v = k ? (double)d->val32[2 * r + j] : d->val64[2 * r + j];
+                CHECK(v == want[file_case[r][j]][k], "%s (%d bits) in locale %s: row %d, "
+                      "value %d: %.17g, want %.17g", path, o.prec, name, r + 1, j + 1, v,
+                      want[file_case[r][j]][k]);
+            }
+        }
+        st_glm_data_free(d);
+    }
+    setlocale(LC_NUMERIC, "C");
 }
 
 /* ================= 2. fixtures ================= */
@@ -1773,6 +1868,9 @@ int main(int argc, char **argv)
     }
 
     t_numbers();
+    if (!t_mpi) {
+        t_locale();
+    }
     t_fixtures();
     t_splits();
     t_binary();
