@@ -448,14 +448,16 @@ double strata_glm_predict_probability(const strata_glm_model_t *model, int64_t n
                                       double *probs);
 
 /** P(y = +1) for the logistic models (two named classes: P(the first)), the score
- *  itself for the others; strata_glm_predict_probability for more than two classes. */
+ *  itself for the others; NaN for a model of more than two classes, whose score is a
+ *  label (their probabilities: strata_glm_predict_probability). */
 double strata_glm_predict_prob(const strata_glm_model_t *model, double score);
 
-/** The class (+1 or -1) of a classification model's @a score: +1 above 0, -1
- *  below; a score of exactly 0 is the second label of the model file's "label"
- *  line, as in LIBLINEAR (-1 for the models strata-train writes, "label 1 -1").
- *  Models of named classes: the class's name (two classes: the first above 0, the
- *  second else; more: @a score, which is the label already). */
+/** The class of a classification model's @a score, one of strata_glm_model_classes'
+ *  (as strata_glm_predict_label names it): +1 above 0, below it -1, or 0 for a model
+ *  of 0/1 data; a score of exactly 0 is the second label of the model file's "label"
+ *  line, as in LIBLINEAR (-1 for the models strata-train writes, "label 1 -1"; 0 for
+ *  "label 1 0"). Models of named classes: the class's name (two classes: the first
+ *  above 0, the second else; more: @a score, which is the label already). */
 double strata_glm_predict_class(const strata_glm_model_t *model, double score);
 
 /** Scores of this rank's rows of @a prob into @a scores (rows(prob) entries); for a

@@ -6,10 +6,10 @@
  * summed in the row's order with the bias term last, as LIBLINEAR's predict_values
  * (which appends the bias as the last feature), so the two agree bit for bit on the
  * same weights and values. Features j >= d (unseen in training) are ignored, as
- * LIBLINEAR's predict does. The class is +1 when z > 0 and -1 when z < 0; a score of
- * 0 is the file's second label, as in LIBLINEAR ("dec_values[0] > 0 ? label[0] :
- * label[1]"): -1 for "label 1 -1" (strata-train's), +1 for "label -1 1", whose
- * weights the reader negated (strata_glm_predict_class).
+ * LIBLINEAR's predict does. The class is +1 when z > 0 and -1 (0 for a model of 0/1
+ * data) when z < 0; a score of 0 is the file's second label, as in LIBLINEAR
+ * ("dec_values[0] > 0 ? label[0] : label[1]"): -1 for "label 1 -1" (strata-train's),
+ * +1 for "label -1 1", whose weights the reader negated (strata_glm_predict_class).
  *
  * A model of more than two classes (one-vs-rest, st_glm_multi.c) scores a row for
  * each class, each sum in the same order, and predicts the class of the largest score
@@ -185,7 +185,6 @@ ST_EXPORT double strata_glm_predict_label(const strata_glm_model_t *model, int64
         label = st_glm_dec_label(model, dec);
     } else {
         label = strata_glm_predict_class(model, dec[0]);
-        label = (label < 0 && model->zero_one) ? 0.0 : label;
     }
     if (dec != dec_values && dec != &one) {
         free(dec);
@@ -237,7 +236,8 @@ ST_EXPORT double strata_glm_predict_row(const strata_glm_model_t *model, int64_t
 
 ST_EXPORT double strata_glm_predict_prob(const strata_glm_model_t *model, double score)
 {
-    if (model == NULL || model->loss == NULL) {
+    /* (more than two classes: the "score" is a label, whose link is no probability) */
+    if (model == NULL || model->loss == NULL || model->nr_class > 2) {
         return NAN;
     }
     return model->loss->link(score);
@@ -245,6 +245,9 @@ ST_EXPORT double strata_glm_predict_prob(const strata_glm_model_t *model, double
 
 ST_EXPORT double strata_glm_predict_class(const strata_glm_model_t *model, double score)
 {
+    /* the second class: -1, or 0 for a model of 0/1 data (strata_glm_model_classes') */
+    double second = (model != NULL && model->zero_one) ? 0.0 : -1.0;
+
     if (model != NULL && model->nr_class > 2) {
         return score;   /* (the label already) */
     }
@@ -252,9 +255,9 @@ ST_EXPORT double strata_glm_predict_class(const strata_glm_model_t *model, doubl
         return (score > 0) ? model->labels[0] : model->labels[1];
     }
     if (score != 0) {
-        return (score > 0) ? 1.0 : -1.0;
+        return (score > 0) ? 1.0 : second;
     }
-    return (model != NULL && model->zero_positive) ? 1.0 : -1.0;
+    return (model != NULL && model->zero_positive) ? 1.0 : second;
 }
 
 ST_EXPORT strata_status_t strata_glm_predict(const strata_glm_model_t *model,

@@ -434,7 +434,9 @@ static void t_roundtrip(void)
     }
 
     /* label orders: "-1 1" and "0 1" mean w scores -1 positive (negated on load);
-     * "1 0" is "1 -1" */
+     * "1 0" is "1 -1". The class of a score below, at and above 0 is one of the model's
+     * classes, at 0 the line's second (before: -1 for the 0/1 models, whose classes
+     * and labels are 1 and 0) */
     for (j = 0; j < 6; j++) {
         w[j]   = t_rand_bits(&seed);
         neg[j] = -w[j];
@@ -443,13 +445,33 @@ static void t_roundtrip(void)
         static const struct {
             const char *line;
             int         negate;
-        } labels[] = {{"label -1 1", 1}, {"label 0 1", 1}, {"label 1 0", 0}, {"label +1 -1", 0}};
+            double      classes[2], at[3];   /* (the class at -0.5, 0 and 0.5) */
+        } labels[] = {{"label -1 1", 1, {1, -1}, {-1, 1, 1}},
+                      {"label 0 1", 1, {1, 0}, {0, 1, 1}},
+                      {"label 1 0", 0, {1, 0}, {0, 0, 1}},
+                      {"label +1 -1", 0, {1, -1}, {-1, -1, 1}}};
+        double classes[2], at[3];
+        int n;
 
         for (k = 0; k < ST_ARRAY_SIZE(labels); k++) {
             memset(&b, 0, sizeof(b));
             t_model_text(&b, "L2R_LR", labels[k].line, 5, "0.5", w, 6);
             model = t_load_text("labels", b.p);
             t_check_model(__LINE__, model, "logistic", 5, 0.5, labels[k].negate ? neg : w);
+            if (model != NULL) {
+                n = strata_glm_model_classes(model, classes);
+                for (j = 0; j < 3; j++) {
+                    at[j] = strata_glm_predict_class(model, 0.5 * (double)(j - 1));
+                }
+                CHECK(n == 2 && classes[0] == labels[k].classes[0] &&
+                      classes[1] == labels[k].classes[1] && at[0] == labels[k].at[0] &&
+                      at[1] == labels[k].at[1] && at[2] == labels[k].at[2],
+                      "'%s': classes %d {%g, %g}, the class of -0.5, 0, 0.5: %g %g %g "
+                      "(want {%g, %g}, %g %g %g)", labels[k].line, n, classes[0],
+                      classes[1], at[0], at[1], at[2], labels[k].classes[0],
+                      labels[k].classes[1], labels[k].at[0], labels[k].at[1],
+                      labels[k].at[2]);
+            }
             strata_glm_model_free(model);
             free(b.p);
         }

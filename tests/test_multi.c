@@ -659,7 +659,8 @@ static void dec_by_hand(const strata_glm_model_t *model, int64_t g, double *dec)
     }
 }
 
-/* Every prediction function of a 4-class @a model on my rows, and strata_glm_evaluate. */
+/* Every prediction function of a 4-class @a model on my rows (strata_glm_predict_prob of
+ * a label: NaN, not the link of the label), and strata_glm_evaluate. */
 static void check_predict(const char *what, const strata_glm_model_t *model, int logistic)
 {
     strata_glm_problem_t *prob = rows_with(y_multi, 0, 0, NULL, NULL, 0), *other;
@@ -684,14 +685,16 @@ static void check_predict(const char *what, const strata_glm_model_t *model, int
             strata_glm_predict_row(model, nnz, ds.indices + ds.indptr[g],
                                    ds.values + ds.indptr[g]) != label ||
             strata_glm_predict_class(model, label) != label ||
+            !isnan(strata_glm_predict_prob(model, label)) ||
             strata_glm_predict_label(model, nnz, ds.indices + ds.indptr[g],
                                      ds.values + ds.indptr[g], NULL) != label) {
             bad++;
-            CHECKF(0, "%s: row %lld: label %g (predict %g, predict_row %g), want %g; decision "
-                   "values %.17g %.17g %.17g %.17g, by hand %.17g %.17g %.17g %.17g", what,
-                   (long long)g, label, z[g - lo],
+            CHECKF(0, "%s: row %lld: label %g (predict %g, predict_row %g, predict_prob %g: "
+                   "want NaN), want %g; decision values %.17g %.17g %.17g %.17g, by hand "
+                   "%.17g %.17g %.17g %.17g", what, (long long)g, label, z[g - lo],
                    strata_glm_predict_row(model, nnz, ds.indices + ds.indptr[g],
                                           ds.values + ds.indptr[g]),
+                   strata_glm_predict_prob(model, label),
                    names[argmax(want, K_MULTI)], dec[0], dec[1], dec[2], dec[3], want[0],
                    want[1], want[2], want[3]);
         }

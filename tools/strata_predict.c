@@ -325,8 +325,7 @@ static double predict_row(const predict_out_t *o, int64_t i)
     double label, p;
     int64_t k, len;
 
-    label = strata_glm_predict_class(model, o->scores[i]);
-    label = (label == -1.0 && model->nr_class == 0 && model->zero_one) ? 0.0 : label;
+    label = strata_glm_predict_class(model, o->scores[i]);   /* (0/1 models: 0, not -1) */
     if (!o->probability) {
         return label;
     }
