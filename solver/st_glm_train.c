@@ -349,7 +349,8 @@ ST_EXPORT strata_status_t strata_glm_problem_read_prec(const char *path, int reg
     st_status_t status;
 
     if (path == NULL || prob_p == NULL) {
-        st_glm_msg(msg, msg_len, "no file name");
+        st_glm_msg(msg, msg_len, "%s", path == NULL ? "no file name"
+                                                    : "no result pointer (prob_p is NULL)");
         return STRATA_ERR_INVALID_PARAM;
     }
     if (prec != 0 && prec != 32 && prec != 64) {

@@ -1327,8 +1327,9 @@ static int t_resave(const char *in, const char *out)
 }
 
 /* strata_glm_problem_read_prec(): the values in the bits asked for, 0 the format's own;
- * a value beyond float's range named with its line in 32 bits only; other precisions
- * refused with a message, *prob_p untouched on every failure */
+ * a value beyond float's range named with its line in 32 bits only; other precisions,
+ * a NULL path or result pointer refused with a message naming it, *prob_p untouched on
+ * every failure */
 static void t_read_prec(void)
 {
     static const int precs[] = {0, 64, 32};
@@ -1371,6 +1372,16 @@ static void t_read_prec(void)
     CHECK(st == STRATA_ERR_INVALID_PARAM && prob == sentinel &&
           strstr(msg, "precision 16") != NULL, "precision 16: status %d, message '%s'",
           (int)st, msg);
+    /* no result pointer: named (before: "no file name") */
+    st = strata_glm_problem_read(path, 0, MPI_COMM_NULL, msg, sizeof(msg), NULL);
+    CHECK(st == STRATA_ERR_INVALID_PARAM && strstr(msg, "prob_p") != NULL &&
+          strstr(msg, "file name") == NULL, "prob_p NULL: status %d, message '%s'", (int)st,
+          msg);
+    prob = sentinel;
+    st   = strata_glm_problem_read(NULL, 0, MPI_COMM_NULL, msg, sizeof(msg), &prob);
+    CHECK(st == STRATA_ERR_INVALID_PARAM && prob == sentinel &&
+          strstr(msg, "no file name") != NULL, "path NULL: status %d, message '%s'", (int)st,
+          msg);
 }
 
 /*
