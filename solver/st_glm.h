@@ -117,6 +117,13 @@ strata_status_t st_glm_train_named(const strata_glm_problem_t *prob,
 /* The metrics of this rank's scores @a z of @a prob's rows (strata_glm_predict's;
  * @a local: this rank's status in computing them; any rank's error is every rank's),
  * over all ranks of @a comm as strata_glm_evaluate computes them (st_glm_predict.c). */
+/* Collective over @a comm: may @a prob be worked on over @a comm? MPI is up (where
+ * @a comm is not MPI_COMM_NULL: else STRATA_ERR_NOT_INITIALIZED) and these ranks hold
+ * all of the problem's rows: it was read or made on @a comm, or on a communicator of
+ * the same ranks (else STRATA_ERR_INVALID_PARAM). The training and the searches ask. */
+strata_status_t st_glm_problem_on(const strata_glm_problem_t *prob, MPI_Comm comm, char *msg,
+                                  size_t msg_len);
+
 st_status_t st_glm_evaluate_scores(const strata_glm_model_t *model,
                                    const strata_glm_problem_t *prob, const double *z,
                                    st_status_t local, MPI_Comm comm, strata_glm_metrics_t *m);

@@ -157,34 +157,6 @@ static void st_glm_cv_folds_free(st_glm_cv_folds_t *cache, int folds)
     free(cache->fold);
 }
 
-/* Collective over @a comm: may @a prob be cross-validated over @a comm? MPI is up
- * (where @a comm is not MPI_COMM_NULL) and these ranks hold all of the problem's rows,
- * as strata_glm_train asks (st_glm_train.c's st_glm_problem_on, its words). Before:
- * the searches called MPI before MPI_Init (an abort in MPI_Type_size), and a problem
- * of MPI_COMM_WORLD cross-validated on MPI_COMM_SELF trained every fold, then failed
- * at the metrics ("invalid parameter"). */
-static strata_status_t st_glm_cv_problem_on(const strata_glm_problem_t *prob, MPI_Comm comm,
-                                            char *msg, size_t msg_len)
-{
-    st_glm_comm_t c;
-    int64_t rows;
-
-    if (st_glm_comm_init(comm, &c) != ST_OK) {
-        st_glm_msg(msg, msg_len, "MPI is not initialized (or already finalized) for the "
-                   "communicator given; MPI_COMM_NULL works without MPI");
-        return STRATA_ERR_NOT_INITIALIZED;
-    }
-    rows = prob->data->n_rows;
-    st_glm_allreduce(c.comm, &rows, 1, MPI_INT64_T, MPI_SUM);
-    if (!st_glm_agree(c.comm, rows == prob->data->n_rows_global)) {
-        st_glm_msg(msg, msg_len, "the problem was read or made on another communicator: "
-                   "its ranks hold %lld rows, these ranks %lld of them",
-                   (long long)prob->data->n_rows_global, (long long)rows);
-        return STRATA_ERR_INVALID_PARAM;
-    }
-    return STRATA_OK;
-}
-
 /* strata_glm_cross_validate, each fold's training started from @a fold_models[k]
  * (strata_glm_train_from; NULL entries: from 0), whose models then replace them; NULL:
  * every fold from 0, no model kept. The folds' rows from @a cache where it keeps them
@@ -211,9 +183,6 @@ static strata_status_t st_glm_cv_run(const strata_glm_problem_t *prob,
     if (prob == NULL || prob->data == NULL || param == NULL || metrics_p == NULL) {
         st_glm_msg(msg, msg_len, "no problem, parameters or metrics");
         return STRATA_ERR_INVALID_PARAM;
-    }
-    if ((status = st_glm_cv_problem_on(prob, comm, msg, msg_len)) != STRATA_OK) {
-        return status;
     }
     if ((why = strata_glm_check_param(param)) != NULL) {
         st_glm_msg(msg, msg_len, "%s", why);
@@ -359,6 +328,13 @@ ST_EXPORT strata_status_t strata_glm_cross_validate(const strata_glm_problem_t *
                                                     strata_glm_info_t *infos,
                                                     strata_glm_metrics_t *metrics_p)
 {
+    strata_status_t status;
+
+    /* (here, not in st_glm_cv_run: the searches ask once, st_glm_cv_search_check) */
+    if (prob != NULL && prob->data != NULL &&
+        (status = st_glm_problem_on(prob, comm, msg, msg_len)) != STRATA_OK) {
+        return status;
+    }
     return st_glm_cv_run(prob, param, folds, cost, comm, msg, msg_len, scores, infos,
                          metrics_p, NULL, NULL);
 }
@@ -458,7 +434,7 @@ static strata_status_t st_glm_cv_search_check(const strata_glm_problem_t *prob,
         st_glm_msg(msg, msg_len, "no problem, parameters or result");
         return STRATA_ERR_INVALID_PARAM;
     }
-    if ((status = st_glm_cv_problem_on(prob, comm, msg, msg_len)) != STRATA_OK) {
+    if ((status = st_glm_problem_on(prob, comm, msg, msg_len)) != STRATA_OK) {
         return status;
     }
     if ((why = strata_glm_check_param(param)) != NULL ||

@@ -491,15 +491,11 @@ ST_EXPORT int strata_glm_problem_prec(const strata_glm_problem_t *prob)
     return (prob != NULL && prob->data != NULL) ? prob->data->prec : 0;
 }
 
-/*
- * Collective over @a comm: may @a prob be worked on over @a comm? MPI is up (where
- * @a comm is not MPI_COMM_NULL) and these ranks hold all of the problem's rows: it was
- * read or made on @a comm, or on a communicator of the same ranks. Else a rank would
- * train on its own rows while counting everyone's (before: STRATA_OK, and a different
- * wrong model on every rank, for MPI_COMM_SELF or MPI_COMM_NULL).
- */
-static strata_status_t st_glm_problem_on(const strata_glm_problem_t *prob, MPI_Comm comm,
-                                         char *msg, size_t msg_len)
+/* (st_glm.h) Else a rank would train on its own rows while counting everyone's
+ * (before: STRATA_OK, and a different wrong model on every rank, for MPI_COMM_SELF or
+ * MPI_COMM_NULL). */
+strata_status_t st_glm_problem_on(const strata_glm_problem_t *prob, MPI_Comm comm, char *msg,
+                                  size_t msg_len)
 {
     st_glm_comm_t c;
     int64_t rows;
