@@ -6,7 +6,8 @@
  * (up to the first NUL, as an environment variable would be). Checked, against
  * rules written here from st_config.h rather than taken from the parser: a value
  * accepted is within the field's bounds, or its enum, or "auto" where allowed, and
- * is the value the text denotes; a value refused leaves the destination untouched
+ * is the value the text denotes (the topology's strings: what hwloc takes, asked
+ * here directly); a value refused leaves the destination untouched
  * and says why; an accepted value formats (st_config_format) to text that parses
  * back to the same value.
  */
@@ -16,8 +17,10 @@
 #include "st_config.h"
 
 #include <ctype.h>
+#include <hwloc.h>
 #include <limits.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #define ST_FUZZ_POISON 0xa5
 
@@ -119,6 +122,30 @@ static int st_fuzz_bind_ok(const char *s)
     }
 }
 
+/* Does @a path name something that exists and is not a regular file? */
+static int st_fuzz_not_file(const char *path)
+{
+    struct stat st;
+
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+/* STRATA_TOPO_SYNTHETIC, STRATA_TOPO_XML: what hwloc itself takes (a scratch topology,
+ * not loaded); 1 for an empty value (the default: the machine's). */
+static int st_fuzz_hwloc_ok(const char *name, const char *s)
+{
+    hwloc_topology_t topo;
+    int rc;
+
+    if (s[0] == '\0' || hwloc_topology_init(&topo) != 0) {
+        return 1;
+    }
+    rc = !strcmp(name, "TOPO_XML") ? hwloc_topology_set_xml(topo, s)
+                                   : hwloc_topology_set_synthetic(topo, s);
+    hwloc_topology_destroy(topo);
+    return rc == 0;
+}
+
 /* 1 when @a a and @a b hold the same value of @a f's type. */
 static int st_fuzz_same(const st_config_field_t *f, const st_fuzz_value_t *a,
                         const st_fuzz_value_t *b)
@@ -180,7 +207,9 @@ static int st_fuzz_expect(const st_config_field_t *f, const char *s, st_fuzz_val
         return 1;
     case ST_CONFIG_STRING:
         if (strlen(s) >= ST_CONFIG_STRLEN ||
-            (!strcmp(f->name, "TOPO_BIND") && !st_fuzz_bind_ok(s))) {
+            (!strcmp(f->name, "TOPO_BIND") && !st_fuzz_bind_ok(s)) ||
+            ((!strcmp(f->name, "TOPO_SYNTHETIC") || !strcmp(f->name, "TOPO_XML")) &&
+             !st_fuzz_hwloc_ok(f->name, s))) {
             return 0;
         }
         snprintf(want->s, sizeof(want->s), "%s", s);
@@ -208,6 +237,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     memcpy(s, data + 1, size - 1);
     s[size - 1] = '\0';
+    /* (an XML path naming something other than a file, /dev/stdin, /dev/zero: hwloc
+       would read it until its end; not a case for the parser) */
+    if (!strcmp(f->name, "TOPO_XML") && st_fuzz_not_file(s)) {
+        free(s);
+        return 0;
+    }
 
     memset(&poison, ST_FUZZ_POISON, sizeof(poison));
     memcpy(&dst, &poison, sizeof(dst));
