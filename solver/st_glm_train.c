@@ -1016,11 +1016,9 @@ static uint64_t st_glm_key_cb(void *rng)
  * the news: the job ends. */
 static void st_glm_gpu_failed(st_glm_trainer_t *tr)
 {
-    int nranks = 1;
+    int rank, nranks;
 
-    if (tr->ctx->comm != MPI_COMM_NULL) {
-        MPI_Comm_size(tr->ctx->comm, &nranks);
-    }
+    st_glm_comm_shape(tr->ctx->comm, &rank, &nranks);
     if (nranks == 1) {
         tr->gpu_failed = 1;
         tr->stop       = 1;
