@@ -108,6 +108,18 @@ contains "SMALL_MSG auto on 2 ranks: 16K" "latency path up to 16384 bytes"
 STRATA_SMALL_MSG=0 expect 0 "strata-info --topo, SMALL_MSG=0" $ST_MPIRUN -np 2 \
     -x STRATA_SMALL_MSG tools/strata-info --topo
 contains "SMALL_MSG=0: no latency path" "latency path up to 0 bytes"
+# --json quotes what it prints: a host whose name has a quote, a backslash and a
+# control character (the kernel takes any bytes; Open MPI's mpirun refuses such a
+# name, a singleton runs) still gives JSON (before: "host": "q"b\c")
+if command -v python3 >/dev/null 2>&1 &&
+    unshare --uts true 2>/dev/null; then
+    expect 0 "strata-info --topo --json, an odd host name" unshare --uts sh -c \
+        'python3 -c "import socket; socket.sethostname(b\"q\\\"b\\\\c\\x01\")" &&
+         exec tools/strata-info --topo --json'
+    contains "strata-info --json escapes the host name" '"host": "q\\"b\\\\c\\u0001"'
+    python3 -m json.tool "$out" >/dev/null 2>&1 ||
+        { echo "FAIL: strata-info --topo --json is not JSON"; cat "$out"; fail=1; }
+fi
 expect 2 "strata-info --json alone" tools/strata-info --json
 expect 2 "strata-info --topo with an argument" tools/strata-info --topo extra
 contains "strata-info names the argument" "extra"

@@ -105,6 +105,25 @@ typedef struct {
     char name[MPI_MAX_PROCESSOR_NAME];
 } host_name_t;
 
+/* @a s as a JSON string, quoted: a processor name is whatever the MPI library made of
+ * the host's name, which the kernel lets hold any byte */
+static void json_string(const char *s)
+{
+    const unsigned char *c;
+
+    putchar('"');
+    for (c = (const unsigned char *)s; *c != '\0'; c++) {
+        if (*c == '"' || *c == '\\') {
+            printf("\\%c", *c);
+        } else if (*c < 0x20 || *c == 0x7f) {
+            printf("\\u%04x", *c);
+        } else {
+            putchar(*c);
+        }
+    }
+    putchar('"');
+}
+
 /* GPUs (and other coprocessors) hwloc sees, with the package they hang off. */
 static void print_gpus(int json)
 {
@@ -130,8 +149,9 @@ static void print_gpus(int json)
              up != NULL && up->type != HWLOC_OBJ_PACKAGE; up = up->parent) {
         }
         if (json) {
-            printf("%s{\"name\": \"%s\", \"package\": %d}", n ? ", " : "",
-                   obj->name ? obj->name : "?", up ? (int)up->logical_index : -1);
+            printf("%s{\"name\": ", n ? ", " : "");
+            json_string(obj->name ? obj->name : "?");
+            printf(", \"package\": %d}", up ? (int)up->logical_index : -1);
         } else {
             printf("\n  %-12s near package %d", obj->name ? obj->name : "?",
                    up ? (int)up->logical_index : -1);
@@ -193,12 +213,14 @@ static int print_topo(int json)
     }
     if (json) {
         printf("{\n  \"ranks\": %d, \"hosts\": %d, \"nodes\": %d,\n"
-               "  \"socket_level\": %s, \"socket_groups\": %d, \"socket_level_off\": \"%s\",\n"
-               "  \"allreduce\": \"%s\", \"shm_chunk\": %zu, \"small_msg\": %zu,\n"
-               "  \"places\": [\n", lay.size, lay.nhosts, lay.nnodes,
-               lay.socket_level ? "true" : "false", lay.nsockets, lay.why,
-               lay.fast_path ? "strata" : strata_fallback_string(lay.fallback_reason),
-               lay.shm_chunk, lay.small_msg);
+               "  \"socket_level\": %s, \"socket_groups\": %d, \"socket_level_off\": ",
+               lay.size, lay.nhosts, lay.nnodes, lay.socket_level ? "true" : "false",
+               lay.nsockets);
+        json_string(lay.why);
+        printf(",\n  \"allreduce\": ");
+        json_string(lay.fast_path ? "strata" : strata_fallback_string(lay.fallback_reason));
+        printf(", \"shm_chunk\": %zu, \"small_msg\": %zu,\n  \"places\": [\n", lay.shm_chunk,
+               lay.small_msg);
     } else {
         printf("MPI_COMM_WORLD: %d ranks, %d host(s), %d node(s)\n", lay.size, lay.nhosts,
                lay.nnodes);
@@ -227,12 +249,16 @@ static int print_topo(int json)
     for (r = 0; r < size; r++) {
         leads(&lay, places, r, lead, sizeof(lead));
         if (json) {
-            printf("    {\"rank\": %d, \"host\": \"%s\", \"host_index\": %d, \"node\": %d, "
-                   "\"socket\": %d, \"package\": %d, \"numa\": %d, \"bound\": %s, "
-                   "\"cpus\": \"%s\", \"leads\": \"%s\"}%s\n", r, hosts[r].name,
-                   places[r].host, places[r].node, places[r].socket, places[r].package,
-                   places[r].numa, places[r].bound ? "true" : "false", places[r].cpus, lead,
-                   r + 1 < size ? "," : "");
+            printf("    {\"rank\": %d, \"host\": ", r);
+            json_string(hosts[r].name);
+            printf(", \"host_index\": %d, \"node\": %d, \"socket\": %d, \"package\": %d, "
+                   "\"numa\": %d, \"bound\": %s, \"cpus\": ", places[r].host, places[r].node,
+                   places[r].socket, places[r].package, places[r].numa,
+                   places[r].bound ? "true" : "false");
+            json_string(places[r].cpus);
+            printf(", \"leads\": ");
+            json_string(lead);
+            printf("}%s\n", r + 1 < size ? "," : "");
         } else {
             printf("%-5d %-16s %-4d %-4d %-6d %-7d %-4d %-5s %-12s %s\n", r, hosts[r].name,
                    places[r].host, places[r].node, places[r].socket, places[r].package,
