@@ -816,8 +816,19 @@ static void bench_print_row(bench_t *b, bench_case_t *c, bench_result_t *res, in
             fprintf(b->csv, ",%s\n", res[impl].ok ? "ok" : "FAIL");
         }
         if ((fflush(b->csv) != 0 || ferror(b->csv)) && b->csv_errno == 0) {
-            b->csv_errno = (errno != 0) ? errno : EIO;
+            b->csv_errno = (errno != 0) ? errno : -1;   /* -1: failed, no errno to say */
         }
+    }
+}
+
+/* rank 0: the CSV could not be written; @a err the errno, or -1 where none is known
+ * (an earlier write's error, its errno gone: none is made up) */
+static void bench_csv_say(const char *path, int err)
+{
+    if (err > 0) {
+        fprintf(stderr, BENCH_NAME ": --csv %s: cannot write: %s\n", path, strerror(err));
+    } else {
+        fprintf(stderr, BENCH_NAME ": --csv %s: cannot write\n", path);
     }
 }
 
@@ -838,8 +849,7 @@ static int bench_csv_agree(bench_t *b)
         return 0;
     }
     if (b->rank == 0) {
-        fprintf(stderr, BENCH_NAME ": --csv %s: cannot write: %s\n", b->opts->csv,
-                strerror(err));
+        bench_csv_say(b->opts->csv, err);
     }
     b->csv_failed = 1;
     return -1;
@@ -1184,8 +1194,7 @@ int main(int argc, char **argv)
         }
         if (!ok) {
             if (!b.csv_failed) {   /* not said yet */
-                fprintf(stderr, BENCH_NAME ": --csv %s: cannot write: %s\n", opts.csv,
-                        strerror(b.csv_errno ? b.csv_errno : errno ? errno : EIO));
+                bench_csv_say(opts.csv, b.csv_errno ? b.csv_errno : errno ? errno : -1);
             }
             if (b.csv == stdout) {
                 st_stdout_failed();   /* said: not again at exit */
