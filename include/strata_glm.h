@@ -18,15 +18,15 @@
  *
  * Collective functions must be called by every rank of the communicator, in the
  * same order. MPI_COMM_NULL as the communicator means this process alone: no
- * MPI call is made, so a program may use the library without MPI_Init. Ownership: objects returned through *_p arguments belong to the
- * caller and are released with the matching _free function. Messages go to the
- * caller's buffer, msg_len bytes at msg, the NUL included (msg NULL or msg_len 0: no
- * message), which the library writes and never reads; it prints nothing except
- * through the print hook, but in one case: a GPU failing in the middle of a training
- * across ranks (whose other ranks wait for its sums) ends the job with MPI_Abort and
- * a line on stderr. The GPU local solver of a training alone returns
- * STRATA_ERR_NO_RESOURCE instead; the Newton method's GPU part still ends the
- * process there too.
+ * MPI call is made, so a program may use the library without MPI_Init. Ownership:
+ * objects returned through *_p arguments belong to the caller and are released with
+ * the matching _free function. Messages go to the caller's buffer, msg_len bytes at
+ * msg, the NUL included (msg NULL or msg_len 0: no message), which the library writes
+ * and never reads; it prints nothing except through the print hook, but in one case:
+ * a GPU failing in the middle of a training across ranks (whose other ranks wait for
+ * its sums) ends the job with MPI_Abort and a line on stderr. A training alone
+ * (MPI_COMM_NULL, or one rank) returns STRATA_ERR_NO_RESOURCE instead, whichever
+ * method ran on the GPU (the CUDA call that failed named on stderr).
  *
  * Threads: the functions may be called from several threads at once, on different
  * problems and models; collective ones on different communicators proceed side by

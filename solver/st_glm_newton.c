@@ -136,6 +136,8 @@ struct st_glm_newton {
     st_glm_gpu_t         *gpu;     /* --gpu: the CG (its Hessian-vector passes and
                                       sweeps) and, for 32-bit data, X v run there */
     int                   dd_changed;   /* D recomputed since the GPU's copy */
+    int                   gpu_failed;   /* a GPU call failed in a training alone: the
+                                           GPU is not called again, the method stops */
     st_glm_rows_args_t    rows;    /* the row passes' own terms (GRAD's, LOSS's): the
                                       host's arrays, its chunks' sums into rowsum */
     int                   rows_gpu;   /* --gpu, 32-bit data: those passes, X s and the
@@ -398,18 +400,21 @@ static void st_glm_newton_by_row(st_glm_newton_t *nt)
     nt->cparts = NULL;
 }
 
-/* @a rc of a GPU call: below 0, as the GPU's coordinate descent, a GPU failing
- * mid-run ends the job. */
+/* @a rc of a GPU call: below 0, as the GPU's coordinate descent, a training alone
+ * (MPI_COMM_NULL, or one rank) stops and returns the error; across ranks the others
+ * wait for this one in the next sum, which cannot carry the news: the job ends. */
 static void st_glm_newton_gpu_check(st_glm_newton_t *nt, int rc)
 {
-    if (rc < 0) {
-        fprintf(stderr, "strata_glm: rank %d: the GPU's part of the Newton method failed "
-                "(above); ending the job\n", nt->ctx->rank);
-        if (nt->ctx->comm != MPI_COMM_NULL) {
-            MPI_Abort(nt->ctx->comm, 1);
-        }
-        exit(1);
+    if (rc >= 0) {
+        return;
     }
+    if (nt->nranks == 1) {
+        nt->gpu_failed = 1;
+        return;
+    }
+    fprintf(stderr, "strata_glm: rank %d: the GPU's part of the Newton method failed "
+            "(above); ending the job\n", nt->ctx->rank);
+    MPI_Abort(nt->ctx->comm, 1);
 }
 
 /* Run a pass on every thread; with @a count > 0, sum the parts' first @a count outputs
@@ -419,6 +424,9 @@ static void st_glm_newton_run(st_glm_newton_t *nt, st_glm_newton_op_t op, int64_
     int rc = 1, nparts = nt->nparts;
     double *out = nt->parts[0].out;
 
+    if (nt->gpu_failed) {
+        return;   /* (the method stops at its next check) */
+    }
     if (op == ST_GLM_NEWTON_HV && nt->ccp != NULL) {   /* by column: the rows' part, then
                                                           the columns' sums */
         nt->op = ST_GLM_NEWTON_HVT;
@@ -495,6 +503,12 @@ void st_glm_cg_sweep(const st_glm_cg_args_t *cg, int threads, double *dots)
  * GPU: the GPU's own). */
 static void st_glm_newton_sweep(st_glm_newton_t *nt, int op, double coef, double *dots)
 {
+    if (nt->gpu_failed) {   /* (no curvature: the CG stops) */
+        if (dots != NULL) {   /* (UPDATE's are ST_GLM_CG_DOTS, the others' one) */
+            memset(dots, 0, ((op == ST_GLM_CG_UPDATE) ? ST_GLM_CG_DOTS : 1) * sizeof(*dots));
+        }
+        return;
+    }
     if (nt->gpu != NULL) {
         switch (op) {
         case ST_GLM_CG_INIT:
@@ -588,6 +602,9 @@ static void st_glm_newton_point(st_glm_newton_t *nt, const double *w, double t, 
     nt->t          = t;
     nt->dd_changed = 1;   /* (the GPU's gradient pass copies it) */
     st_glm_newton_run(nt, ST_GLM_NEWTON_GRAD, 2 * nt->d_all + 2);
+    if (nt->gpu_failed) {
+        return;   /* (nothing measured: the caller stops) */
+    }
     st_glm_newton_vec(nt, &v, NULL);
     st_glm_primal_finish(nt->sum, w, nt->d_all, (double)nt->data->n_rows_global, nt->lambda,
                          nt->threads, g, f_p, obj);
@@ -600,6 +617,9 @@ static double st_glm_newton_hv(st_glm_newton_t *nt)
 {
     double qhq, t0 = st_glm_now();
 
+    if (nt->gpu_failed) {
+        return 0;
+    }
     if (nt->gpu != NULL) {   /* (one rank: the sum stays on the GPU) */
         st_glm_newton_gpu_check(nt, st_glm_gpu_cg_hv(nt->gpu, nt->dd, nt->dd_changed,
                                                      (nt->nranks > 1) ? nt->parts[0].out
@@ -650,7 +670,7 @@ static int st_glm_newton_cg(st_glm_newton_t *nt)
         zr   = zr_new;
         st_glm_newton_sweep(nt, ST_GLM_CG_DIRECTION, beta, NULL);
     }
-    if (nt->gpu != NULL) {
+    if (nt->gpu != NULL && !nt->gpu_failed) {
         st_glm_newton_gpu_check(nt, st_glm_gpu_cg_step(nt->gpu, nt->cg.s));
     }
     nt->secs[ST_GLM_NEWTON_T_CG] += st_glm_now() - t0 - (nt->secs[ST_GLM_NEWTON_T_HV] - hv0);
@@ -920,6 +940,9 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
         ctx.p0 = st_glm_primal_zero(loss, data, c, nt.rows.eps, comm);
     }
     st_glm_newton_point(&nt, w, warm ? 1.0 : 0.0, g, pre, &f, &obj);
+    if (nt.gpu_failed) {
+        goto out;   /* (a GPU call failed in a training alone) */
+    }
     ctx.info.primal    = obj.primal;
     ctx.info.dual      = obj.dual;
     ctx.info.gap       = ST_MAX(obj.gap, 0.0);
@@ -928,8 +951,11 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
        (before: "converged after 0 rounds", and one-vs-rest's models of zeros predicted
        the first class everywhere); a start may be, and a gap of 0 (no features) is */
     ctx.info.converged = st_glm_converged(&ctx, &obj) && (warm || obj.gap <= 0);
-    while (!ctx.info.converged && ctx.info.rounds < param->max_rounds) {
+    while (!ctx.info.converged && ctx.info.rounds < param->max_rounds && !nt.gpu_failed) {
         cg += st_glm_newton_cg(&nt);
+        if (nt.gpu_failed) {
+            break;
+        }
         vec = (st_glm_newton_vec_t){.op = ST_GLM_NEWTON_STEP_DOTS, .w = w, .g = g, .s = s};
         st_glm_newton_vec(&nt, &vec, dots);
         gs = dots[0];
@@ -952,18 +978,26 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
             t *= 0.5;
         }
         nt.secs[ST_GLM_NEWTON_T_SEARCH] += st_glm_now() - t0;
-        if (halvings > ST_GLM_NEWTON_BACKTRACK) {
+        if (nt.gpu_failed || halvings > ST_GLM_NEWTON_BACKTRACK) {
             break;   /* no decrease left in double precision: w stays */
         }
         vec = (st_glm_newton_vec_t){.op = ST_GLM_NEWTON_MOVE, .w = w, .s = s, .t = t};
         st_glm_newton_vec(&nt, &vec, NULL);
         st_glm_newton_point(&nt, w, t, g, pre, &f, &obj);
+        if (nt.gpu_failed) {
+            break;   /* (w moved by a step the GPU's sums may not have measured) */
+        }
         st_glm_round_end(&ctx, &obj);
     }
     if (param->verbose && ctx.rank == 0) {
         st_glm_newton_report(&nt, ctx.info.rounds, cg, st_glm_now() - ctx.t_start);
     }
-    if (!ctx.info.converged && ctx.info.rounds == 0 && param->max_rounds > 0 && isfinite(f)) {
+out:
+    if (nt.gpu_failed) {
+        st_glm_msg(msg, msg_len, "the GPU solver failed (a CUDA call, named on stderr)");
+        status = STRATA_ERR_NO_RESOURCE;
+    } else if (!ctx.info.converged && ctx.info.rounds == 0 && param->max_rounds > 0 &&
+               isfinite(f)) {
         /* w = 0 is not the optimum, and no step from it lowers P in double precision
            (features of 1e308): an error, not a model of zeros (infinite: the caller's) */
         st_glm_msg(msg, msg_len, "the Newton method found no step that lowers the objective "

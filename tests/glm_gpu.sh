@@ -344,15 +344,31 @@ near_newton "logistic, bias, 2 ranks" 2 1e-9 -s logistic -l 1e-4 -e 1e-10 -r 50 
 near_newton "logistic, 2 host threads" 1 1e-9 -s logistic -l 1e-4 -e 1e-10 -r 50 -t 2 \
     "$dir/c32.bin"
 near_newton "logistic, 64-bit data" 2 1e-9 -s logistic -l 1e-3 -e 1e-10 -r 50 "$dir/c64.svm"
-# kernel_fails WHAT NP KERNEL: that kernel failing ends a 32-bit run with the reason
+# kernel_fails WHAT NP KERNEL: that kernel failing ends a 32-bit run with the reason:
+# across ranks the job ends; a training of one rank, or alone without mpirun, returns
+# the error (before: the process ended there too, from inside the library)
 kernel_fails() {
     expect 1 "newton, the GPU's $1 failing" gpu_mpirun -np "$2" \
         -x FAKE_CUDA_FAIL_KERNEL="$3" $train -q --gpu --method newton -l 1e-3 \
         "$dir/c32.bin" "$dir/m"
-    contains "newton, the GPU's $1 failing, said" "the GPU's part of the Newton method failed"
+    if [ "$2" -gt 1 ]; then
+        contains "newton, the GPU's $1 failing, said" \
+            "the GPU's part of the Newton method failed (above); ending the job"
+        return
+    fi
+    contains "newton, the GPU's $1 failing on 1 rank: strata-train's error" \
+        "^strata-train: the GPU solver failed"
+    grep -q "ending the job" "$out" &&
+        { echo "FAIL: newton, the GPU's $1 failing on 1 rank ended the job"; cat "$out"; fail=1; }
+    expect 1 "newton, the GPU's $1 failing, alone" gpu_alone FAKE_CUDA_FAIL_KERNEL="$3" \
+        $train -q --gpu --method newton -l 1e-3 "$dir/c32.bin" "$dir/m"
+    contains "newton, the GPU's $1 failing alone: strata-train's error" \
+        "^strata-train: the GPU solver failed"
 }
 kernel_fails pass 1 st_glm_newton_hv
 kernel_fails "CG sweep" 2 st_glm_cg
+kernel_fails "CG sweep" 1 st_glm_cg
+kernel_fails "margins" 1 st_glm_margins
 # the gradient pass's sums on the GPU for 32-bit data only (64-bit data: the host's,
 # over the data's own values), so its kernel failing ends the one run, not the other
 kernel_fails "gradient pass" 1 st_glm_newton_grad
@@ -392,6 +408,7 @@ expect 1 "newton, STRATA_GLM_GPU_NEWTON_ROWS=cpu" gpu_alone \
 contains "newton, STRATA_GLM_GPU_NEWTON_ROWS=cpu named" \
     "STRATA_GLM_GPU_NEWTON_ROWS='cpu' is not gpu or host"
 kernel_fails "row pass" 2 st_glm_newton_rows
+kernel_fails "row pass" 1 st_glm_newton_rows
 # the columns relabelled by frequency (262144 columns: auto), a third of them held
 # (the method's d < the data's columns) and a bias, which the GPU finds at index d
 near_newton "ridge, bias, frequency order, unheld columns" 2 1e-9 -s ridge -l 1e-3 \
