@@ -8,6 +8,7 @@
 #include "st_sysmem.h"
 
 #include <ctype.h>
+#include <locale.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -224,11 +225,13 @@ void st_glm_mem_worst(MPI_Comm comm, double host[2], char *name, int len)
     MPI_Bcast(name, len, MPI_CHAR, worst.rank, comm);
 }
 
-/* STRATA_GLM_MEM_AVAILABLE: bytes, with K, M, G or T (powers of 1024) after them;
+/* STRATA_GLM_MEM_AVAILABLE: bytes, with K, M, G or T (powers of 1024) after them,
+ * read in the C locale whatever the program's (a decimal comma refused "1.5G");
  * @return them, -1 where unset or empty, -2 where it is not such a size. */
 double st_glm_mem_env(const char **str_p)
 {
     const char *str = getenv("STRATA_GLM_MEM_AVAILABLE"), *units = "KMGT", *u;
+    locale_t c;
     char *end;
     double v;
 
@@ -239,7 +242,12 @@ double st_glm_mem_env(const char **str_p)
     if (!isdigit((unsigned char)*str)) {
         return -2;
     }
-    v = strtod(str, &end);
+    c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    if (c == (locale_t)0) {
+        return -2;   /* (no memory for a locale: nothing else will work either) */
+    }
+    v = strtod_l(str, &end, c);
+    freelocale(c);
     if (*end != '\0' && (u = strchr(units, toupper((unsigned char)*end))) != NULL) {
         v = ldexp(v, 10 * (int)(u - units + 1));
         end++;

@@ -37,6 +37,7 @@
 #include "config.h"
 
 #include "st_glm_data.h"
+#include "st_comma_locale.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -538,46 +539,27 @@ static void t_locale(void)
         "1.5e-30", "-2.5e-30", "0.12345678901234567890123", "1e+25", "3.4028235e38",
         "123456789012345678901234567890.5", "1.17549435e-38", "4.9e-324",
     };
-    static const char *const installed[] = {"de_DE.UTF-8", "fr_FR.UTF-8"};
-    static const char src[] = "LC_NUMERIC\ndecimal_point \",\"\nthousands_sep \".\"\n"
-                              "grouping 3;3\nEND LC_NUMERIC\n";
     static const char text[] = "1.5e-30 1:1.5e-30 2:0.12345678901234567890123\n"
                                "-2.5e-30 1:-2.5e-30 2:1e+25\n";
     static const int file_case[2][2] = {{0, 2}, {1, 3}};   /* (the rows' values) */
     double want[ST_ARRAY_SIZE(cases)][2], got, v;
-    char cmd[1200], msg[ST_GLM_DATA_MSG_LEN];
-    const char *path, *name = NULL;
+    char msg[ST_GLM_DATA_MSG_LEN];
+    const char *path, *name;
     st_glm_data_opts_t o;
     st_glm_data_t *d;
     st_glm_num_t rc;
     st_status_t s;
     size_t i;
-    int k, r, j, ret;
+    int k, r, j;
 
     for (i = 0; i < ST_ARRAY_SIZE(cases); i++) {   /* (in the C locale, still) */
         want[i][0] = strtod(cases[i], NULL);
         want[i][1] = (double)strtof(cases[i], NULL);
     }
-    path = t_write("comma.src", src, sizeof(src) - 1);
-    snprintf(cmd, sizeof(cmd), "localedef -c -i '%s' -f UTF-8 '%s/st_comma.UTF-8' "
-             ">/dev/null 2>&1", path, t_dir);
-    ret = system(cmd);   /* (-c: 1 for the categories it lacks, made all the same) */
-    (void)ret;
-    setenv("LOCPATH", t_dir, 1);
-    if (setlocale(LC_NUMERIC, "st_comma.UTF-8") != NULL) {
-        name = "st_comma.UTF-8 (localedef)";
-    }
-    unsetenv("LOCPATH");
-    for (i = 0; name == NULL && i < ST_ARRAY_SIZE(installed); i++) {
-        if (setlocale(LC_NUMERIC, installed[i]) != NULL) {
-            name = installed[i];
-        }
-    }
-    if (name == NULL || strcmp(localeconv()->decimal_point, ",") != 0 ||
-        strtod("1.5", NULL) != 1.0) {
+    name = st_test_comma_locale(t_dir);
+    if (name == NULL) {
         printf("test_data: no locale with a decimal comma (localedef failed, no de_DE.UTF-8 "
                "or fr_FR.UTF-8): the numbers in such a locale not checked\n");
-        setlocale(LC_NUMERIC, "C");
         return;
     }
     for (i = 0; i < ST_ARRAY_SIZE(cases); i++) {

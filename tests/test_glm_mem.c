@@ -14,6 +14,7 @@
  */
 #include "st_glm_test.h"
 #include "st_glm_mem.h"
+#include "st_comma_locale.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -63,6 +64,36 @@ static void t_serial(void)
     st_glm_mem_host(MPI_COMM_NULL, 1000.0, 5000.0, h);
     CHECKF(h[0] == 1000.0 && h[1] == 5000.0, "without MPI: need %g available %g", h[0], h[1]);
     CHECKF(t_splits == 0, "%d splits without MPI", t_splits);
+}
+
+/* STRATA_GLM_MEM_AVAILABLE in a program whose locale has a decimal comma: read as in
+ * the C locale (before: strtod stopped at the point, "1.5K" was refused) */
+static void t_env_locale(void)
+{
+    char dir[] = "/tmp/st_glm_mem.XXXXXX", cmd[64];
+    const char *name, *str;
+    double v;
+    int ret;
+
+    setenv("STRATA_GLM_MEM_AVAILABLE", "1.5K", 1);
+    v = st_glm_mem_env(&str);
+    CHECKF(v == 1536.0, "STRATA_GLM_MEM_AVAILABLE=1.5K: %g", v);
+    if (mkdtemp(dir) == NULL) {
+        CHECKF(0, "mkdtemp %s failed", dir);
+        return;
+    }
+    name = st_test_comma_locale(dir);
+    if (name == NULL) {
+        printf("test_glm_mem: no locale with a decimal comma: not checked there\n");
+    } else {
+        v = st_glm_mem_env(&str);
+        CHECKF(v == 1536.0, "STRATA_GLM_MEM_AVAILABLE=1.5K in locale %s: %g", name, v);
+        setlocale(LC_NUMERIC, "C");
+    }
+    unsetenv("STRATA_GLM_MEM_AVAILABLE");
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    ret = system(cmd);
+    CHECKF(ret == 0, "%s failed", cmd);
 }
 
 /* 1 and 2: the cache on MPI_COMM_WORLD and on a communicator freed */
@@ -200,6 +231,7 @@ int main(int argc, char **argv)
 
     if (argc < 2 || strcmp(argv[1], "--mpi") != 0) {
         t_serial();
+        t_env_locale();
         printf("%s\n", failures ? "FAILED" : "OK");
         return failures ? 1 : 0;
     }
