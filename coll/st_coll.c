@@ -682,6 +682,7 @@ int st_coll_finalize(void)
     if (st_coll_parent != MPI_COMM_NULL) {
         PMPI_Comm_free(&st_coll_parent);
     }
+    st_shm_release_kept();   /* (the plans' segments, kept for more plans) */
 #if HAVE_UCX
     st_ucx_finalize();   /* after the plans (and their lanes), before MPI goes */
 #endif

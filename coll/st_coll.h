@@ -38,7 +38,10 @@ typedef struct st_shm st_shm_t;
  * gives each rank's package, for counting the bytes read across packages.
  */
 st_status_t st_shm_create(MPI_Comm comm, const int *group, const int *pkg, st_shm_t **shm_p);
+/* Detach; the segment is kept for a later communicator over the same ranks (a few,
+ * the oldest unmapped), until st_shm_release_kept (at MPI_Finalize). */
 void st_shm_destroy(st_shm_t *shm);
+void st_shm_release_kept(void);
 
 /*
  * The ranks of the job that share this machine's cores (one kernel: hosts that are

@@ -46,6 +46,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +110,7 @@ struct st_shm {
     uint64_t       cross_bytes; /* read from areas written on another package */
     void          *base;
     size_t         seg_size;
+    uint64_t       token;       /* the segment's name among kept ones (st_shm_keep) */
     st_shm_ctrl_t *ctrl;
     char          *data;
     size_t         chunk;       /* bytes of one slot */
@@ -1028,6 +1030,133 @@ static int st_shm_attach_posix(MPI_Comm comm, int rank, size_t size, void **base
     return 1;
 }
 
+/*
+ * Segments kept for the next communicator over the same ranks. A segment costs its
+ * making (rank 0 reserves every page: 0.85 ms of the 1.4 ms a plan of 2 ranks took to
+ * set up) and its unmapping (0.2 ms): a program that makes communicators as it goes
+ * (dup, allreduce, free) paid that each time. A destroyed plan's segment stays mapped
+ * here, up to ST_SHM_KEEP of them (the oldest unmapped beyond), under a token rank 0
+ * drew when it made it. A new plan's rank 0 offers one of its size; it is taken only
+ * if every rank still holds it, which each does only after its own plan over it was
+ * destroyed: so no rank can still be reading it (another thread of a rank may be
+ * finishing its last allreduce over it, waiting on its flags, while this one sets up
+ * another communicator), and the ranks are the ones that shared it (as many, each
+ * with it). Only then does rank 0 zero the flags (their step numbers start again from
+ * 0), before one more agreement.
+ */
+#define ST_SHM_KEEP 2
+
+typedef struct {
+    void    *base;
+    size_t   size;
+    uint64_t token;
+} st_shm_kept_t;
+
+static st_shm_kept_t   st_shm_kept[ST_SHM_KEEP];   /* [0] the newest; base NULL: none */
+static pthread_mutex_t st_shm_kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Take the kept segment of @a size (0: any) and @a token (0: any; else the newest
+ * that fits) out of the cache into @a k. @return 1 when there was one. */
+static int st_shm_kept_take(size_t size, uint64_t token, st_shm_kept_t *k)
+{
+    int i, found = 0;
+
+    pthread_mutex_lock(&st_shm_kept_lock);
+    for (i = 0; i < ST_SHM_KEEP && !found; i++) {
+        if (st_shm_kept[i].base != NULL && (size == 0 || st_shm_kept[i].size == size) &&
+            (token == 0 || st_shm_kept[i].token == token)) {
+            *k    = st_shm_kept[i];
+            found = 1;
+            memmove(&st_shm_kept[i], &st_shm_kept[i + 1],
+                    (size_t)(ST_SHM_KEEP - 1 - i) * sizeof(*st_shm_kept));
+            st_shm_kept[ST_SHM_KEEP - 1].base = NULL;
+        }
+    }
+    pthread_mutex_unlock(&st_shm_kept_lock);
+    return found;
+}
+
+/* Keep @a base (@a size bytes, @a token) as the newest; the oldest beyond is unmapped. */
+static void st_shm_kept_put(void *base, size_t size, uint64_t token)
+{
+    st_shm_kept_t out;
+
+    pthread_mutex_lock(&st_shm_kept_lock);
+    out = st_shm_kept[ST_SHM_KEEP - 1];
+    memmove(&st_shm_kept[1], &st_shm_kept[0], (ST_SHM_KEEP - 1) * sizeof(*st_shm_kept));
+    st_shm_kept[0] = (st_shm_kept_t){.base = base, .size = size, .token = token};
+    pthread_mutex_unlock(&st_shm_kept_lock);
+    if (out.base != NULL) {
+        munmap(out.base, out.size);
+    }
+}
+
+void st_shm_release_kept(void)
+{
+    st_shm_kept_t k;
+
+    while (st_shm_kept_take(0, 0, &k)) {
+        munmap(k.base, k.size);
+    }
+}
+
+/* A token for a new segment: this process, a count, the time (as the POSIX names) */
+static uint64_t st_shm_new_token(void)
+{
+    static _Atomic unsigned counter;
+    struct timespec now;
+    uint64_t t;
+
+    clock_gettime(CLOCK_REALTIME, &now);
+    t = ((uint64_t)getpid() << 32) ^ ((uint64_t)atomic_fetch_add(&counter, 1) << 16) ^
+        (uint64_t)now.tv_sec * 1000000000ULL ^ (uint64_t)now.tv_nsec;
+    return t | 1;   /* (never 0: 0 means "none") */
+}
+
+/*
+ * Collective over @a comm: a kept segment of @a size that every rank holds, into
+ * *base_p and *token_p (return 1); else (return 0) *token_p is the token rank 0 drew
+ * for the segment to be made.
+ */
+static int st_shm_reuse(MPI_Comm comm, int rank, size_t size, size_t ctrl_bytes,
+                        void **base_p, uint64_t *token_p)
+{
+    uint64_t offer[2] = {0, 0};   /* a kept segment's token (0: none), a new token */
+    st_shm_kept_t k = {NULL, 0, 0};
+    int ok;
+
+    if (rank == 0) {
+        if (st_shm_kept_take(size, 0, &k)) {
+            offer[0] = k.token;
+        }
+        offer[1] = st_shm_new_token();
+    }
+    st_mpi_bcast(offer, (int)sizeof(offer), 0, comm);
+    *token_p = offer[1];
+    if (offer[0] == 0) {
+        return 0;
+    }
+    if (rank != 0) {
+        st_shm_kept_take(size, offer[0], &k);
+    }
+    ok = (k.base != NULL);
+    st_mpi_allreduce(&ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!ok) {
+        if (k.base != NULL) {
+            munmap(k.base, k.size);   /* (another rank lacks it: nobody may use it) */
+        }
+        st_debug("a kept segment of %zu bytes is not on every rank: a new one", size);
+        return 0;
+    }
+    if (rank == 0) {
+        memset(k.base, 0, ctrl_bytes);   /* (every rank's plan over it is gone) */
+    }
+    st_mpi_allreduce(&ok, 1, MPI_INT, MPI_MIN, comm);   /* (the flags zeroed for all) */
+    *base_p  = k.base;
+    *token_p = k.token;
+    return 1;
+}
+
 /* Bytes of one area; a buffer holds @a nareas areas, the segment two buffers. */
 static size_t st_shm_chunk_size(int nareas)
 {
@@ -1092,8 +1221,9 @@ st_status_t st_shm_create(MPI_Comm comm, const int *group, const int *pkg, st_sh
 {
     size_t chunk, ctrl_bytes, seg_size;
     void *base = NULL;
+    uint64_t token;
     st_shm_t *shm;
-    int rank, size, ngroups = 1, nareas, j, err, err_memfd = 0, err_posix = 0;
+    int rank, size, ngroups = 1, nareas, j, err, err_memfd = 0, err_posix = 0, reused;
     static _Atomic int st_shm_warned;  /* plans may be built by several threads */
 
     PMPI_Comm_rank(comm, &rank);
@@ -1106,7 +1236,9 @@ st_status_t st_shm_create(MPI_Comm comm, const int *group, const int *pkg, st_sh
     ctrl_bytes = ST_ALIGN_UP((size_t)size * sizeof(st_shm_ctrl_t), ST_SHM_PAGE);
     seg_size   = ctrl_bytes + 2 * (size_t)nareas * chunk;
 
-    if (!(st_config.shm_method != ST_SHM_METHOD_POSIX &&
+    reused = st_shm_reuse(comm, rank, seg_size, ctrl_bytes, &base, &token);
+    if (!reused &&
+        !(st_config.shm_method != ST_SHM_METHOD_POSIX &&
           st_shm_attach_memfd(comm, rank, seg_size, &base, &err_memfd)) &&
         !(st_config.shm_method != ST_SHM_METHOD_MEMFD &&
           st_shm_attach_posix(comm, rank, seg_size, &base, &err_posix))) {
@@ -1152,6 +1284,7 @@ st_status_t st_shm_create(MPI_Comm comm, const int *group, const int *pkg, st_sh
     shm->size       = size;
     shm->base       = base;
     shm->seg_size   = seg_size;
+    shm->token      = token;
     shm->ctrl       = (st_shm_ctrl_t*)base;
     shm->data       = (char*)base + ctrl_bytes;
     shm->chunk      = chunk;
@@ -1161,8 +1294,9 @@ st_status_t st_shm_create(MPI_Comm comm, const int *group, const int *pkg, st_sh
                                  : st_config.small_msg,
                              chunk);
     shm->spin       = st_shm_spin_count(size);
-    st_debug("segment %zu bytes, %d ranks, %d socket groups, chunk %zu, small <= %zu, spin %d",
-             seg_size, size, ngroups, chunk, shm->small_msg, shm->spin);
+    st_debug("segment %zu bytes%s, %d ranks, %d socket groups, chunk %zu, small <= %zu, "
+             "spin %d", seg_size, reused ? " (kept from a communicator freed)" : "", size,
+             ngroups, chunk, shm->small_msg, shm->spin);
     *shm_p = shm;
     return ST_OK;
 }
@@ -1172,7 +1306,7 @@ void st_shm_destroy(st_shm_t *shm)
     if (shm == NULL) {
         return;
     }
-    munmap(shm->base, shm->seg_size);
+    st_shm_kept_put(shm->base, shm->seg_size, shm->token);
     free(shm->scratch);
     free(shm->gmembers);
     free(shm->group_of);
