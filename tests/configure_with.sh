@@ -3,6 +3,8 @@
 # configure's --with-ucx=DIR takes DIR's UCX or stops, naming what DIR lacks.
 # Before: with only -I DIR/include and -L DIR/lib, a DIR without UCX (a typo,
 # /nonexistent, a lib64 install) built with the system's UCX and said "UCX: 1".
+# Without --with-cuda=DIR, the CUDA toolkit in $CUDA_HOME comes first. Before:
+# configure emptied CUDA_HOME before looking there, and took /usr/local/cuda.
 #
 # configure runs on a copy of what it reads (a source tree configured in place
 # refuses a second build directory), with one cache for the runs.
@@ -22,6 +24,13 @@ conf() { # configure's arguments: its output in $out, its exit code returned
     (cd "$src" && ./configure --cache-file="$tmp/config.cache" --disable-fuzz \
          --disable-dependency-tracking "$@") >"$out" 2>&1
 }
+
+# a stand-in toolkit, for every run (CUDA_HOME is one of configure's variables,
+# which a cache must see unchanged)
+mkdir -p "$tmp/cuda/include" "$tmp/cuda/bin" && : >"$tmp/cuda/include/cuda.h" &&
+    printf '#!/bin/sh\nexit 0\n' >"$tmp/cuda/bin/nvcc" && chmod +x "$tmp/cuda/bin/nvcc" || exit 99
+CUDA_HOME=$tmp/cuda
+export CUDA_HOME
 
 if ! conf --without-ucx --without-cuda; then
     echo "SKIP: configure fails here without UCX and CUDA:"
@@ -44,5 +53,12 @@ if [ -n "$ucx" ] && [ -f "$ucx/include/ucp/api/ucp.h" ]; then
     contains "configure found UCX in $ucx" "UCX: *1"
 fi
 
-[ $fail -eq 0 ] && echo "PASS: configure's --with-ucx=DIR"
+expect 0 "--with-cuda, CUDA_HOME set" conf --without-ucx --with-cuda
+contains "the toolkit of CUDA_HOME is found" \
+    "for the CUDA toolkit (cuda.h and nvcc)\.\.\. $tmp/cuda\$"
+contains "the toolkit of CUDA_HOME is used" "CUDA: *1 $tmp/cuda\$"
+expect 1 "--with-cuda=DIR, no such DIR" conf --without-ucx --with-cuda="$tmp/none"
+contains "the reason is given" "with-cuda given but cuda.h and nvcc were not found"
+
+[ $fail -eq 0 ] && echo "PASS: configure's --with-ucx=DIR, --with-cuda and CUDA_HOME"
 exit $fail
