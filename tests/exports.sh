@@ -48,5 +48,18 @@ for lib in libstrata.so libstrata_glm.so; do
         fi
     done
 done
-[ $fail -eq 0 ] && echo "PASS: libstrata.so and libstrata_glm.so export their API alone"
+# The installed programs that do not link libstrata.so hold no interposer of their
+# own. Before: strata-gen linked libst_core, whose MPI_Allreduce the data reader pulled
+# in ahead of libmpi's, and with it the interposer, hwloc, UCX and the GPU kernels
+# (1.2 MB, libucp needed to write a dataset).
+for t in strata-gen strata-train strata-predict; do
+    bin=tools/$t
+    [ -f "tools/.libs/$t" ] && bin=tools/.libs/$t
+    if nm --defined-only "$bin" | awk '$3 == "MPI_Allreduce" { f = 1 } END { exit !f }'; then
+        echo "FAIL: $t defines MPI_Allreduce: it links Strata's interposer"
+        fail=1
+    fi
+done
+[ $fail -eq 0 ] && echo "PASS: libstrata.so and libstrata_glm.so export their API alone," \
+                        "the tools without libstrata hold no interposer"
 exit $fail
