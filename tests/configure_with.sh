@@ -5,6 +5,7 @@
 # /nonexistent, a lib64 install) built with the system's UCX and said "UCX: 1".
 # Without --with-cuda=DIR, the CUDA toolkit in $CUDA_HOME comes first. Before:
 # configure emptied CUDA_HOME before looking there, and took /usr/local/cuda.
+# --with-cuda[=DIR] without a toolkit names the file missing.
 #
 # configure runs on a copy of what it reads (a source tree configured in place
 # refuses a second build directory), with one cache for the runs.
@@ -58,7 +59,13 @@ contains "the toolkit of CUDA_HOME is found" \
     "for the CUDA toolkit (cuda.h and nvcc)\.\.\. $tmp/cuda\$"
 contains "the toolkit of CUDA_HOME is used" "CUDA: *1 $tmp/cuda\$"
 expect 1 "--with-cuda=DIR, no such DIR" conf --without-ucx --with-cuda="$tmp/none"
-contains "the reason is given" "with-cuda given but cuda.h and nvcc were not found"
+contains "the missing header is named" \
+    "the CUDA toolkit was not found: no $tmp/none/include/cuda.h\$"
+# a toolkit without its compiler (the run-time packages alone). Before: "cuda.h and
+# nvcc were not found", and no word of where
+mkdir -p "$tmp/rt/include" && : >"$tmp/rt/include/cuda.h" || exit 99
+expect 1 "--with-cuda=DIR, no nvcc in DIR" conf --without-ucx --with-cuda="$tmp/rt"
+contains "the missing compiler is named" "the CUDA toolkit was not found: no $tmp/rt/bin/nvcc\$"
 
 [ $fail -eq 0 ] && echo "PASS: configure's --with-ucx=DIR, --with-cuda and CUDA_HOME"
 exit $fail
