@@ -148,7 +148,11 @@ rm -f "$dir"/big.*
 
 # regression: ridge, w = (0.5, -0.25, 0.125, 1), no bias; the same rows with real
 # targets. Scores 0 0 0 -0.125 0.5 2 2 1; squared errors 2.25 4 0.0625 0.765625 6.25
-# 0 0.25 0: RMSE sqrt(13.578125 / 8) = 1.30279.
+# 0 0.25 0: RMSE sqrt(13.578125 / 8) = 1.30279, LIBLINEAR's mean squared error 13.578125 / 8
+# = 1.69727; its squared correlation coefficient, from the sums of the values 5.375, the
+# targets 6.25, the values' squares 9.265625, the targets' 23.5625 and their products
+# 9.625: (8 9.625 - 5.375 6.25)^2 / ((8 9.265625 - 5.375^2) (8 23.5625 - 6.25^2))
+# = 0.278725.
 cat >"$dir/ridge.model" <<'EOF'
 solver_type L2R_L2LOSS_SVR
 nr_class 2
@@ -173,9 +177,15 @@ EOF
 printf '0\n0\n0\n-0.125\n0.5\n2\n2\n1\n' >"$dir/want.values"
 expect 0 "predict ridge" $P "$dir/test.reg" "$dir/ridge.model" "$dir/pred"
 says "RMSE" "$out" '^RMSE = 1.30279 '
+says "LIBLINEAR's mean squared error" "$out" '^Mean squared error = 1.69727 (regression)$'
+says "LIBLINEAR's squared correlation coefficient" "$out" \
+    '^Squared correlation coefficient = 0.278725 (regression)$'
 same "predicted values" "$dir/pred" "$dir/want.values"
 expect 0 "predict ridge on 3 ranks" $ST_MPIRUN -np 3 $P "$dir/test.reg" "$dir/ridge.model" \
     "$dir/pred"
+says "mean squared error on 3 ranks" "$out" '^Mean squared error = 1.69727 (regression)$'
+says "squared correlation coefficient on 3 ranks" "$out" \
+    '^Squared correlation coefficient = 0.278725 (regression)$'
 same "predicted values on 3 ranks" "$dir/pred" "$dir/want.values"
 
 # a model that does not fit the data

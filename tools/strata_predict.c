@@ -73,8 +73,9 @@ static void predict_usage(FILE *f)
             "Usage: " PREDICT_NAME " [OPTION]... TEST_FILE MODEL_FILE [OUTPUT_FILE]\n"
             "Predicts TEST_FILE (svmlight text or Strata binary CSR) with the model in\n"
             "MODEL_FILE (strata-train's, or LIBLINEAR's for the same models) and prints the\n"
-            "metrics: accuracy, AUC and (logistic models) log loss for classification, RMSE\n"
-            "for regression. With OUTPUT_FILE, writes one line per test row, in the file's\n"
+            "metrics: accuracy, AUC and (logistic models) log loss for classification;\n"
+            "mean squared error, squared correlation coefficient and RMSE for regression.\n"
+            "With OUTPUT_FILE, writes one line per test row, in the file's\n"
             "order: the predicted label (1/-1, 1/0 for a model of 0/1 data, or the classes\n"
             "of a multi-class model: that of the largest score) or value.\n"
             "Runs alone or under mpirun (each rank predicts its share of the rows).\n"
@@ -444,10 +445,42 @@ static int predict_write(const char *path, const predict_out_t *o,
     return (err != 0) ? -1 : 0;
 }
 
-static void predict_print_metrics(const strata_glm_metrics_t *m, int classification,
-                                  int classes)
+/* LIBLINEAR's regression sums over all ranks' rows of the values v predicted and the
+ * targets t: sum (v - t)^2, sum v, sum t, sum v^2, sum t^2, sum v t (@a sums, 6) */
+static void predict_regression_sums(const strata_glm_problem_t *prob, const double *scores,
+                                    double *sums)
 {
+    const st_glm_data_t *d = prob->data;
+    int64_t i;
+    double v, t;
+
+    memset(sums, 0, 6 * sizeof(double));
+    for (i = 0; i < d->n_rows; i++) {
+        v        = scores[i];
+        t        = d->y[i];
+        sums[0] += (v - t) * (v - t);
+        sums[1] += v;
+        sums[2] += t;
+        sums[3] += v * v;
+        sums[4] += t * t;
+        sums[5] += v * t;
+    }
+    st_tool_allreduce(world, sums, 6, MPI_DOUBLE, MPI_SUM);
+}
+
+/* the metrics (rank 0): LIBLINEAR's lines, then Strata's; regression: @a sums are
+ * predict_regression_sums' */
+static void predict_print_metrics(const strata_glm_metrics_t *m, int classification,
+                                  int classes, const double *sums)
+{
+    double n = (double)m->n;
+
     if (!classification) {
+        /* LIBLINEAR's two lines, its formulas */
+        printf("Mean squared error = %g (regression)\n", sums[0] / n);
+        printf("Squared correlation coefficient = %g (regression)\n",
+               ((n * sums[5] - sums[1] * sums[2]) * (n * sums[5] - sums[1] * sums[2])) /
+               ((n * sums[3] - sums[1] * sums[1]) * (n * sums[4] - sums[2] * sums[2])));
         printf("RMSE = %g (regression, %" PRId64 " rows)\n", m->rmse, m->n);
         return;
     }
@@ -536,7 +569,7 @@ static int predict_run(const predict_opts_t *opts, int rank, int size)
     strata_glm_problem_t *prob = NULL;
     strata_glm_metrics_t metrics;
     strata_status_t status;
-    double *scores = NULL, *row = NULL, *probs = NULL;
+    double *scores = NULL, *row = NULL, *probs = NULL, sums[6] = {0};
     predict_out_t out;
     char *buf = NULL;
     int classification, rc = 1, failed;
@@ -609,8 +642,12 @@ static int predict_run(const predict_opts_t *opts, int rank, int size)
         }
         goto out;
     }
+    if (!classification) {
+        predict_regression_sums(prob, scores, sums);
+    }
     if (rank == 0 && !opts->quiet) {
-        predict_print_metrics(&metrics, classification, strata_glm_model_classes(model, NULL));
+        predict_print_metrics(&metrics, classification, strata_glm_model_classes(model, NULL),
+                              sums);
         fflush(stdout);
     }
 
