@@ -1,7 +1,8 @@
 #!/bin/sh
 #
 # strata-train -v N, cross-validation (LIBLINEAR's train -v): LIBLINEAR's result lines
-# ("Cross Validation Accuracy = ...%", for regression "... Mean squared error = ...")
+# ("Cross Validation Accuracy = ...%", for regression "... Mean squared error = ..." and
+# "... Squared correlation coefficient = ...")
 # and the other metrics; a line per fold unless -q; the same folds and result on 1 and
 # 3 ranks; no model file written; 32-bit values. Usage errors (exit 2, naming the
 # problem): -v 1, -v with a MODEL_FILE, with checkpoints, with --test. More folds than
@@ -52,7 +53,14 @@ contains "l1-logistic: accuracy" "^Cross Validation Accuracy = 9[0-9.]*%$"
 expect 0 "ridge" "$train" -q -s ridge -v 4 r.svm
 contains "ridge: MSE" "^Cross Validation Mean squared error = 0\.0[0-9.e-]*$"
 contains "ridge: RMSE" "^Cross Validation RMSE = 0\.[0-9.e-]* (1500 examples, 4 folds)$"
+# LIBLINEAR's second line (its train -s 11 -p 0 -v 4 on this set: 0.989)
+contains "ridge: squared correlation coefficient" \
+    "^Cross Validation Squared correlation coefficient = 0\.9[0-9.e-]*$"
 mse=$(sed -n 's/^Cross Validation Mean squared error = //p' "$out")
+scc=$(sed -n 's/^Cross Validation Squared correlation coefficient = //p' "$out")
+expect 0 "ridge, 3 ranks" $run -np 3 "$train" -q -s ridge -v 4 r.svm
+near "ridge, 3 ranks: the squared correlation coefficient" \
+    "$(sed -n 's/^Cross Validation Squared correlation coefficient = //p' "$out")" "$scc" 1e-4
 expect 0 "ridge, 32-bit values" "$train" -q -s ridge -p 32 -v 4 r.svm
 near "ridge, 32-bit values: the MSE" \
     "$(sed -n 's/^Cross Validation Mean squared error = //p' "$out")" "$mse" 1e-4

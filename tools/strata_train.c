@@ -16,6 +16,7 @@
 #include "strata_glm.h"
 #include "st_tool.h"
 #include "st_stdout.h"
+#include "st_glm.h"   /* the targets, for -v's squared correlation: no public accessor */
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -510,12 +511,17 @@ static void print_info(const char *what, const strata_glm_info_t *info,
     }
 }
 
-/* Rank 0: LIBLINEAR's cross-validation lines (accuracy, or mean squared error), then
- * the other metrics */
-static void print_cv_metrics(const strata_glm_metrics_t *m, int folds, int classes)
+/* Rank 0: LIBLINEAR's cross-validation lines (accuracy, or mean squared error and,
+ * where @a scc is not NaN, the squared correlation coefficient), then the other
+ * metrics */
+static void print_cv_metrics(const strata_glm_metrics_t *m, int folds, int classes,
+                             double scc)
 {
     if (!isnan(m->rmse)) {
         printf("Cross Validation Mean squared error = %g\n", m->rmse * m->rmse);
+        if (!isnan(scc)) {
+            printf("Cross Validation Squared correlation coefficient = %g\n", scc);
+        }
         printf("Cross Validation RMSE = %g (%lld examples, %d folds)\n", m->rmse,
                (long long)m->n, folds);
         return;
@@ -533,6 +539,27 @@ static void print_cv_metrics(const strata_glm_metrics_t *m, int folds, int class
     printf(" (%lld examples, %d folds)\n", (long long)m->n, folds);
 }
 
+/* LIBLINEAR's squared correlation coefficient of the out-of-fold values @a v (this
+ * rank's rows) and the targets, over all ranks' rows (collective) */
+static double cv_squared_correlation(const strata_glm_problem_t *prob, const double *v)
+{
+    const st_glm_data_t *d = prob->data;
+    double s[5] = {0, 0, 0, 0, 0}, n = (double)d->n_rows_global, t;
+    int64_t i;
+
+    for (i = 0; i < d->n_rows; i++) {   /* sums of v, t, v^2, t^2, v t */
+        t     = d->y[i];
+        s[0] += v[i];
+        s[1] += t;
+        s[2] += v[i] * v[i];
+        s[3] += t * t;
+        s[4] += v[i] * t;
+    }
+    st_tool_allreduce(world, s, 5, MPI_DOUBLE, MPI_SUM);
+    return ((n * s[4] - s[0] * s[1]) * (n * s[4] - s[0] * s[1])) /
+           ((n * s[2] - s[0] * s[0]) * (n * s[3] - s[1] * s[1]));
+}
+
 /* -v: @a folds-fold cross-validation (collective), each fold's training quiet and
  * summed up in a line (unless -q), then LIBLINEAR's result lines and the other
  * metrics. @return the exit status. */
@@ -545,22 +572,29 @@ static int cross_validate(const strata_glm_problem_t *prob, const strata_glm_par
     strata_status_t status;
     char msg[1024], what[64];
     int k, stopped = 0;
+    double *scores, scc = NAN;
 
-    infos = calloc((size_t)folds, sizeof(*infos));
-    if (infos == NULL) {
+    infos  = calloc((size_t)folds, sizeof(*infos));
+    scores = malloc((size_t)ST_MAX(strata_glm_problem_rows(prob), 1) * sizeof(double));
+    if (infos == NULL || scores == NULL) {
         fprintf(stderr, "strata-train: out of memory\n");
         st_tool_abort(world, 1);   /* (the other ranks would wait in the folds) */
     }
     p.verbose = 0;
     status    = strata_glm_cross_validate(prob, &p, folds, cost, world, msg,
-                                          sizeof(msg), NULL, infos, &m);
+                                          sizeof(msg), scores, infos, &m);
     if (status != STRATA_OK) {
         if (rank == 0) {
             fprintf(stderr, "strata-train: %s\n", msg);
         }
+        free(scores);
         free(infos);
         return 1;
     }
+    if (!isnan(m.rmse)) {   /* (regression: the scores are the values predicted) */
+        scc = cv_squared_correlation(prob, scores);
+    }
+    free(scores);
     /* (the first fold that stopped before -e warns; the others are counted: a
        leave-one-out's thousands of folds warned a line each) */
     for (k = 0; k < folds && rank == 0; k++) {
@@ -573,7 +607,7 @@ static int cross_validate(const strata_glm_problem_t *prob, const strata_glm_par
                 "relative gap reached -e %g\n", stopped - 1, folds, param->tol);
     }
     if (rank == 0) {
-        print_cv_metrics(&m, folds, strata_glm_problem_labels(prob, NULL));
+        print_cv_metrics(&m, folds, strata_glm_problem_labels(prob, NULL), scc);
     }
     free(infos);
     return 0;
@@ -614,7 +648,7 @@ static int find_cost(const strata_glm_problem_t *prob, const strata_glm_param_t 
         printf("Best C = %g  CV accuracy = %g%%\n", c, 100.0 * m.accuracy);
     }
     if (rank == 0) {
-        print_cv_metrics(&m, folds, strata_glm_problem_labels(prob, NULL));
+        print_cv_metrics(&m, folds, strata_glm_problem_labels(prob, NULL), NAN);
         fflush(stdout);   /* (the warnings after the lines they are about) */
         if (c == max_c) {
             fprintf(stderr, "strata-train: warning: the best C is the largest tried, %g: "
