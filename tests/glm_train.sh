@@ -621,8 +621,9 @@ done
 
 # LIBLINEAR's class weights, -w1 X -w-1 Y (-w0 for 0/1 data): --weight-pos and
 # --weight-neg, the same model; a class the data do not have (-w0 on -1/+1 data, -w-1
-# on 0/1 data, -w2) is warned about and its weight not used, as LIBLINEAR does; no
-# number, or another -w argument, is a usage error; a -w argument that is another
+# on 0/1 data, -w2) is warned about and its weight not used, as LIBLINEAR does; a class
+# given twice weighs the product, as LIBLINEAR's; no number, or another -w argument, is
+# a usage error; a -w argument that is another
 # option's value is left to it
 expect 0 "--weight-pos 5 --weight-neg 0.5" tools/strata-train -q -s 0 -c 1 --weight-pos 5 \
     --weight-neg 0.5 "$dir/five.svm" "$dir/wl.model"
@@ -651,6 +652,11 @@ expect 0 "-w2 3 -w1 5" tools/strata-train -q -s 0 -c 1 -w2 3 -w1 5 "$dir/five.sv
     "$dir/w2.model"
 contains "-w2: warned" "warning: -w2: the data have no class 2 (their classes are 1 and -1): that weight is not used"
 check "-w2 3 -w1 5: --weight-pos 5's model" cmp -s "$dir/wp.model" "$dir/w2.model"
+# a class weighted twice: LIBLINEAR's train multiplies its C by each (-w1 2 -w1 2.5 is
+# -w1 5)
+expect 0 "-w1 2 -w1 2.5" tools/strata-train -q -s 0 -c 1 -w1 2 -w1 2.5 "$dir/five.svm" \
+    "$dir/w2.model"
+check "-w1 2 -w1 2.5: --weight-pos 5's model" cmp -s "$dir/wp.model" "$dir/w2.model"
 rm -f "$dir/w2.model"
 expect 2 "-wx" tools/strata-train -wx 3 "$dir/five.svm" "$dir/w2.model"
 contains "-wx named" "'-wx': LIBLINEAR's class weight is -wLABEL WEIGHT"

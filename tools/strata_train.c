@@ -690,8 +690,8 @@ static int takes_next(const char *arg, const struct option *longopts, const char
     return 0;
 }
 
-/* LIBLINEAR's class weights, "-wLABEL WEIGHT", in the order given (a later one of a
- * class replaces an earlier, as LIBLINEAR's) */
+/* LIBLINEAR's class weights, "-wLABEL WEIGHT", in the order given, a class once (a later
+ * one of a class multiplies its weight, as LIBLINEAR's train multiplies its C by each) */
 #define TRAIN_MAX_WEIGHTS 1024
 static int    class_weights;
 static double class_weight_label[TRAIN_MAX_WEIGHTS], class_weight[TRAIN_MAX_WEIGHTS];
@@ -706,7 +706,8 @@ static void liblinear_weights(int argc, char **argv, const struct option *longop
                               const char *shortopts)
 {
     long label;
-    int i;
+    double weight;
+    int i, k;
 
     for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
         if (argv[i][0] == '-' && strncmp(argv[i], "-w", 2) != 0) {
@@ -723,11 +724,18 @@ static void liblinear_weights(int argc, char **argv, const struct option *longop
         if (i + 1 >= argc) {
             die_usage("option %s needs a value", argv[i]);
         }
-        if (class_weights == TRAIN_MAX_WEIGHTS) {
-            die_usage("%s: more than %d class weights", argv[i], TRAIN_MAX_WEIGHTS);
+        weight = parse_double(argv[i], argv[i + 1]);
+        for (k = 0; k < class_weights && class_weight_label[k] != (double)label; k++) {
         }
-        class_weight_label[class_weights] = (double)label;
-        class_weight[class_weights++]     = parse_double(argv[i], argv[i + 1]);
+        if (k < class_weights) {
+            /* (-w1 2 -w1 3: 6; a weight that is not positive stays, to be refused) */
+            class_weight[k] = (weight > 0) ? class_weight[k] * weight : weight;
+        } else if (class_weights == TRAIN_MAX_WEIGHTS) {
+            die_usage("%s: more than %d class weights", argv[i], TRAIN_MAX_WEIGHTS);
+        } else {
+            class_weight_label[class_weights] = (double)label;
+            class_weight[class_weights++]     = weight;
+        }
         argv[i] = (char *)"--class-weights-given";
         i++;   /* (its value) */
     }
