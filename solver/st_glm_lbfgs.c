@@ -613,10 +613,13 @@ strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_
         minv[j] = 1.0 / (param->lambda +
                          loss->smoothness * lb.sum[j] / (double)data->n_rows_global);
         if (!(minv[j] > 0) && status == STRATA_OK) {   /* the same j on every rank */
-            st_glm_msg(msg, msg_len, "feature %lld: its values are too large for double "
-                       "precision (the sum of their squares%s overflows); scale them%s",
+            st_glm_msg(msg, msg_len, "%sfeature %lld%s: its values are too large for double "
+                       "precision (the sum of their squares%s overflows); %s%s",
+                       j == d ? "the bias, " : "",
                        (long long)j + 1,   /* the file's index (bias -B: d + 1) */
+                       j == d ? " (-B)" : "",
                        st_glm_weighted(param) ? ", times the class weights," : "",
+                       j == d ? "give a smaller bias" : "scale them",
                        st_glm_weighted(param) ? ", or lower the class weights" : "");
             status = STRATA_ERR_UNSUPPORTED;
         }

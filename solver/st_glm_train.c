@@ -2259,8 +2259,11 @@ static int64_t st_glm_data_overflow(const st_glm_data_t *data, double bias, MPI_
         if (st_glm_data_row_sqnorm(data, i) + bsq <= DBL_MAX) {
             continue;
         }
-        bad = data->n_cols + 1;   /* (the bias's own square, unless an entry's comes first) */
-        for (sq = bsq, k = data->indptr[i]; k < data->indptr[i + 1]; k++) {
+        /* the bias, last in the row (its own square, or the sum it ends), unless an
+           entry's comes first (before: the sum began at the bias's square, so a bias
+           whose square overflows named the row's first feature) */
+        bad = data->n_cols + 1;
+        for (sq = 0, k = data->indptr[i]; k < data->indptr[i + 1]; k++) {
             x   = st_glm_data_val(data, k);
             sq += x * x;
             if (!(sq <= DBL_MAX)) {
@@ -2281,7 +2284,13 @@ strata_status_t st_glm_rows_check(const strata_glm_problem_t *prob, double bias,
     if (prob->rows_fine && prob->rows_fine_bias == bias) {
         return STRATA_OK;
     }
-    if ((bad = st_glm_data_overflow(prob->data, bias, comm)) != 0) {
+    if ((bad = st_glm_data_overflow(prob->data, bias, comm)) > prob->data->n_cols) {
+        st_glm_msg(msg, msg_len, "the bias, feature %lld (-B %g): its values are too large "
+                   "for double precision (its square, or a row's sum of squares, "
+                   "overflows); give a smaller bias", (long long)bad, bias);
+        return STRATA_ERR_INVALID_PARAM;
+    }
+    if (bad != 0) {
         st_glm_msg(msg, msg_len, "feature %lld: its values are too large for double precision "
                    "(a square, or a row's sum of squares, overflows); scale them",
                    (long long)bad);

@@ -90,6 +90,16 @@ done
 awk '{ print $0, "6:1e300" }' "$dir/train.svm" >"$dir/f300.svm"
 expect 1 "lbfgs, a feature of 1e300" $T/strata-train -q --method lbfgs "$dir/f300.svm" "$dir/o.model"
 contains "lbfgs, 1e300: the feature named" "feature 6: its values are too large"
+# a bias whose square overflows, or whose column's sum of squares does: the bias named,
+# feature 6 of these 5 (before: "feature 1", the row's first, for -B 1e200)
+for m in auto cd newton lbfgs; do
+    expect 1 "-B 1e200, method $m" $T/strata-train -q -B 1e200 --method $m "$dir/train.svm" \
+        "$dir/o.model"
+    contains "-B 1e200, method $m: the bias named" "the bias, feature 6 (-B 1e+200): its values"
+done
+expect 1 "-B 1e154, lbfgs" $T/strata-train -q -B 1e154 --method lbfgs "$dir/train.svm" \
+    "$dir/o.model"
+contains "-B 1e154, lbfgs: the bias named" "the bias, feature 6 (-B): its values are too large"
 # every method and model, on 2 ranks too (before: exit 0 with the feature's weight 0,
 # or a model worse than w = 0, and an infinite gap)
 for args in "-s svm" "-s l1-logistic" "-s logistic --method cd" "-s logistic" \
