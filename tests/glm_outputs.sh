@@ -8,6 +8,7 @@
 # header was never written is named as such (not read as text). Outputs that would
 # overwrite an input are refused on every rank, with no hang, also when only one
 # rank sees it (ranks with files of their own) and through a dangling symbolic link.
+# An output that is a directory is refused before the work.
 #
 . "${top_srcdir}/tests/common.sh"
 fail=0
@@ -145,6 +146,24 @@ if [ -d /dev/shm ] && shm=$(mktemp -d /dev/shm/strata-outputs.XXXXXX 2>/dev/null
         sh -c "trap '' XFSZ; ulimit -f 100; exec $gen dense -n 3000 -d 100 -q $shm/old.svm"
     unchanged "gen in /dev/shm past the size limit" "$shm/old.svm" "$dir/keep.svm"
     rm -rf "$shm"
+fi
+
+# 9. an output that is a directory: refused before the work, naming it (before:
+# strata-train trained, then failed to write the model; strata-predict printed the
+# metrics first)
+mkdir "$dir/adir"
+expect 1 "train, the model a directory" tools/strata-train -q "$dir/old.svm" "$dir/adir"
+contains "train, the model a directory: named" "adir: cannot write the model: .*adir is a directory"
+if grep -q "after .* rounds" "$out"; then
+    echo "FAIL: train, the model a directory: refused after the training"; cat "$out"; fail=1
+fi
+expect 1 "predict, the output a directory" tools/strata-predict "$dir/test.svm" "$dir/m.model" \
+    "$dir/adir"
+contains "predict, the output a directory: named" \
+    "adir: cannot write the predictions: .*adir is a directory"
+if grep -q "^Accuracy" "$out"; then
+    echo "FAIL: predict, the output a directory: refused after the predictions"; cat "$out"
+    fail=1
 fi
 
 [ $fail -eq 0 ] && echo "glm_outputs: PASS"

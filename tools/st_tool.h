@@ -36,10 +36,11 @@ static inline int st_tool_canonical(const char *path, char *out, size_t len)
     return snprintf(out, len, "%s/%s", real, basename(b)) < (int)len;
 }
 
-/* Why @a path cannot be written, or NULL where it can: its directory (its name, as
- * @a path gives it, into @a dir) does not exist or is not a directory, or neither it
- * nor the file takes a write (the outputs are written beside the file and renamed, or
- * in place where only the file is writable). Checked before a long run, which would
+/* Why @a path cannot be written, or NULL where it can: it is a directory (its name
+ * into @a dir), its directory (its name, as @a path gives it, into @a dir) does not
+ * exist or is not a directory, or neither it nor the file takes a write (the outputs
+ * are written beside the file and renamed, or in place where only the file is
+ * writable). Checked before a long run, which would
  * otherwise fail at its end (strata-train's model and checkpoint, strata-gen's
  * --test-out, strata-predict's output). */
 static inline const char *st_tool_cannot_write(const char *path, char *dir, size_t len)
@@ -47,6 +48,10 @@ static inline const char *st_tool_cannot_write(const char *path, char *dir, size
     const char *slash = strrchr(path, '/');
     struct stat st;
 
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {   /* (before: found after the work) */
+        snprintf(dir, len, "%s", path);
+        return "is a directory";
+    }
     snprintf(dir, len, "%.*s", (slash == NULL || slash == path) ? 1 : (int)(slash - path),
              (slash == NULL) ? "." : path);
     if (stat(dir, &st) != 0) {
