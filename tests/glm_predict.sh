@@ -108,6 +108,39 @@ expect 0 "resave" tests/test_glm_io --resave "$dir/lr.model" "$dir/lr.saved"
 expect 0 "predict with the saved model" $P -b 1 "$dir/test.svm" "$dir/lr.saved" "$dir/pred"
 same "probabilities, saved model" "$dir/pred" "$dir/want.prob"
 
+# the same weights negated in a file that says "label 0 1", as LIBLINEAR writes a model
+# of 0/1 data whose first row is a 0: class 0 is the first, that of positive scores
+# (the rows above of negative scores), class 1 that of the others (the rows above of
+# positive scores, and the tie); -b 1 writes the classes and their probabilities in the
+# file's order, as LIBLINEAR's predict (before: "labels 1 0", P(1) first). The rows'
+# labels +1 -> 1, -1 -> 0: right are rows 2, 4, 5 (the tie), 6 and 8.
+sed 's/^label 1 -1$/label 0 1/' "$dir/lr.model" |
+    awk 'w { print -$1; next } /^w$/ { w = 1 } { print }' >"$dir/lr01.model"
+sed 's/^+1 /1 /; s/^+1$/1/; s/^-1 /0 /' "$dir/test.svm" >"$dir/test01.svm"
+cat >"$dir/want01.prob" <<'EOF2'
+labels 0 1
+0 0.622459 0.377541
+0 0.622459 0.377541
+0 0.622459 0.377541
+0 0.651355 0.348645
+1 0.5 0.5
+1 0.182426 0.817574
+1 0.182426 0.817574
+1 0.377541 0.622459
+EOF2
+expect 0 "predict -b 1, label 0 1" $P -b 1 "$dir/test01.svm" "$dir/lr01.model" "$dir/pred"
+says "accuracy, label 0 1" "$out" '^Accuracy = 62.5% (5/8)$'
+same "probabilities, label 0 1" "$dir/pred" "$dir/want01.prob"
+expect 0 "predict -b 1, label 0 1, 2 ranks" $ST_MPIRUN -np 2 $P -b 1 "$dir/test01.svm" \
+    "$dir/lr01.model" "$dir/pred"
+same "probabilities, label 0 1, 2 ranks" "$dir/pred" "$dir/want01.prob"
+# ... and "label -1 1" (the rows' own labels)
+sed 's/^label 0 1$/label -1 1/' "$dir/lr01.model" >"$dir/lrm1.model"
+sed 's/^labels 0 1$/labels -1 1/; s/^0 /-1 /' "$dir/want01.prob" >"$dir/wantm1.prob"
+expect 0 "predict -b 1, label -1 1" $P -b 1 "$dir/test.svm" "$dir/lrm1.model" "$dir/pred"
+says "accuracy, label -1 1" "$out" '^Accuracy = 62.5% (5/8)$'
+same "probabilities, label -1 1" "$dir/pred" "$dir/wantm1.prob"
+
 # under mpirun: the same metrics from rank 0 only, the same file in row order
 for np in 1 2 3; do
     expect 0 "predict on $np rank(s)" $ST_MPIRUN -np $np $P "$dir/test.svm" "$dir/lr.model" \

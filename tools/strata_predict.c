@@ -311,7 +311,9 @@ typedef struct {
     const double             *scores;   /* strata_glm_predict's */
     int                       probability;
     int                       k;
-    const double             *classes;  /* k */
+    const double             *classes;  /* k, in the model file's order */
+    int                       one_second; /* a binary model whose file says "label 0 1"
+                                             or "label -1 1": class 1 second */
     double                   *row;      /* the longest row's values in double */
     double                   *probs;    /* k */
     size_t                    line_max; /* longest line */
@@ -330,10 +332,10 @@ static double predict_row(const predict_out_t *o, int64_t i)
     if (!o->probability) {
         return label;
     }
-    if (o->k == 2) {
-        p           = strata_glm_predict_prob(model, o->scores[i]);
-        o->probs[0] = p;
-        o->probs[1] = 1.0 - p;
+    if (o->k == 2) {   /* (P(1) first, or second after a file's "label 0 1": its order) */
+        p                           = strata_glm_predict_prob(model, o->scores[i]);
+        o->probs[o->one_second]  = p;
+        o->probs[!o->one_second]    = 1.0 - p;
         return label;
     }
     len = d->indptr[i + 1] - d->indptr[i];
@@ -539,6 +541,7 @@ static int predict_outputs(const strata_glm_model_t *model, const strata_glm_pro
                            double **row_p, double **probs_p)
 {
     static const double pm[2] = {1.0, -1.0}, zo[2] = {1.0, 0.0};
+    static const double mp[2] = {-1.0, 1.0}, oz[2] = {0.0, 1.0};   /* LIBLINEAR's files */
     const st_glm_data_t *d = prob->data;
     int64_t i, maxlen = 0;
 
@@ -548,7 +551,12 @@ static int predict_outputs(const strata_glm_model_t *model, const strata_glm_pro
     o->scores      = scores;
     o->probability = opts->probability;
     o->k           = strata_glm_model_classes(model, NULL);
-    o->classes     = (model->nr_class > 0) ? model->labels : model->zero_one ? zo : pm;
+    /* the classes in the file's label line's order, as LIBLINEAR's predict -b 1 writes
+       them and their probabilities (before: 1 first whatever the file said) */
+    o->one_second  = (model->nr_class == 0 && model->zero_positive);
+    o->classes     = (model->nr_class > 0) ? model->labels
+                     : o->one_second ? (model->zero_one ? oz : mp)
+                                     : (model->zero_one ? zo : pm);
     o->line_max    = PREDICT_LINE_MAX + (opts->probability ? 16 * (size_t)o->k : 0);
     o->chunk       = ST_MAX((size_t)PREDICT_CHUNK, 4 * o->line_max);
     if (!opts->probability) {
