@@ -521,14 +521,17 @@ static st_status_t st_glm_evaluate_labels(const strata_glm_model_t *model,
 
 /* The label of @a prob's local row @a i that @a model's scores are measured against:
  * +1/-1 for its first/second class (NaN: neither), the label itself for more than two
- * classes, the target for regression. */
+ * classes, the target for regression. A row of class 0 is of neither class of a model
+ * of the classes 1 and -1, as a row of class -1 is for a model of 1 and 0: LIBLINEAR's
+ * predict counts it wrong, its label not the one predicted (before: -1 and 0 were
+ * taken for each other, and the accuracy was not LIBLINEAR's). */
 static double st_glm_eval_label(const strata_glm_model_t *model,
                                 const strata_glm_problem_t *prob, int64_t i)
 {
     double raw;
 
-    if (!model->loss->classification || (model->nr_class == 0 && !prob->named)) {
-        return prob->data->y[i];   /* (targets; +1/-1 against the classes 1 and -1 or 0) */
+    if (!model->loss->classification) {
+        return prob->data->y[i];   /* (targets) */
     }
     raw = st_glm_problem_label(prob, i);
     if (model->nr_class > 2) {

@@ -134,6 +134,15 @@ same "probabilities, label 0 1" "$dir/pred" "$dir/want01.prob"
 expect 0 "predict -b 1, label 0 1, 2 ranks" $ST_MPIRUN -np 2 $P -b 1 "$dir/test01.svm" \
     "$dir/lr01.model" "$dir/pred"
 same "probabilities, label 0 1, 2 ranks" "$dir/pred" "$dir/want01.prob"
+# a model of the classes 1 and -1 on rows of 1 and 0, and one of 0 and 1 on rows of 1
+# and -1: a row of the class the model has not is counted wrong, as LIBLINEAR's predict
+# counts it (its label is not the one predicted; before: 0 and -1 were taken for each
+# other, 4/8): right are rows 6 and 8 (predicted 1), and rows 5 (the tie), 6 and 8
+expect 0 "the classes 1 -1 on 1/0 rows" $P "$dir/test01.svm" "$dir/lr.model"
+says "the classes 1 -1 on 1/0 rows: LIBLINEAR's accuracy" "$out" '^Accuracy = 25% (2/8)$'
+says "the classes 1 -1 on 1/0 rows: no AUC" "$out" '^AUC = nan '
+expect 0 "the classes 0 1 on 1/-1 rows" $P "$dir/test.svm" "$dir/lr01.model"
+says "the classes 0 1 on 1/-1 rows: LIBLINEAR's accuracy" "$out" '^Accuracy = 37.5% (3/8)$'
 # ... and "label -1 1" (the rows' own labels)
 sed 's/^label 0 1$/label -1 1/' "$dir/lr01.model" >"$dir/lrm1.model"
 sed 's/^labels 0 1$/labels -1 1/; s/^0 /-1 /' "$dir/want01.prob" >"$dir/wantm1.prob"
