@@ -69,6 +69,12 @@ contains "bad feature order named" "feature-order must be auto, frequency or giv
 expect 2 "zero gap-every" tools/strata-train --gap-every 0 "$dir/train.svm"
 contains "bad gap-every named" "gap-every"
 expect 2 "bad cost" tools/strata-train -c 0 "$dir/train.svm"
+# a C whose lambda = 1/(C n) is beyond double precision: -c named (before: "lambda must
+# be finite and > 0", of a lambda never given)
+for c in 1e-320 1e308; do
+    expect 2 "-c $c" tools/strata-train -q -c $c "$dir/train.svm" "$dir/m"
+    contains "-c $c: named" "^strata-train: -c [0-9.e+-]*: lambda = 1/(C n) = .* beyond double precision"
+done
 expect 2 "negative inner rounds" tools/strata-train --hierarchical --inner-rounds -1 \
     "$dir/train.svm"
 contains "negative inner rounds named" "inner-rounds"

@@ -1127,7 +1127,12 @@ int main(int argc, char **argv)
     if (cost_set) {
         param.lambda = 1.0 / (cost * (double)strata_glm_problem_rows_global(prob));
         if ((why = strata_glm_check_param(&param)) != NULL) {
-            if (rank == 0) {
+            if (rank == 0 && !(param.lambda > 0 && isfinite(param.lambda))) {
+                /* (-c 1e-320, 1e308: named as given, not as a lambda the user never gave) */
+                fprintf(stderr, "strata-train: -c %g: lambda = 1/(C n) = 1/(%g x %lld) is %g, "
+                        "beyond double precision: give a C nearer 1\n", cost, cost,
+                        (long long)strata_glm_problem_rows_global(prob), param.lambda);
+            } else if (rank == 0) {
                 fprintf(stderr, "strata-train: %s\n", why);
             }
             rc = 2;
