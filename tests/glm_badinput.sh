@@ -54,7 +54,10 @@ done
 
 # class weights on a regression model: refused (before: silently ignored)
 expect 2 "ridge --weight-pos" $T/strata-train -q -s ridge --weight-pos 2 "$dir/train.svm" "$dir/o.model"
-contains "ridge --weight-pos named" "apply to the classification models"
+contains "ridge --weight-pos named" "(--weight-pos and --weight-neg) apply to the classification models"
+# ... and LIBLINEAR's -wLABEL, named as given (before: as --weight-pos)
+expect 2 "-s 11 -w1" $T/strata-train -q -s 11 -w1 2 "$dir/train.svm" "$dir/o.model"
+contains "-s 11 -w1 named" "class weights (-wLABEL) apply to the classification models, not to sqsvr"
 
 # options that would do nothing where they are given: refused, naming what they
 # need (before: accepted and ignored; with -l and -c, -c won silently)

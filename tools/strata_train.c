@@ -1107,8 +1107,10 @@ int main(int argc, char **argv)
     }
     regression = (kind >= 0 && models[kind].regression);
     if (regression && weights_set) {   /* the regression models weigh every row 1 */
-        die_usage("--weight-pos and --weight-neg apply to the classification models, not "
-                  "to %s", param.solver);
+        /* (named as given: -w1 2 was told of as --weight-pos) */
+        die_usage("class weights (%s) apply to the classification models, not to %s",
+                  class_weights > 0 ? "-wLABEL" : "--weight-pos and --weight-neg",
+                  param.solver);
     }
     if (early_checks(test_file, folds > 0 ? NULL : model_file,
                      param.checkpoint_every > 0 ? ckpt_file : NULL) != 0) {
