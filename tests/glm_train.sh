@@ -220,6 +220,14 @@ contains "-s sqsvr --prec 32: 32-bit values" "20 features (32-bit values)"
 expect 0 "-s ridge -p 32 (precision)" tools/strata-train -s ridge -p 32 -e 0 -r 5 \
     "$dir/reg.svm" "$dir/mn"
 contains "-s ridge -p 32: 32-bit values" "20 features (32-bit values)"
+# LIBLINEAR's -p 0.1 (an epsilon) with a model of no epsilon: -p is the precision there,
+# and the message says so (before: "option -p needs an integer")
+for p in 0.1 1; do
+    expect 2 "-s 2 -p $p" tools/strata-train -s 2 -p $p "$dir/train.svm" "$dir/mn"
+    contains "-s 2 -p $p named" \
+        "-p with -s 2, sqsvm is the values' precision, 32 or 64, not '$p' (LIBLINEAR's -p,"
+    contains "-s 2 -p $p: where -p is an epsilon" "epsilon, applies to -s 11, 12, 13: sqsvr, svr)"
+done
 expect 2 "-s ridge --epsilon 0.1" tools/strata-train -s ridge --epsilon 0.1 "$dir/reg.svm" \
     "$dir/mn"
 contains "-s ridge --epsilon named" "--epsilon applies only to -s svr and sqsvr"
@@ -461,7 +469,7 @@ contains "1e39 in 32 bits named" "big.svm:2: value '1e39' for index 1 overflows 
 expect 0 "1e39 in 64 bits" tools/strata-train -p 64 -r 1 "$dir/big.svm" "$dir/mb"
 contains "64-bit values said" "2 features (64-bit values)"
 expect 2 "bad prec" tools/strata-train -p 16 "$dir/train.svm"
-contains "bad prec named" "-p (the values' precision) must be 32 or 64, not '16'"
+contains "bad prec named" "-p with -s logistic is the values' precision, 32 or 64, not '16'"
 expect 2 "bad --prec" tools/strata-train --prec 16 "$dir/train.svm"
 contains "bad --prec named" "--prec (the values' precision) must be 32 or 64, not '16'"
 expect 2 "-p and --prec" tools/strata-train -p 64 --prec 32 "$dir/train.svm"

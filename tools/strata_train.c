@@ -1018,8 +1018,21 @@ int main(int argc, char **argv)
         param.epsilon = parse_double("-p", p_opt);
         eps_set       = 1;
     } else if (p_opt != NULL) {
+        long v;
+
         if (prec != 0) {
             die_usage("%s", "-p and --prec both set the values' precision: give one of them");
+        }
+        if (!str_to_long(p_opt, &v) || (v >= INT_MIN && v <= INT_MAX && v != 32 && v != 64)) {
+            /* (LIBLINEAR's -p 0.1 copied over: before, "option -p needs an integer") */
+            char given[16] = "";
+
+            if (ll_type >= 0) {
+                snprintf(given, sizeof(given), "%d, ", ll_type);
+            }
+            die_usage("-p with -s %s%s is the values' precision, 32 or 64, not '%s' "
+                      "(LIBLINEAR's -p, the SVR models' epsilon, applies to -s 11, 12, 13: "
+                      "sqsvr, svr)", given, param.solver ? param.solver : "logistic", p_opt);
         }
         set_prec(&prec, "-p", p_opt);
     }
