@@ -6,8 +6,9 @@
 # and the other metrics; a line per fold unless -q; the same folds and result on 1 and
 # 3 ranks; no model file written; 32-bit values. Usage errors (exit 2, naming the
 # problem): -v 1, -v with a MODEL_FILE, with checkpoints, with --test. More folds than
-# examples: exit 1 with the counts. Where LIBLINEAR's train is installed, its -v on
-# the same data and C gives an accuracy within 1.5 points (other folds). -C: LIBLINEAR's
+# examples: leave-one-out with a warning, as LIBLINEAR's. Where LIBLINEAR's train is
+# installed, its -v on the same data and C gives an accuracy within 1.5 points (other
+# folds). -C: LIBLINEAR's
 # lines, from LIBLINEAR's first C (compared where it is installed) to 1024, every C;
 # a fold stopped by -r is told; with -q only the result; -l or a MODEL_FILE with -C
 # are usage errors.
@@ -77,9 +78,18 @@ expect 2 "-v with checkpoints" "$train" -v 3 --checkpoint-every 5 c.svm
 contains "-v with checkpoints named" "-v cross-validates: no checkpoints"
 expect 2 "-v with --test" "$train" -v 3 --test r.svm c.svm
 contains "-v with --test named" "no --test"
+# more folds than examples: LIBLINEAR's leave-one-out, with a warning (before: exit 1),
+# for -v and -C; one example is still an error
 head -n 4 c.svm > tiny.svm
-expect 1 "more folds than examples" "$train" -v 5 tiny.svm
-contains "more folds than examples named" "5 folds of 4 examples: cross-validation needs 2 to 4"
+expect 0 "more folds than examples" "$train" -q -v 5 tiny.svm
+contains "more folds than examples: warned" \
+    "^strata-train: warning: 5 folds of 4 examples: leave-one-out cross-validation (4 folds)"
+contains "more folds than examples: leave-one-out" "(4 examples, 4 folds)$"
+expect 0 "-C, more folds than examples" "$train" -q -C -v 9 tiny.svm
+contains "-C, more folds than examples: leave-one-out" "(4 examples, 4 folds)$"
+head -n 1 c.svm > tiny.svm
+expect 1 "one example" "$train" -q -v 5 tiny.svm
+contains "one example named" "5 folds of 1 examples: cross-validation needs 2 to 1"
 rm -f tiny.svm
 
 # -C: LIBLINEAR's lines per C from the data's first C (2^-21 for this set) up to 1024,

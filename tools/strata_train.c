@@ -1139,6 +1139,16 @@ int main(int argc, char **argv)
         rc = 1;
         goto out;
     }
+    if (folds > strata_glm_problem_rows_global(prob) && strata_glm_problem_rows_global(prob) >= 2) {
+        /* LIBLINEAR's train -v and -C: a warning, and leave-one-out (before: exit 1) */
+        if (rank == 0) {
+            fprintf(stderr, "strata-train: warning: %d folds of %lld examples: "
+                    "leave-one-out cross-validation (%lld folds) instead, as LIBLINEAR's\n",
+                    folds, (long long)strata_glm_problem_rows_global(prob),
+                    (long long)strata_glm_problem_rows_global(prob));
+        }
+        folds = (int)strata_glm_problem_rows_global(prob);
+    }
     if (cost_set) {
         param.lambda = 1.0 / (cost * (double)strata_glm_problem_rows_global(prob));
         if ((why = strata_glm_check_param(&param)) != NULL) {
