@@ -573,6 +573,9 @@ static void test_errors(MPI_Comm comm, const char *name)
     s1 = st_test_stats(comm);
     CHECKF(s1.fast_calls + st_test_fallback_total(&s1) ==
            s0.fast_calls + st_test_fallback_total(&s0) + 3, "%s: 3 calls not counted", what);
+    /* valid calls (NULL buffers alias, but nothing moves): never an argument error */
+    CHECKF(s1.fallback_calls[STRATA_FALLBACK_ARGS] == s0.fallback_calls[STRATA_FALLBACK_ARGS],
+           "%s: counted as an argument error", what);
 
     /* the comm works after all that */
     snprintf(what, sizeof(what), "%s: valid call after the errors", name);
