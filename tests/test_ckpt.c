@@ -149,12 +149,19 @@ static void check_resume(const strata_glm_problem_t *prob, strata_glm_param_t p,
         ri = res->info;
         CHECKF(same_weights(full, res), "%s: the resumed run's weights differ", what);
         CHECKF(fi.rounds == ri.rounds && fi.converged == ri.converged &&
-                       fi.primal == ri.primal && fi.gap == ri.gap,
-               "%s: rounds %d/%d, converged %d/%d, primal %.17g/%.17g", what, fi.rounds,
-               ri.rounds, fi.converged, ri.converged, fi.primal, ri.primal);
+                       fi.primal == ri.primal && fi.dual == ri.dual && fi.gap == ri.gap,
+               "%s: rounds %d/%d, converged %d/%d, primal %.17g/%.17g, dual %.17g/%.17g",
+               what, fi.rounds, ri.rounds, fi.converged, ri.converged, fi.primal, ri.primal,
+               fi.dual, ri.dual);
+        /* no round left to run: the progress all comes from the checkpoint */
         ri = again->info;
-        CHECKF(same_weights(full, again) && ri.rounds == fi.rounds,
-               "%s: resuming a finished run changed it (%d rounds)", what, ri.rounds);
+        CHECKF(same_weights(full, again) && ri.rounds == fi.rounds &&
+                       ri.converged == fi.converged && ri.primal == fi.primal &&
+                       ri.dual == fi.dual && ri.gap == fi.gap,
+               "%s: resuming a finished run changed it (%d rounds, converged %d, primal "
+               "%.17g, dual %.17g, gap %.17g; before %d, %d, %.17g, %.17g, %.17g)", what,
+               ri.rounds, ri.converged, ri.primal, ri.dual, ri.gap, fi.rounds, fi.converged,
+               fi.primal, fi.dual, fi.gap);
     }
     model_free(full);
     model_free(part);
