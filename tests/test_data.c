@@ -769,6 +769,7 @@ static const t_err_case_t t_err_cases[] = {
     {"1:1 2:2\n", 0, 0, 0, 0, 1, ST_ERR_INVALID_PARAM,
      "missing label (the line starts with '1:1')"},
     {"+1 1:1\r-1 2:2\n", 0, 0, 0, 0, 1, ST_ERR_INVALID_PARAM, "stray carriage return"},
+    {"+1 1:1\n\r-1 2:2\n", 0, 0, 0, 0, 2, ST_ERR_INVALID_PARAM, "stray carriage return"},
     {"+1 1:1\n+1 1:1\0\n", 14, 0, 0, 0, 2, ST_ERR_INVALID_PARAM, "bad value '1?' for index 1"},
     {"", 0, 0, 0, 0, 0, ST_ERR_INVALID_PARAM, "empty file"},
     {"# only a comment\n\n\r\n", 0, 0, 0, 0, 0, ST_ERR_INVALID_PARAM, "no examples"},
