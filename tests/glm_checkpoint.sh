@@ -8,6 +8,8 @@
 # (the serial solvers) and lasso on 2 (ProxCoCoA+, and block proximal Newton, over
 # features; the one's checkpoint refused by the other). A run resumed at its
 # last round from a checkpoint written without the gap reports that round's gap.
+# A hierarchical run with automatic inner rounds, resumed after it chose them, keeps
+# the checkpoint's choice.
 # Checkpoints of format version 1 (the dual trainer's) and 2 (one rank's lasso, without
 # its residual) are resumed.
 # Refused with exit status 1, a message naming what differs and no hang: other data,
@@ -123,6 +125,19 @@ contains "another layout named" "ranks on each node (a hash) [0-9a-f]* (this run
 expect 1 "other inner rounds" $pre $run -np 4 tools/strata-train -q -e 0 -r 60 \
     --hierarchical --inner-rounds 4 --resume --checkpoint "$hck" "$dir/c1.svm" "$dir/h.model"
 contains "other inner rounds named" "inner rounds 3 (this run: 4)"
+# automatic inner rounds: chosen from the first 2 rounds' costs, kept in the checkpoint;
+# a run resumed after them goes on with that choice, measuring nothing again
+rm -f "$dir/a.model" "$dir/a.model.ckpt"
+expect 0 "hierarchical, auto inner rounds: 5 rounds" $pre $run -np 4 tools/strata-train \
+    -e 0 -r 5 --hierarchical --checkpoint-every 5 "$dir/s1.svm" "$dir/a.model"
+chosen=$(grep "^hierarchical: 2 nodes, [0-9]* inner rounds per round" "$out")
+expect 0 "hierarchical, auto inner rounds: resumed" $pre $run -np 4 tools/strata-train \
+    -e 0 -r 10 --hierarchical --checkpoint-every 5 --resume "$dir/s1.svm" "$dir/a.model"
+contains "auto inner rounds: resumed from round 5" "^checkpoint: resuming from .* after round 5"
+grep -q "inner rounds per outer round" "$out" &&
+    { echo "FAIL: auto inner rounds: the resumed run chose them again"; cat "$out"; fail=1; }
+check "auto inner rounds: the resumed run's are the checkpoint's ($chosen)" \
+    test -n "$chosen" -a "$(grep "^hierarchical: 2 nodes, " "$out")" = "$chosen"
 pre=
 
 # --gap-every auto: a run stopped by -r at rounds 7, 10 (a checkpoint's) and 40 (one
