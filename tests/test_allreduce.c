@@ -11,8 +11,8 @@
  *
  * Every call checks: the result against the reference, guard bytes around the
  * receive buffer, the send buffer unchanged, and that Strata's statistics moved
- * by exactly one fast-path call (communicators of two ranks or more) or one
- * "comm-size-1" fallback (one rank). Results must hash alike on every rank.
+ * by exactly one fast-path call with its bytes (communicators of two ranks or more)
+ * or one "comm-size-1" fallback (one rank). Results must hash alike on every rank.
  *
  * The algorithm's boundaries (latency threshold, pipeline chunk) come from
  * strata_comm_layout(). With --layout, the job runs on one of the synthetic
@@ -768,6 +768,10 @@ static void run_case(ctx_t *c, const type_t *t, op_t op, size_t count, int inpla
                (unsigned long long)before.fast_calls, (unsigned long long)after.fast_calls,
                (unsigned long long)st_test_fallback_total(&before),
                (unsigned long long)st_test_fallback_total(&after));
+        CHECKF(after.fast_bytes - before.fast_bytes == bytes,
+               "%s: fast bytes %llu -> %llu, expected + %zu", where,
+               (unsigned long long)before.fast_bytes, (unsigned long long)after.fast_bytes,
+               bytes);
     } else {
         CHECKF(after.fallback_calls[c->expect] == before.fallback_calls[c->expect] + 1 &&
                after.fast_calls == before.fast_calls,
@@ -776,6 +780,9 @@ static void run_case(ctx_t *c, const type_t *t, op_t op, size_t count, int inpla
                (unsigned long long)before.fallback_calls[c->expect],
                (unsigned long long)after.fallback_calls[c->expect],
                (unsigned long long)before.fast_calls, (unsigned long long)after.fast_calls);
+        CHECKF(after.fast_bytes == before.fast_bytes, "%s: fast bytes %llu -> %llu on a "
+               "fallback", where, (unsigned long long)before.fast_bytes,
+               (unsigned long long)after.fast_bytes);
     }
 
     if (dev.lib != NULL && c->expect < 0) {
