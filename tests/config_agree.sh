@@ -80,6 +80,9 @@ check "PMPI_Init, statistics, a split: the job ends well" test $? -eq 0
 check "PMPI_Init, statistics, a split: exact sums" grep -qx "ok" "$out"
 check "PMPI_Init, statistics, a split: the job's line" \
     grep -q "^\[strata job\] all ranks, all comms *ranks 3 *fast 24 calls" "$err"
+# (its bytes: 2 ranks, each 12 sums of 486385 doubles in all: 7782160 bytes)
+check "PMPI_Init, statistics, a split: the job's bytes" \
+    grep -q "^\[strata job\] all ranks, all comms .* fast 24 calls 7\.782 MB " "$err"
 run -np 1 $lazy --split : -np 1 env STRATA_STATS=1 $lazy --split : -np 1 $lazy --split
 check "PMPI_Init, statistics on rank 1 only: the job ends well" test $? -eq 0
 check "PMPI_Init, statistics on rank 1 only: exact sums" grep -qx "ok" "$out"
