@@ -11,12 +11,12 @@
  * checkpoint, so writing them is shown not to disturb the steps either; the resumed
  * run's progress lines (the print hook) show that it ran only the remaining rounds.
  *
- * Refusals, each with the same status and message on every rank: another lambda or
- * another seed (named), other data (one value changed), another partition of the same
- * rows (rank count > 1), a byte flipped in the header and in each section, a
- * truncated file, no file (STRATA_ERR_NOT_FOUND), a file that is not a checkpoint
- * (left as it was), a checkpoint that cannot be written (STRATA_ERR_IO). The
- * parameter check rejects bad checkpoint fields.
+ * Refusals, each with the same status and message on every rank: another lambda,
+ * seed, thread count, local epochs, bias or class weight (named), other data (one
+ * value changed), another partition of the same rows (rank count > 1), a byte flipped
+ * in the header and in each section, a truncated file, no file (STRATA_ERR_NOT_FOUND),
+ * a file that is not a checkpoint (left as it was), a checkpoint that cannot be
+ * written (STRATA_ERR_IO). The parameter check rejects bad checkpoint fields.
  */
 #include "config.h"
 
@@ -299,6 +299,23 @@ static void refusals(const dataset_t *ds)
     q         = p;
     q.threads = 1;
     refused(prob, &q, STRATA_ERR_INVALID_PARAM, "threads per rank 2 (this run: 1)", "threads");
+    /* the other parameters that steer the steps */
+    q              = p;
+    q.local_epochs = p.local_epochs + 1;
+    snprintf(buf, sizeof(buf), "local epochs %d (this run: %d)", p.local_epochs,
+             q.local_epochs);
+    refused(prob, &q, STRATA_ERR_INVALID_PARAM, buf, "local epochs");
+    q      = p;
+    q.bias = 1;
+    refused(prob, &q, STRATA_ERR_INVALID_PARAM, "bias -1 (this run: 1)", "bias");
+    q            = p;
+    q.weight_pos = 2;
+    refused(prob, &q, STRATA_ERR_INVALID_PARAM, "weight of the +1 examples 1 (this run: 2)",
+            "weight_pos");
+    q            = p;
+    q.weight_neg = 0.5;
+    refused(prob, &q, STRATA_ERR_INVALID_PARAM, "weight of the -1 examples 1 (this run: 0.5)",
+            "weight_neg");
 
     changed = *ds;
     changed.values[N_ROWS] += 1e-9;   /* one value */
