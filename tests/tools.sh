@@ -57,9 +57,11 @@ contains "strata-info --topo levels" "socket (2 groups) -> node (1) -> cluster"
 contains "strata-info --topo rank 1" "^1  *[^ ]*  *0  *0  *1  *1  *1  *yes  *2  *socket"
 contains "strata-info --topo rank 3" "^3  *[^ ]*  *0  *0  *1  *1  *1  *yes  *3 *\$"
 STRATA_TOPO_SYNTHETIC="pack:2 [numa] core:2 pu:1" STRATA_TOPO_BIND=none \
+    STRATA_SHM_CHUNK=64K STRATA_SMALL_MSG=2K \
     expect 0 "strata-info --topo --json" $ST_MPIRUN -np 2 -x STRATA_TOPO_SYNTHETIC \
-    -x STRATA_TOPO_BIND tools/strata-info --topo --json
+    -x STRATA_TOPO_BIND -x STRATA_SHM_CHUNK -x STRATA_SMALL_MSG tools/strata-info --topo --json
 contains "strata-info --json socket level" '"socket_level": false'
+contains "strata-info --json chunk and latency path" '"shm_chunk": 65536, "small_msg": 2048,'
 contains "strata-info --json says why" '"socket_level_off": "rank 0 is not bound"'
 contains "strata-info --json rank 1" '{"rank": 1, .*"package": -1, .*"bound": false'
 # no socket level, no socket leader (before: rank 0 led "cluster node socket")
