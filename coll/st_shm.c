@@ -110,7 +110,7 @@ struct st_shm {
     uint64_t       cross_bytes; /* read from areas written on another package */
     void          *base;
     size_t         seg_size;
-    uint64_t       token;       /* the segment's name among kept ones (st_shm_keep) */
+    uint64_t       token;       /* the segment's name among kept ones (st_shm_reuse) */
     st_shm_ctrl_t *ctrl;
     char          *data;
     size_t         chunk;       /* bytes of one slot */
