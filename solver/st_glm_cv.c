@@ -195,6 +195,11 @@ static strata_status_t st_glm_cv_run(const strata_glm_problem_t *prob,
                    "most 2^31 - 1 examples", (long long)n);
         return STRATA_ERR_UNSUPPORTED;
     }
+    if (n < 2) {   /* (before: "needs 2 to 1 folds") */
+        st_glm_msg(msg, msg_len, "%lld example(s): cross-validation needs 2 examples or more "
+                   "(a fold each at least)", (long long)n);
+        return STRATA_ERR_INVALID_PARAM;
+    }
     if (folds < 2 || (int64_t)folds > n) {
         st_glm_msg(msg, msg_len, "%d folds of %lld examples: cross-validation needs 2 to "
                    "%lld folds (at least one example each)", folds, (long long)n,
