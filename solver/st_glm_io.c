@@ -441,21 +441,20 @@ static int st_glm_io_read_header(st_glm_io_reader_t *rd, st_glm_io_header_t *h)
             if (h->loss == NULL) {
                 /* LIBLINEAR's own models that Strata has not, named as such (before:
                    "unknown", and the list lacked L2R_L1LOSS_SVR_DUAL, which it reads) */
-                st_glm_io_fail(rd, "%s solver_type '%s'%s (Strata reads L2R_LR, "
+                const char *other = !strcmp(rd->tok[1], "MCSVM_CS")
+                                        ? "LIBLINEAR's Crammer and Singer multi-class SVM "
+                                          "(train -s 4)"
+                                    : !strcmp(rd->tok[1], "ONECLASS_SVM")
+                                        ? "LIBLINEAR's one-class SVM (train -s 21)"
+                                        : NULL;
+
+                st_glm_io_fail(rd, "%s solver_type '%s'%s%s%s (Strata reads L2R_LR, "
                                "L2R_LR_DUAL, L2R_L1LOSS_SVC_DUAL, L2R_L2LOSS_SVC_DUAL, "
                                "L2R_L2LOSS_SVC, L2R_L2LOSS_SVR, L2R_L2LOSS_SVR_DUAL, "
                                "L2R_L1LOSS_SVR_DUAL, L1R_LR, L1R_L2LOSS_SVC, STRATA_LASSO, "
-                               "STRATA_ELASTIC_NET)",
-                               (!strcmp(rd->tok[1], "MCSVM_CS") ||
-                                !strcmp(rd->tok[1], "ONECLASS_SVM")) ? "unsupported" : "unknown",
-                               st_glm_io_quote(rd->tok[1], q, sizeof(q)),
-                               !strcmp(rd->tok[1], "MCSVM_CS")
-                                   ? ": LIBLINEAR's Crammer and Singer multi-class SVM (train "
-                                     "-s 4), a model Strata has not"
-                               : !strcmp(rd->tok[1], "ONECLASS_SVM")
-                                   ? ": LIBLINEAR's one-class SVM (train -s 21), a model "
-                                     "Strata has not"
-                                   : "");
+                               "STRATA_ELASTIC_NET)", other ? "unsupported" : "unknown",
+                               st_glm_io_quote(rd->tok[1], q, sizeof(q)), other ? ": " : "",
+                               other ? other : "", other ? ", a model Strata has not" : "");
                 return -1;
             }
         } else if (!strcmp(rd->tok[0], "nr_class")) {

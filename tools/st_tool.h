@@ -13,6 +13,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +177,36 @@ static inline void st_tool_bcast(MPI_Comm comm, void *buf, int count, MPI_Dataty
     if (comm != MPI_COMM_NULL) {
         MPI_Bcast(buf, count, type, 0, comm);
     }
+}
+
+/* LIBLINEAR's regression lines' sums over every rank's rows (@a n here) of the values
+ * @a v predicted and the targets @a t (collective over @a comm): sum (v - t)^2, sum v,
+ * sum t, sum v^2, sum t^2, sum v t into @a sums[ST_TOOL_REG_SUMS] */
+#define ST_TOOL_REG_SUMS 6
+static inline void st_tool_regression_sums(MPI_Comm comm, const double *v, const double *t,
+                                           int64_t n, double *sums)
+{
+    int64_t i;
+
+    memset(sums, 0, ST_TOOL_REG_SUMS * sizeof(double));
+    for (i = 0; i < n; i++) {
+        sums[0] += (v[i] - t[i]) * (v[i] - t[i]);
+        sums[1] += v[i];
+        sums[2] += t[i];
+        sums[3] += v[i] * v[i];
+        sums[4] += t[i] * t[i];
+        sums[5] += v[i] * t[i];
+    }
+    st_tool_allreduce(comm, sums, ST_TOOL_REG_SUMS, MPI_DOUBLE, MPI_SUM);
+}
+
+/* LIBLINEAR's squared correlation coefficient from those sums over @a rows rows */
+static inline double st_tool_squared_correlation(const double *sums, double rows)
+{
+    double cov = rows * sums[5] - sums[1] * sums[2];
+
+    return (cov * cov) /
+           ((rows * sums[3] - sums[1] * sums[1]) * (rows * sums[4] - sums[2] * sums[2]));
 }
 
 /* the job ended: every rank, or this process alone */

@@ -447,31 +447,8 @@ static int predict_write(const char *path, const predict_out_t *o,
     return (err != 0) ? -1 : 0;
 }
 
-/* LIBLINEAR's regression sums over all ranks' rows of the values v predicted and the
- * targets t: sum (v - t)^2, sum v, sum t, sum v^2, sum t^2, sum v t (@a sums, 6) */
-static void predict_regression_sums(const strata_glm_problem_t *prob, const double *scores,
-                                    double *sums)
-{
-    const st_glm_data_t *d = prob->data;
-    int64_t i;
-    double v, t;
-
-    memset(sums, 0, 6 * sizeof(double));
-    for (i = 0; i < d->n_rows; i++) {
-        v        = scores[i];
-        t        = d->y[i];
-        sums[0] += (v - t) * (v - t);
-        sums[1] += v;
-        sums[2] += t;
-        sums[3] += v * v;
-        sums[4] += t * t;
-        sums[5] += v * t;
-    }
-    st_tool_allreduce(world, sums, 6, MPI_DOUBLE, MPI_SUM);
-}
-
 /* the metrics (rank 0): LIBLINEAR's lines, then Strata's; regression: @a sums are
- * predict_regression_sums' */
+ * st_tool_regression_sums' */
 static void predict_print_metrics(const strata_glm_metrics_t *m, int classification,
                                   int classes, const double *sums)
 {
@@ -481,8 +458,7 @@ static void predict_print_metrics(const strata_glm_metrics_t *m, int classificat
         /* LIBLINEAR's two lines, its formulas */
         printf("Mean squared error = %g (regression)\n", sums[0] / n);
         printf("Squared correlation coefficient = %g (regression)\n",
-               ((n * sums[5] - sums[1] * sums[2]) * (n * sums[5] - sums[1] * sums[2])) /
-               ((n * sums[3] - sums[1] * sums[1]) * (n * sums[4] - sums[2] * sums[2])));
+               st_tool_squared_correlation(sums, n));
         printf("RMSE = %g (regression, %" PRId64 " rows)\n", m->rmse, m->n);
         return;
     }
@@ -577,7 +553,7 @@ static int predict_run(const predict_opts_t *opts, int rank, int size)
     strata_glm_problem_t *prob = NULL;
     strata_glm_metrics_t metrics;
     strata_status_t status;
-    double *scores = NULL, *row = NULL, *probs = NULL, sums[6] = {0};
+    double *scores = NULL, *row = NULL, *probs = NULL, sums[ST_TOOL_REG_SUMS] = {0};
     predict_out_t out;
     char *buf = NULL;
     int classification, rc = 1, failed;
@@ -651,7 +627,7 @@ static int predict_run(const predict_opts_t *opts, int rank, int size)
         goto out;
     }
     if (!classification) {
-        predict_regression_sums(prob, scores, sums);
+        st_tool_regression_sums(world, scores, prob->data->y, prob->data->n_rows, sums);
     }
     if (rank == 0 && !opts->quiet) {
         predict_print_metrics(&metrics, classification, strata_glm_model_classes(model, NULL),

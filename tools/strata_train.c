@@ -539,27 +539,6 @@ static void print_cv_metrics(const strata_glm_metrics_t *m, int folds, int class
     printf(" (%lld examples, %d folds)\n", (long long)m->n, folds);
 }
 
-/* LIBLINEAR's squared correlation coefficient of the out-of-fold values @a v (this
- * rank's rows) and the targets, over all ranks' rows (collective) */
-static double cv_squared_correlation(const strata_glm_problem_t *prob, const double *v)
-{
-    const st_glm_data_t *d = prob->data;
-    double s[5] = {0, 0, 0, 0, 0}, n = (double)d->n_rows_global, t;
-    int64_t i;
-
-    for (i = 0; i < d->n_rows; i++) {   /* sums of v, t, v^2, t^2, v t */
-        t     = d->y[i];
-        s[0] += v[i];
-        s[1] += t;
-        s[2] += v[i] * v[i];
-        s[3] += t * t;
-        s[4] += v[i] * t;
-    }
-    st_tool_allreduce(world, s, 5, MPI_DOUBLE, MPI_SUM);
-    return ((n * s[4] - s[0] * s[1]) * (n * s[4] - s[0] * s[1])) /
-           ((n * s[2] - s[0] * s[0]) * (n * s[3] - s[1] * s[1]));
-}
-
 /* -v: @a folds-fold cross-validation (collective), each fold's training quiet and
  * summed up in a line (unless -q), then LIBLINEAR's result lines and the other
  * metrics. @return the exit status. */
@@ -592,7 +571,10 @@ static int cross_validate(const strata_glm_problem_t *prob, const strata_glm_par
         return 1;
     }
     if (!isnan(m.rmse)) {   /* (regression: the scores are the values predicted) */
-        scc = cv_squared_correlation(prob, scores);
+        double sums[ST_TOOL_REG_SUMS];
+
+        st_tool_regression_sums(world, scores, prob->data->y, prob->data->n_rows, sums);
+        scc = st_tool_squared_correlation(sums, (double)prob->data->n_rows_global);
     }
     free(scores);
     /* (the first fold that stopped before -e warns; the others are counted: a
