@@ -43,7 +43,7 @@ static int64_t st_fuzz_weights(const uint8_t *data, size_t size, double *w, int6
 {
     const char *p = (const char*)data, *end = p + size;
     int64_t n = -1;
-    char tok[512];
+    char tok[512], *t;
 
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl : end;
@@ -60,20 +60,28 @@ static int64_t st_fuzz_weights(const uint8_t *data, size_t size, double *w, int6
             if (len == 0) {
                 break;
             }
-            if (len < sizeof(tok)) {
-                memcpy(tok, a, len);
-                tok[len] = '\0';
-                if (n < 0 && !strcmp(tok, "w")) {
-                    n = 0;
-                    break;
-                } else if (n >= 0) {
-                    if (n < max) {
-                        w[n] = strtod(tok, NULL);
-                    }
-                    n++;
-                }
+            /* a token of any length is a number here, as it is to the reader (before:
+               one of 512 characters or more was counted and its weight left as the
+               previous input's, a failed check the reader had not earned) */
+            t = len < sizeof(tok) ? tok : malloc(len + 1);
+            if (t == NULL) {
+                abort();
+            }
+            memcpy(t, a, len);
+            t[len] = '\0';
+            if (n < 0 && !strcmp(t, "w")) {
+                n = 0;
             } else if (n >= 0) {
+                if (n < max) {
+                    w[n] = strtod(t, NULL);
+                }
                 n++;
+            }
+            if (t != tok) {
+                free(t);
+            }
+            if (n == 0) {
+                break;   /* (the "w" line) */
             }
             if (n < 0) {
                 break;   /* (a header line: its first token alone) */

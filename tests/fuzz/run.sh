@@ -51,6 +51,11 @@ for t in $targets; do
     fi
     printf '%-8s %8s %12s %10s %8s  %s\n' "$t" "$seconds" "${execs:-?}" "${rate:-?}" "$size" \
         "$result"
+    if [ $rc -ne 0 ]; then
+        # what failed, from the log (CI keeps the output, not fuzz-work/)
+        grep -E 'fuzz check failed|ERROR:|runtime error|SUMMARY' "$work/log" | head -n 5 |
+            sed "s/^/    $t: /" >&2
+    fi
 done
 if [ -n "$failed" ]; then
     echo "fuzz-run: failed:$failed (reproduce: tests/fuzz/fuzz-NAME INPUT; add the input to" \
