@@ -154,7 +154,7 @@ void st_hier_destroy(st_hier_t *h)
     if (h == NULL) {
         return;
     }
-    st_ucx_lane_destroy(h->lane);
+    st_ucx_lane_keep(h->lane);   /* (for the next plan over the same ranks) */
     st_shm_destroy(h->shm);
     if (h->lane_comm != MPI_COMM_NULL) {
         PMPI_Comm_free(&h->lane_comm);

@@ -129,6 +129,7 @@ const char *st_ucx_why(void)
 #define ST_UCX_NOTIFY_S      1.0         /* abort notices to leave */
 #define ST_UCX_CLOSE_S       10.0        /* st_ucx_finalize: lanes still closing */
 #define ST_UCX_MPI_TAG       0x5747      /* the abort notice through MPI (st_ucx_mworld) */
+#define ST_UCX_KEEP          2           /* lanes kept for the next communicator */
 
 #define ST_UCS_CALL_GOTO(_call, _label, _status) \
     do { \
@@ -150,7 +151,8 @@ typedef struct {
 typedef enum {
     ST_UCX_LANE_ACTIVE = 0,
     ST_UCX_LANE_CLOSING,    /* destroyed, waiting for the peers' goodbyes */
-    ST_UCX_LANE_FLUSHING    /* endpoints closing */
+    ST_UCX_LANE_FLUSHING,   /* endpoints closing */
+    ST_UCX_LANE_KEPT        /* put aside by st_ucx_lane_keep, endpoints open */
 } st_ucx_lane_state_t;
 
 struct st_ucx_lane {
@@ -160,6 +162,7 @@ struct st_ucx_lane {
     int            broken;
     int            notified;  /* sent the abort notices */
     int            spin;
+    unsigned       uses;      /* communicators served (kept and taken again: 2, ...) */
     uint64_t       me;        /* my lane rank: the handshake's payload */
     uint64_t       nonce;     /* agreed at creation: tells this lane from an earlier one */
     uint64_t       notice[2]; /* abort notice: {nonce, my lane rank} */
@@ -202,6 +205,8 @@ static MPI_Comm        st_ucx_mworld = MPI_COMM_NULL;
 static uint8_t         st_ucx_ids[ST_UCX_NIDS / 8];  /* lane ids in use (or poisoned) */
 static st_ucx_lane_t  *st_ucx_lanes;     /* active lanes */
 static st_ucx_lane_t  *st_ucx_closing;   /* destroyed lanes still closing */
+static st_ucx_lane_t  *st_ucx_kept;      /* kept lanes, the last kept first */
+static int             st_ucx_nkept;
 
 static double st_ucx_now(void)
 {
@@ -710,6 +715,8 @@ static void st_ucx_mpi_heard(void)
     while (st_ucx_mpi_take(in)) {
         pthread_mutex_lock(&st_ucx_lock);
         for (l = st_ucx_lanes; l != NULL && l->nonce != in[0]; l = l->next) {
+        }
+        for (l = (l != NULL) ? l : st_ucx_kept; l != NULL && l->nonce != in[0]; l = l->next) {
         }
         if (l != NULL) {
             atomic_store(&l->heard, (long long)in[1] + 1);
@@ -1429,6 +1436,11 @@ int st_ucx_lane_size(const st_ucx_lane_t *lane)
     return lane->size;
 }
 
+unsigned st_ucx_lane_uses(const st_ucx_lane_t *lane)
+{
+    return lane->uses;
+}
+
 /* Mark the peers the algorithms talk to (the relation is symmetric). */
 static void st_ucx_mark_used(st_ucx_lane_t *lane)
 {
@@ -1490,31 +1502,30 @@ static int st_ucx_fd_room(st_ucx_lane_t *lane)
     return 0;
 }
 
-/* Where the members of @a lane (over @a comm) are in st_ucx_mworld: lane->world,
- * or NULL (no notices through MPI) without it or without memory. */
-static void st_ucx_world_ranks(st_ucx_lane_t *lane, MPI_Comm comm)
+/* Where the @a size members of @a comm are in st_ucx_mworld (an array to free), or
+ * NULL (no notices through MPI, no lane kept) without it or without memory. */
+static int *st_ucx_world_ranks(MPI_Comm comm, int size)
 {
     MPI_Group mine = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
-    int *ranks;
+    int *ranks, *out;
     int i;
 
     if (st_ucx_mworld == MPI_COMM_NULL) {
-        return;
+        return NULL;
     }
-    ranks       = malloc((size_t)lane->size * sizeof(*ranks));
-    lane->world = malloc((size_t)lane->size * sizeof(*lane->world));
-    if (ranks == NULL || lane->world == NULL || PMPI_Comm_group(comm, &mine) != MPI_SUCCESS ||
+    ranks = malloc((size_t)size * sizeof(*ranks));
+    out   = malloc((size_t)size * sizeof(*out));
+    if (ranks == NULL || out == NULL || PMPI_Comm_group(comm, &mine) != MPI_SUCCESS ||
         PMPI_Comm_group(st_ucx_mworld, &world) != MPI_SUCCESS) {
-        free(lane->world);
-        lane->world = NULL;
+        free(out);
+        out = NULL;
     } else {
-        for (i = 0; i < lane->size; i++) {
+        for (i = 0; i < size; i++) {
             ranks[i] = i;
         }
-        if (PMPI_Group_translate_ranks(mine, lane->size, ranks, world, lane->world) !=
-            MPI_SUCCESS) {
-            free(lane->world);
-            lane->world = NULL;
+        if (PMPI_Group_translate_ranks(mine, size, ranks, world, out) != MPI_SUCCESS) {
+            free(out);
+            out = NULL;
         }
     }
     if (mine != MPI_GROUP_NULL) {
@@ -1524,6 +1535,7 @@ static void st_ucx_world_ranks(st_ucx_lane_t *lane, MPI_Comm comm)
         PMPI_Group_free(&world);
     }
     free(ranks);
+    return out;
 }
 
 /* Free the lane's memory (endpoints already closed) and release its id. */
@@ -1635,14 +1647,135 @@ static st_status_t st_ucx_lane_id(MPI_Comm comm, unsigned *id_p)
     }
 }
 
+/*
+ * Lock held: 1 when @a lane may serve another communicator: not broken, no endpoint
+ * failed, no abort notice arrived (through UCX or MPI), still listening for one, and
+ * an endpoint to every peer it talks to.
+ */
+static int st_ucx_lane_healthy(st_ucx_lane_t *lane)
+{
+    int i;
+
+    if (lane->abort_req.ucp != NULL &&
+        ucp_request_check_status(lane->abort_req.ucp) != UCS_INPROGRESS) {
+        st_ucx_abort_arrived(lane);   /* (listens again if it was an earlier lane's) */
+    }
+    if (lane->broken || lane->abort_req.ucp == NULL || lane->world == NULL ||
+        atomic_load(&lane->nfailed) != 0 || atomic_load(&lane->heard) != 0) {
+        return 0;
+    }
+    for (i = 0; i < lane->size; i++) {
+        if (lane->peers[i].used &&
+            (lane->peers[i].ep == NULL || atomic_load(&lane->peers[i].failed) != 0)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Lock held: @a lane off the kept list, active again. */
+static void st_ucx_unkeep(st_ucx_lane_t *lane)
+{
+    st_ucx_list_remove(&st_ucx_kept, lane);
+    st_ucx_nkept--;
+    lane->state = ST_UCX_LANE_ACTIVE;
+    st_ucx_list_push(&st_ucx_lanes, lane);
+}
+
+void st_ucx_lane_keep(st_ucx_lane_t *lane)
+{
+    st_ucx_lane_t *old = NULL;
+    int keep;
+
+    if (lane == NULL) {
+        return;
+    }
+    st_ucx_mpi_heard();
+    pthread_mutex_lock(&st_ucx_lock);
+    keep = (st_ucx_state == ST_UCX_READY && lane->state == ST_UCX_LANE_ACTIVE &&
+            st_ucx_lane_healthy(lane));
+    if (keep) {
+        st_ucx_list_remove(&st_ucx_lanes, lane);
+        lane->state = ST_UCX_LANE_KEPT;
+        st_ucx_list_push(&st_ucx_kept, lane);
+        if (++st_ucx_nkept > ST_UCX_KEEP) {   /* the oldest goes */
+            for (old = st_ucx_kept; old->next != NULL; old = old->next) {
+            }
+            st_ucx_unkeep(old);
+        }
+    }
+    pthread_mutex_unlock(&st_ucx_lock);
+    if (!keep) {
+        st_ucx_lane_destroy(lane);
+    } else if (old != NULL) {
+        st_ucx_lane_destroy(old);
+    }
+}
+
+/*
+ * The last lane kept over the processes @a world (their ranks in st_ucx_mworld),
+ * this one lane rank @a rank of @a size: off the kept list and active again (the
+ * caller uses it, or keeps or destroys it again), or NULL. Such a lane damaged
+ * meanwhile (a peer gone) is destroyed instead.
+ */
+static st_ucx_lane_t *st_ucx_kept_take(const int *world, int rank, int size)
+{
+    st_ucx_lane_t *l;
+    int healthy = 0;
+
+    if (world == NULL) {
+        return NULL;
+    }
+    st_ucx_mpi_heard();
+    pthread_mutex_lock(&st_ucx_lock);
+    if (st_ucx_kept != NULL && st_ucx_state == ST_UCX_READY) {
+        ucp_worker_progress(st_ucx_worker);   /* (a peer's failure, if any, arrives) */
+    }
+    for (l = st_ucx_kept; l != NULL; l = l->next) {
+        if (l->rank == rank && l->size == size &&
+            !memcmp(l->world, world, (size_t)size * sizeof(*world))) {
+            healthy = st_ucx_lane_healthy(l);
+            st_ucx_unkeep(l);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&st_ucx_lock);
+    if (l != NULL && !healthy) {
+        st_debug("ucx: lane %u: kept, failed since: destroyed", l->id);
+        st_ucx_lane_destroy(l);
+        l = NULL;
+    }
+    return l;
+}
+
+/* Every kept lane destroyed (each says goodbye to its peers). */
+static void st_ucx_kept_retire(void)
+{
+    st_ucx_lane_t *l;
+
+    for (;;) {
+        pthread_mutex_lock(&st_ucx_lock);
+        l = st_ucx_kept;
+        if (l != NULL) {
+            st_ucx_unkeep(l);
+        }
+        pthread_mutex_unlock(&st_ucx_lock);
+        if (l == NULL) {
+            return;
+        }
+        st_ucx_lane_destroy(l);
+    }
+}
+
 st_status_t st_ucx_lane_create(MPI_Comm comm, st_ucx_lane_t **lane_p)
 {
-    st_ucx_lane_t *lane = NULL;
+    st_ucx_lane_t *lane = NULL, *kept = NULL;
     st_status_t status = ST_OK;
     char *mine = NULL;
-    long long v[3];
+    int *world = NULL;
+    long long v[6];
     struct timespec ts;
-    int rank, size, i, inter = 1, local = 0;
+    int rank, size, i, inter = 1, local = 0, agreed;
 
     st_config_init();
     st_ucx_why_buf[0] = '\0';
@@ -1675,14 +1808,51 @@ st_status_t st_ucx_lane_create(MPI_Comm comm, st_ucx_lane_t **lane_p)
             st_ucx_set_why("out of memory");
         }
     }
+    if (status == ST_OK) {
+        world = st_ucx_world_ranks(comm, size);
+        kept  = st_ucx_kept_take(world, rank, size);
+    }
     local = (status != ST_OK);
     clock_gettime(CLOCK_REALTIME, &ts);
     v[0] = status;
     v[1] = (status == ST_OK) ? -(long long)st_ucx_address_len : 0;
     v[2] = -(long long)(((uint64_t)ts.tv_nsec << 20 ^ (uint64_t)ts.tv_sec << 1 ^
                          (uint64_t)getpid() << 40) >> 2);   /* the highest one wins */
-    if (ST_MPI_CALL(st_mpi_allreduce(v, 3, MPI_LONG_LONG, MPI_MIN, comm)) != ST_OK) {
+    /* a kept lane every rank holds: its nonce is the lowest and the highest offered
+     * (a rank without one offers 0); and the latest epoch any of them used */
+    v[3] = (kept != NULL) ? (long long)kept->nonce : 0;
+    v[4] = -v[3];
+    v[5] = (kept != NULL) ? -(long long)kept->seq : 0;
+    if (ST_MPI_CALL(st_mpi_allreduce(v, 6, MPI_LONG_LONG, MPI_MIN, comm)) != ST_OK) {
         v[0] = ST_ERR_MPI;
+        v[3] = 0;
+    }
+    agreed = (v[3] != 0 && v[3] == -v[4]);
+    if (kept != NULL && agreed && v[0] == ST_OK) {
+        free(lane->peers);
+        free(lane);
+        free(world);
+        pthread_mutex_lock(&st_ucx_lock);
+        kept->seq = (unsigned)(-v[5]) % 0xffff + 1;   /* (past the last one's messages) */
+        kept->uses++;
+        pthread_mutex_unlock(&st_ucx_lock);
+        st_debug("ucx: lane %u: rank %d of %d, spin %d (kept from a communicator freed)",
+                 kept->id, rank, size, kept->spin);
+        *lane_p = kept;
+        return ST_OK;
+    }
+    if (kept != NULL) {
+        /* not held by every rank (a member still used it, or it failed on one since):
+         * it goes, its goodbyes said (kept, its peers would wait for them until
+         * finalize); or every rank holds it but the lane fails for another reason */
+        if (!agreed) {
+            st_debug("ucx: lane %u: kept, not on every rank of the lane: a new one",
+                     kept->id);
+            st_ucx_lane_destroy(kept);
+        } else {
+            st_ucx_lane_keep(kept);
+        }
+        kept = NULL;
     }
     if (v[0] != ST_OK) {
         if (status == ST_OK) {
@@ -1701,6 +1871,7 @@ st_status_t st_ucx_lane_create(MPI_Comm comm, st_ucx_lane_t **lane_p)
     lane->notice[0] = lane->nonce;
     lane->notice[1] = (uint64_t)rank;
     lane->addr_len  = (size_t)-v[1];
+    lane->uses      = 1;
     lane->spin      = (st_config.spin_count >= 0) ? st_config.spin_count
                       : st_oversubscribed(0)      ? 0
                                                   : ST_UCX_SPIN_DEFAULT;
@@ -1721,8 +1892,9 @@ st_status_t st_ucx_lane_create(MPI_Comm comm, st_ucx_lane_t **lane_p)
         goto out_free;
     }
     ST_CALL_GOTO(st_ucx_lane_id(comm, &lane->id), out_free, status);
-    lane->seq = 1;   /* epoch 0 is the handshake's and the goodbye's */
-    st_ucx_world_ranks(lane, comm);
+    lane->seq   = 1;   /* epoch 0 is the handshake's and the goodbye's */
+    lane->world = world;
+    world       = NULL;
 
     /* 3. endpoints to the peers the algorithms use, checked both ways */
     st_ucx_mark_used(lane);
@@ -1779,6 +1951,7 @@ st_status_t st_ucx_lane_create(MPI_Comm comm, st_ucx_lane_t **lane_p)
 
 out_free:
     free(mine);
+    free(world);
     if (lane != NULL) {
         st_ucx_lane_free(lane);
     }
@@ -1967,6 +2140,7 @@ int st_ucx_quiesce(double seconds)
     st_ucx_lane_t *lanes[2], *lane;
     int i, k, n = 0;
 
+    st_ucx_kept_retire();
     while (st_ucx_reap() && st_ucx_now() < deadline) {
         sched_yield();
     }
@@ -2057,6 +2231,7 @@ void st_ucx_finalize(void)
     double deadline = st_ucx_now() + ST_UCX_CLOSE_S;
     int i;
 
+    st_ucx_kept_retire();   /* (every rank at once: the goodbyes meet) */
     st_ucx_mworld_free();
     pthread_mutex_lock(&st_ucx_lock);
     if (st_ucx_state != ST_UCX_READY) {
@@ -2126,6 +2301,10 @@ void st_ucx_lane_destroy(st_ucx_lane_t *lane)
 {
 }
 
+void st_ucx_lane_keep(st_ucx_lane_t *lane)
+{
+}
+
 int st_ucx_lane_rank(const st_ucx_lane_t *lane)
 {
     return 0;
@@ -2134,6 +2313,11 @@ int st_ucx_lane_rank(const st_ucx_lane_t *lane)
 int st_ucx_lane_size(const st_ucx_lane_t *lane)
 {
     return 1;
+}
+
+unsigned st_ucx_lane_uses(const st_ucx_lane_t *lane)
+{
+    return 0;
 }
 
 st_status_t st_ucx_allreduce(st_ucx_lane_t *lane, void *buf, size_t count, st_type_t type,

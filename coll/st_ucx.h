@@ -94,9 +94,24 @@ st_status_t st_ucx_lane_create(MPI_Comm comm, st_ucx_lane_t **lane_p);
  */
 void st_ucx_lane_destroy(st_ucx_lane_t *lane);
 
+/*
+ * Destroy @a lane (NULL: nothing) as st_ucx_lane_destroy does, unless it is healthy:
+ * then it is kept, its endpoints open, for the next st_ucx_lane_create over the same
+ * processes in the same order (ranks of MPI_COMM_WORLD), which takes it when every
+ * member holds it (one allreduce it makes anyway: no address exchange, connection or
+ * handshake). The last ST_UCX_KEEP (2) lanes kept stay; an older one, one not held by
+ * every member of a later lane over its processes, and all of them at st_ucx_finalize
+ * (or st_ucx_quiesce) are destroyed. No operation may be in flight on the lane.
+ */
+void st_ucx_lane_keep(st_ucx_lane_t *lane);
+
 /* This process's rank in @a lane, and the number of processes. */
 int st_ucx_lane_rank(const st_ucx_lane_t *lane);
 int st_ucx_lane_size(const st_ucx_lane_t *lane);
+
+/* The communicators @a lane has served: 1 for a new lane, one more each time a
+ * kept lane is taken again (st_ucx_lane_keep). */
+unsigned st_ucx_lane_uses(const st_ucx_lane_t *lane);
 
 /*
  * In place on every member of @a lane: @a buf (@a count contiguous elements of

@@ -30,4 +30,30 @@ for method in memfd posix; do
     check "$method: a segment not held by every rank is said" \
         grep -q "a kept segment of [0-9]* bytes is not on every rank: a new one" "$err"
 done
+
+# The same over 2 virtual nodes (ranks 0 1 | 2 3) on UCX's TCP: each plan's lane
+# (ranks 0 2, ranks 1 3) is kept too (coll/st_ucx.c, st_ucx_lane_keep) and taken by
+# the next plan over the same ranks, so of the 12 communicators ranks 0 and 2 make 2
+# lanes (step 3's second alive at once), ranks 1 and 3 make 3 (step 2: rank 1 holds
+# its old plan, so rank 3's kept lane is not taken, and goes; step 3: rank 1's copy
+# of it then goes the same way). Before, every communicator made its lanes.
+if tools/strata-info | grep -q 'UCX yes'; then
+    STRATA_LOG_LEVEL=debug STRATA_VIRTUAL_NODES=2 UCX_TLS=tcp,self timeout -k 5 120 \
+        $ST_MPIRUN -np 4 -x STRATA_LOG_LEVEL -x STRATA_VIRTUAL_NODES -x UCX_TLS \
+        -x UCX_NET_DEVICES tests/test_shm_keep --cycles 6 >"$out" 2>"$err"
+    check "lanes: the sums are right" test $? -eq 0
+    check "lanes: test_shm_keep passed" grep -q "^test_shm_keep: PASS" "$out"
+    lines() { grep "^\[strata $1:[0-9]*\] DEBUG .*ucx: lane [0-9]*: rank [0-9]* of" "$err"; }
+    for r in 0 1 2 3; do
+        made=$((2 + r % 2))
+        check "lanes: rank $r: $made lanes made" \
+            test "$(lines $r | grep -vc "(kept from a communicator freed)")" -eq $made
+        check "lanes: rank $r: $((12 - made)) lanes kept and taken" \
+            test "$(lines $r | grep -c "(kept from a communicator freed)")" -eq $((12 - made))
+    done
+    check "lanes: a kept lane not held by every rank is said" \
+        grep -q "ucx: lane [0-9]*: kept, not on every rank of the lane: a new one" "$err"
+else
+    echo "lanes: SKIP: built without UCX"
+fi
 exit $fail

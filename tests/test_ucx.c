@@ -13,6 +13,10 @@
  *    sub-communicator, used interleaved with the world lane: three lanes, two
  *    collectives running at once, hundreds of iterations (tags reused).
  * 3. Lanes created and destroyed in a loop (lane ids reused).
+ *    Kept lanes (st_ucx_lane_keep): taken again by the next lane over the same
+ *    ranks, and only then: not by a lane over other ranks, not when one rank's
+ *    copy failed meanwhile, not when one rank still holds it; the oldest goes when
+ *    a third is kept; sums checked on every lane taken again.
  * 4. With MPI_THREAD_MULTIPLE: two threads per rank, each with its own lane.
  * 5. Teardown: once every lane is destroyed no endpoint stays open.
  * One-sided failure: rank 1's endpoint to rank 0 fails (as if a link went), so
@@ -325,6 +329,107 @@ static void test_churn(void)
     }
 }
 
+/* ---- 3b. kept lanes ---- */
+
+/* A lane over @a comm with two sums checked on it (short and ring), and the lowest
+ * and highest number of communicators it served over the ranks (@a uses). */
+static st_ucx_lane_t *keep_lane(MPI_Comm comm, uint64_t seed, unsigned uses[2])
+{
+    st_ucx_lane_t *lane = NULL;
+    st_status_t status = st_ucx_lane_create(comm, &lane);
+    unsigned u;
+
+    uses[0] = uses[1] = 0;
+    if (!CHECKF(status == ST_OK, "kept lanes: %s (%s)", strata_status_string(status),
+                st_ucx_why())) {
+        return NULL;
+    }
+    one_case(lane, comm, K_INT32_SUM, 7, seed, 0);
+    one_case(lane, comm, K_DOUBLE_SUM, 100000, seed + 1, 0);
+    u = st_ucx_lane_uses(lane);
+    PMPI_Allreduce(&u, &uses[0], 1, MPI_UNSIGNED, MPI_MIN, comm);
+    PMPI_Allreduce(&u, &uses[1], 1, MPI_UNSIGNED, MPI_MAX, comm);
+    return lane;
+}
+
+#define CHECK_USES(_u, _lo, _hi, _what) \
+    CHECKF((_u)[0] == (_lo) && (_u)[1] == (_hi), "%s: the lane served %u to %u " \
+           "communicators, expected %u to %u", (_what), (_u)[0], (_u)[1], (_lo), (_hi))
+
+static void test_keep(void)
+{
+    st_ucx_lane_t *a, *b, *g, *x[3];
+    MPI_Comm c, c2, group, cx[3];
+    unsigned u[2];
+    int i;
+
+    /* kept, then taken by the next lane over the same ranks */
+    ST_TEST_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    a = keep_lane(c, 100, u);
+    CHECK_USES(u, 1u, 1u, "a new lane");
+    st_ucx_lane_keep(a);
+    MPI_Comm_free(&c);
+    ST_TEST_MPI(MPI_Comm_split(MPI_COMM_WORLD, 0, world_rank, &c));
+    b = keep_lane(c, 110, u);
+    CHECK_USES(u, 2u, 2u, "a lane kept over the same ranks");
+    /* not over the same ranks: a group's lane is its own */
+    ST_TEST_MPI(MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, world_rank, &group));
+    g = keep_lane(group, 120, u);
+    CHECK_USES(u, 1u, 1u, "a lane over other ranks than the one kept");
+    st_ucx_lane_destroy(g);
+    MPI_Comm_free(&group);
+    st_ucx_lane_keep(b);
+    MPI_Comm_free(&c);
+    if (world_size < 2) {
+        return;
+    }
+    /* failed on one rank while kept (rank 1's endpoint to rank 0): taken by none */
+    if (world_rank == 1 && b != NULL) {
+        st_ucx_lane_fail(b, 0);
+    }
+    ST_TEST_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    a = keep_lane(c, 130, u);
+    CHECK_USES(u, 1u, 1u, "a lane kept, failed on rank 1 since");
+    /* still held by rank 0: the others' copy is not taken */
+    if (world_rank != 0) {
+        st_ucx_lane_keep(a);
+    }
+    ST_TEST_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c2));
+    b = keep_lane(c2, 140, u);
+    CHECK_USES(u, 1u, 1u, "a lane kept where rank 0 still holds it");
+    if (world_rank == 0) {
+        st_ucx_lane_keep(a);
+    }
+    MPI_Comm_free(&c);
+    st_ucx_lane_keep(b);
+    MPI_Comm_free(&c2);
+    /* three kept: the first kept goes, so of three lanes made again the last is new
+     * (the first takes the last kept, the second the one before; rank 0's extra
+     * copy of a, taken by none, goes on the way) */
+    for (i = 0; i < 3; i++) {
+        ST_TEST_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &cx[i]));
+        x[i] = keep_lane(cx[i], 150 + 2 * (uint64_t)i, u);
+    }
+    for (i = 0; i < 3; i++) {
+        st_ucx_lane_keep(x[i]);
+        MPI_Comm_free(&cx[i]);
+    }
+    for (i = 0; i < 3; i++) {
+        ST_TEST_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &cx[i]));
+        x[i] = keep_lane(cx[i], 160 + 2 * (uint64_t)i, u);
+        if (i < 2) {
+            CHECKF(u[0] >= 2 && u[0] == u[1], "kept lane %d of 3: served %u to %u "
+                   "communicators, expected the same number, 2 or more", i, u[0], u[1]);
+        } else {
+            CHECK_USES(u, 1u, 1u, "the third of three lanes kept (two are kept at most)");
+        }
+    }
+    for (i = 0; i < 3; i++) {
+        st_ucx_lane_keep(x[i]);   /* (st_ucx_quiesce in section 5 ends them) */
+        MPI_Comm_free(&cx[i]);
+    }
+}
+
 /* ---- 4. threads ---- */
 
 typedef struct {
@@ -622,6 +727,8 @@ int main(int argc, char **argv)
         test_groups(lane);
         section = "3. churn";
         test_churn();
+        section = "3b. kept lanes";
+        test_keep();
         section = "short messages";
         test_short();
         section = "one-sided failure";
