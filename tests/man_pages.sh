@@ -1,0 +1,101 @@
+#!/bin/sh
+#
+# The man pages (man/NAME.1, installed by make install): each renders without a
+# warning, and names every option its tool's --help prints (each -x and --long-name
+# token of the help text), so that a page cannot silently fall behind its tool.
+# Needs groff (Debian: groff-base); without it (and without man), skipped.
+#
+. "${top_srcdir}/tests/common.sh"
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+TOOLS="strata-run strata-info strata-bench strata-train strata-predict strata-gen"
+
+# render PAGE: the page as plain text, one paragraph a line where it can (a wide
+# line, no hyphenation, no bold or underline), for the options' check
+if command -v groff >/dev/null 2>&1; then
+    lint() { groff -man -Tutf8 -ww -z "$1" 2>&1; }
+    render() { groff -man -Tascii -P-c -P-b -P-u -rLL=1000n -rHY=0 "$1" 2>/dev/null; }
+elif command -v man >/dev/null 2>&1 && man -l "$top_srcdir/man/strata-run.1" >/dev/null 2>&1; then
+    lint() { man --warnings -l "$1" 2>&1 >/dev/null; }
+    render() { MANWIDTH=1000 MAN_KEEP_FORMATTING= man -l "$1" 2>/dev/null | sed 's/.\x08//g'; }
+else
+    echo "SKIP: neither groff nor man (Debian: groff-base)"
+    exit 77
+fi
+
+for t in $TOOLS; do
+    before=$fail
+    page=$top_srcdir/man/$t.1
+    if [ ! -f "$page" ]; then
+        echo "FAIL: $t: no man page man/$t.1"
+        fail=1
+        continue
+    fi
+
+    # (1) it renders without warnings
+    warn=$(lint "$page")
+    if [ -n "$warn" ]; then
+        echo "FAIL: $t: man/$t.1 renders with warnings:"
+        echo "$warn"
+        fail=1
+    fi
+    if ! render "$page" >"$tmp/$t.txt" || [ ! -s "$tmp/$t.txt" ]; then
+        echo "FAIL: $t: man/$t.1 does not render"
+        fail=1
+        continue
+    fi
+    if ! grep -q "^NAME" "$tmp/$t.txt" || ! grep -q "^SYNOPSIS" "$tmp/$t.txt" ||
+       ! grep -q "^OPTIONS" "$tmp/$t.txt" || ! grep -q "^EXIT STATUS" "$tmp/$t.txt"; then
+        echo "FAIL: $t: man/$t.1 lacks NAME, SYNOPSIS, OPTIONS or EXIT STATUS"
+        fail=1
+    fi
+
+    # (2) every option of --help is in it: the tokens -x, -wLABEL, --long-name of the
+    # help text, each after a blank, a bracket, a comma, a slash or a quote (not the
+    # "-1" of "+1/-1", nor the "-logistic" of "l1-logistic"), somewhere in the page;
+    # and those the help defines (the options that start its lines: "  -s, --solver
+    # NAME", "      --eta X") in its OPTIONS section
+    st_program prog "tools/$t"
+    if ! "$prog" --help >"$tmp/$t.help" 2>&1; then
+        echo "FAIL: $t --help: exit $?"
+        cat "$tmp/$t.help"
+        fail=1
+        continue
+    fi
+    opts=$(sed 's/^/ /' "$tmp/$t.help" |
+           grep -oE "[][ (,/|\"'](--?[A-Za-z][A-Za-z0-9-]*)" |
+           sed 's/^.//; s/-*$//' | sort -u)
+    defined=$(sed -nE 's/^ +(--?[A-Za-z][A-Za-z0-9-]*)(, (--[A-Za-z][A-Za-z0-9-]*))?( .*|$)/\1 \3/p' \
+              "$tmp/$t.help" | tr ' ' '\n' | sed '/^$/d' | sort -u)
+    if [ -z "$opts" ] || [ -z "$defined" ]; then
+        echo "FAIL: $t --help: no options found in it"
+        cat "$tmp/$t.help"
+        fail=1
+        continue
+    fi
+    # the OPTIONS section: from its heading to the next one
+    sed -n '/^OPTIONS/,/^[A-Z][A-Z ]*$/p' "$tmp/$t.txt" | sed '1d; $d' >"$tmp/$t.options"
+    n=0
+    for o in $opts; do
+        n=$((n + 1))
+        # the whole token: "--gpu" is not found in "--gpu-mem", nor "-p" in "-pq"
+        if ! grep -qE -- "(^|[^A-Za-z0-9-])$o([^A-Za-z0-9-]|\$)" "$tmp/$t.txt"; then
+            echo "FAIL: $t: '$o' (in $t --help) is not in man/$t.1"
+            fail=1
+        fi
+    done
+    d=0
+    for o in $defined; do
+        d=$((d + 1))
+        if ! grep -qE -- "(^|[^A-Za-z0-9-])$o([^A-Za-z0-9-]|\$)" "$tmp/$t.options"; then
+            echo "FAIL: $t: option '$o' (defined by $t --help) is not in man/$t.1's OPTIONS"
+            fail=1
+        fi
+    done
+    [ $fail -eq $before ] &&
+        echo "$t: man/$t.1 renders cleanly, names the $n option token(s) of --help," \
+             "its $d option(s) in OPTIONS"
+done
+exit $fail
