@@ -58,6 +58,16 @@ contains "ridge --weight-pos named" "(--weight-pos and --weight-neg) apply to th
 # ... and LIBLINEAR's -wLABEL, named as given (before: as --weight-pos)
 expect 2 "-s 11 -w1" $T/strata-train -q -s 11 -w1 2 "$dir/train.svm" "$dir/o.model"
 contains "-s 11 -w1 named" "class weights (-wLABEL) apply to the classification models, not to sqsvr"
+# the -wLABEL pairs are taken off the command line, not rewritten as an option of
+# strata-train's own (before: "--class-weights-given 3", or "--class 3", was accepted,
+# set no weight, and refused ridge as if a weight were given)
+for o in --class-weights-given --class; do
+    expect 2 "train $o" $T/strata-train -q -s ridge $o 3 "$dir/train.svm" "$dir/o.model"
+    contains "train $o: unknown" "unknown or ambiguous option '$o'"
+done
+expect 0 "-w1 2 -w-1 0.5 between the other options" \
+    $T/strata-train -q -c 2 -w1 2 -s 2 -w-1 0.5 -e 0.01 "$dir/train.svm" "$dir/o.model"
+rm -f "$dir/o.model"
 
 # options that would do nothing where they are given: refused, naming what they
 # need (before: accepted and ignored; with -l and -c, -c won silently)

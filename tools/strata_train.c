@@ -679,24 +679,32 @@ static int    class_weights;
 static double class_weight_label[TRAIN_MAX_WEIGHTS], class_weight[TRAIN_MAX_WEIGHTS];
 
 /* LIBLINEAR's class weights, "-wLABEL WEIGHT" (two arguments, the label inside the
- * first, which getopt cannot take): taken into class_weight*, and the pair rewritten
- * in place as "--class-weights-given" "WEIGHT" (an option getopt then skips with its
- * value), before the options are parsed. A label that is not an integer below 2^31 in
- * magnitude, a weight that is not a number, or an argument starting "-w" that is no
- * such pair, is a usage error. */
-static void liblinear_weights(int argc, char **argv, const struct option *longopts,
+ * first, which getopt cannot take): taken into class_weight*, and the pair removed
+ * from @a argv (@a argc_p less 2), before the options are parsed. A label that is not
+ * an integer below 2^31 in magnitude, a weight that is not a number, or an argument
+ * starting "-w" that is no such pair, is a usage error. (Before: the pair was
+ * rewritten as an option of its own, "--class-weights-given", which a user could type,
+ * or abbreviate, to set no weight and have strata-train think one was given.) */
+static void liblinear_weights(int *argc_p, char **argv, const struct option *longopts,
                               const char *shortopts)
 {
     long label;
     double weight;
-    int i, k;
+    int argc = *argc_p, i = 1, j = 1, n, k;
 
-    for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
-        if (argv[i][0] == '-' && strncmp(argv[i], "-w", 2) != 0) {
-            i += takes_next(argv[i], longopts, shortopts);   /* (skip its value) */
-            continue;
+    while (i < argc) {
+        if (strcmp(argv[i], "--") == 0) {
+            n = argc - i;   /* (the rest, as it is) */
+        } else if (strncmp(argv[i], "-w", 2) != 0) {
+            n = 1 + (argv[i][0] == '-' && i + 1 < argc &&
+                     takes_next(argv[i], longopts, shortopts));   /* (with its value) */
+        } else {
+            n = 0;
         }
-        if (strncmp(argv[i], "-w", 2) != 0) {
+        if (n > 0) {
+            for (; n > 0; n--) {
+                argv[j++] = argv[i++];
+            }
             continue;
         }
         if (!str_to_long(argv[i] + 2, &label) || label <= INT32_MIN || label > INT32_MAX) {
@@ -718,9 +726,10 @@ static void liblinear_weights(int argc, char **argv, const struct option *longop
             class_weight_label[class_weights] = (double)label;
             class_weight[class_weights++]     = weight;
         }
-        argv[i] = (char *)"--class-weights-given";
-        i++;   /* (its value) */
+        i += 2;   /* (the pair, dropped) */
     }
+    argv[j]  = NULL;
+    *argc_p  = j;
 }
 
 /* The class weights given, on the problem read (rank 0 warns of a class the data have
@@ -770,7 +779,7 @@ int main(int argc, char **argv)
     enum { OPT_ETA = 256, OPT_WPOS, OPT_WNEG, OPT_SEED, OPT_TEST, OPT_TMODE, OPT_GAP,
            OPT_CKPT, OPT_CKPT_EVERY, OPT_RESUME, OPT_HIER, OPT_INNER, OPT_GPU, OPT_GPU_MEM,
            OPT_GPU_ROWS,
-           OPT_FORDER, OPT_METHOD, OPT_CWGIVEN, OPT_EPS };
+           OPT_FORDER, OPT_METHOD, OPT_EPS };
     static const struct option longopts[] = {
         {"solver", required_argument, NULL, 's'}, {"lambda", required_argument, NULL, 'l'},
         {"cost", required_argument, NULL, 'c'},   {"eta", required_argument, NULL, OPT_ETA},
@@ -790,7 +799,6 @@ int main(int argc, char **argv)
         {"inner-rounds", required_argument, NULL, OPT_INNER},
         {"weight-pos", required_argument, NULL, OPT_WPOS},
         {"weight-neg", required_argument, NULL, OPT_WNEG},
-        {"class-weights-given", required_argument, NULL, OPT_CWGIVEN},
         {"seed", required_argument, NULL, OPT_SEED}, {"test", required_argument, NULL, OPT_TEST},
         {"checkpoint", required_argument, NULL, OPT_CKPT},
         {"checkpoint-every", required_argument, NULL, OPT_CKPT_EVERY},
@@ -828,7 +836,8 @@ int main(int argc, char **argv)
     strata_glm_param_default(&param);
     param.verbose = 1;
     opterr        = 0;
-    liblinear_weights(argc, argv, longopts, shortopts);
+    liblinear_weights(&argc, argv, longopts, shortopts);
+    weights_set = (class_weights > 0);
     while ((longindex = -1, opt = getopt_long(argc, argv, shortopts, longopts, &longindex)) !=
            -1) {
         switch (opt) {
@@ -917,9 +926,6 @@ int main(int argc, char **argv)
         case OPT_WNEG:
             param.weight_neg = parse_double("--weight-neg", optarg);
             weights_set      = 1;
-            break;
-        case OPT_CWGIVEN:   /* (a -wLABEL WEIGHT pair, taken already) */
-            weights_set = 1;
             break;
         case OPT_SEED: param.seed = parse_seed(optarg); break;
         case OPT_TEST: test_file = optarg; break;
