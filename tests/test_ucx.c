@@ -17,6 +17,9 @@
  *    ranks, and only then: not by a lane over other ranks, not when one rank's
  *    copy failed meanwhile, not when one rank still holds it; the oldest goes when
  *    a third is kept; sums checked on every lane taken again.
+ *    A kept lane damaged on one rank (its endpoint to rank 0): on the lanes after
+ *    it (its id again among them) rank 1's copy still waits for rank 0's goodbye,
+ *    not one left over from the damaged lane.
  * 4. With MPI_THREAD_MULTIPLE: two threads per rank, each with its own lane.
  * 5. Teardown: once every lane is destroyed no endpoint stays open.
  * One-sided failure: rank 1's endpoint to rank 0 fails (as if a link went), so
@@ -430,6 +433,61 @@ static void test_keep(void)
     }
 }
 
+/* ---- 3c. a kept lane damaged on one rank ---- */
+
+/*
+ * Rank 1's copy of a kept lane loses its endpoint to rank 0 (as if the link went)
+ * while kept, so the next lane over the ranks makes a new one and every copy of the
+ * damaged lane goes. Then on each of the next lanes (the damaged one's id comes
+ * back among them) the ranks but 0 destroy theirs first: rank 1's must stay open
+ * until rank 0 says goodbye, not close on a goodbye left over from the damaged lane
+ * (its peer, on an endpoint that looks healthy, would see it fail mid-use).
+ */
+static void test_keep_damaged(void)
+{
+    st_ucx_lane_t *l;
+    MPI_Comm c;
+    unsigned u[2];
+    int i, n0, n;
+
+    if (world_size < 2) {
+        return;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    st_ucx_quiesce(20.0);   /* (every rank: the lanes kept go, their goodbyes meet) */
+    MPI_Barrier(MPI_COMM_WORLD);
+    n0 = st_ucx_quiesce(0);
+    ST_TEST_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    l = keep_lane(c, 200, u);
+    st_ucx_lane_keep(l);
+    MPI_Comm_free(&c);
+    if (world_rank == 1 && l != NULL) {
+        st_ucx_lane_fail(l, 0);   /* (kept: held by every rank, so still there) */
+    }
+    for (i = 0; i < 4; i++) {
+        ST_TEST_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+        l = keep_lane(c, 210 + 2 * (uint64_t)i, u);
+        if (i == 0) {
+            CHECK_USES(u, 1u, 1u, "the lane after one damaged while kept");
+        }
+        if (world_rank != 0) {
+            st_ucx_lane_destroy(l);
+            n = st_ucx_quiesce(0.5);
+            CHECKF(world_rank != 1 || n > n0, "lane %d after the damaged one: rank 1's copy "
+                   "closed before rank 0 said goodbye (%d endpoints open, %d before)", i, n,
+                   n0);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (world_rank == 0) {
+            st_ucx_lane_destroy(l);
+        }
+        MPI_Comm_free(&c);
+        MPI_Barrier(MPI_COMM_WORLD);
+        st_ucx_quiesce(20.0);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+}
+
 /* ---- 4. threads ---- */
 
 typedef struct {
@@ -729,6 +787,8 @@ int main(int argc, char **argv)
         test_churn();
         section = "3b. kept lanes";
         test_keep();
+        section = "3c. a kept lane damaged";
+        test_keep_damaged();
         section = "short messages";
         test_short();
         section = "one-sided failure";
