@@ -160,6 +160,8 @@ struct st_ucx_lane {
     unsigned       id;        /* 16 bits */
     unsigned       seq;       /* epoch, 1 ... 65535 (0: handshake and goodbye) */
     int            broken;
+    int            bye_lost;  /* stopped waiting for a failed peer's goodbye, which may
+                               * still come: the id stays taken, as a broken lane's */
     int            notified;  /* sent the abort notices */
     int            spin;
     unsigned       uses;      /* communicators served (kept and taken again: 2, ...) */
@@ -1542,9 +1544,11 @@ static int *st_ucx_world_ranks(MPI_Comm comm, int size)
 static void st_ucx_lane_free(st_ucx_lane_t *lane)
 {
     free(lane->world);
-    if (lane->id != 0 && !lane->broken) {
+    if (lane->id != 0 && !lane->broken && !lane->bye_lost) {
         pthread_mutex_lock(&st_ucx_lock);
-        st_ucx_id_set(lane->id, 0);   /* a broken lane's id stays poisoned */
+        st_ucx_id_set(lane->id, 0);   /* a broken lane's id stays poisoned (and one whose
+                                       * goodbye from a failed peer may still come: a
+                                       * later lane of the id would take it for its own) */
         pthread_mutex_unlock(&st_ucx_lock);
     }
     free(lane->bye);
@@ -2013,6 +2017,7 @@ static int st_ucx_lane_step(st_ucx_lane_t *lane)
                     pending++;
                     continue;
                 }
+                lane->bye_lost |= !lane->broken;
                 ucp_request_cancel(st_ucx_worker, lane->bye[i].ucp);
                 if (ucp_request_check_status(lane->bye[i].ucp) == UCS_INPROGRESS) {
                     pending++;
