@@ -19,7 +19,9 @@
  *    a third is kept; sums checked on every lane taken again.
  *    A kept lane damaged on one rank (its endpoint to rank 0): on the lanes after
  *    it (its id again among them) rank 1's copy still waits for rank 0's goodbye,
- *    not one left over from the damaged lane.
+ *    not one left over from the damaged lane. A lane a member broke while the
+ *    others held it to keep (the notice through MPI only): no rank waits for its
+ *    goodbye.
  * 4. With MPI_THREAD_MULTIPLE: two threads per rank, each with its own lane.
  * 5. Teardown: once every lane is destroyed no endpoint stays open.
  * One-sided failure: rank 1's endpoint to rank 0 fails (as if a link went), so
@@ -488,6 +490,55 @@ static void test_keep_damaged(void)
     }
 }
 
+/* Receive @a bytes at @a buf from lane rank @a peer as message @a msg, and wait. */
+static st_status_t recv_wait(st_ucx_lane_t *lane, int peer, unsigned msg, void *buf,
+                             size_t bytes);
+
+/*
+ * A lane a member broke while the others hold it to keep: rank 1's endpoint to rank
+ * 0 fails, so its wait breaks the lane, and its abort notice reaches rank 0 through
+ * MPI only. Rank 1 sends no goodbye (a broken lane says none), so rank 0's copy,
+ * not kept (a notice came), must not wait for one: within seconds no lane is left
+ * closing anywhere (it stayed until st_ucx_finalize, which waited 10 s for it).
+ */
+static void test_keep_broken(void)
+{
+    st_ucx_lane_t *l;
+    st_status_t status;
+    MPI_Comm c;
+    unsigned u[2];
+    double v[2];
+    int n0, n, i, flag;
+
+    if (world_size < 2) {
+        return;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    st_ucx_quiesce(20.0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    n0 = st_ucx_quiesce(0);
+    ST_TEST_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    l = keep_lane(c, 300, u);
+    if (world_rank == 1 && l != NULL) {
+        st_ucx_lane_fail(l, 0);
+        status = recv_wait(l, 0, 9, v, sizeof(v));
+        CHECKF(status == ST_ERR_IO, "a wait on a damaged lane: %s, expected an I/O error",
+               strata_status_string(status));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (i = 0; i < 100; i++) {   /* (the notice through MPI arrives meanwhile) */
+        MPI_Iprobe(MPI_ANY_SOURCE, 12345, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        usleep(1000);
+    }
+    st_ucx_lane_keep(l);
+    MPI_Comm_free(&c);
+    MPI_Barrier(MPI_COMM_WORLD);
+    n = st_ucx_quiesce(5.0);
+    CHECKF(n == n0, "a lane a member broke while the others kept it: still closing on "
+           "rank %d after 5 s (%d endpoints open, %d before)", world_rank, n, n0);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* ---- 4. threads ---- */
 
 typedef struct {
@@ -789,6 +840,7 @@ int main(int argc, char **argv)
         test_keep();
         section = "3c. a kept lane damaged";
         test_keep_damaged();
+        test_keep_broken();
         section = "short messages";
         test_short();
         section = "one-sided failure";
