@@ -720,6 +720,9 @@ static void st_ucx_mpi_heard(void)
         }
         for (l = (l != NULL) ? l : st_ucx_kept; l != NULL && l->nonce != in[0]; l = l->next) {
         }
+        for (l = (l != NULL) ? l : st_ucx_closing; l != NULL && l->nonce != in[0];
+             l = l->next) {
+        }
         if (l != NULL) {
             atomic_store(&l->heard, (long long)in[1] + 1);
         }
@@ -2005,6 +2008,9 @@ static int st_ucx_lane_step(st_ucx_lane_t *lane)
             ucp_request_check_status(lane->abort_req.ucp) != UCS_INPROGRESS) {
             st_ucx_abort_arrived(lane);
         }
+        if (atomic_load(&lane->heard) != 0) {
+            lane->broken = 1;   /* a member broke it (said through MPI): no goodbye from it */
+        }
         for (i = 0; i < lane->nbye; i++) {
             if (lane->bye[i].ucp == NULL) {
                 continue;
@@ -2148,6 +2154,7 @@ int st_ucx_quiesce(double seconds)
     st_ucx_kept_retire();
     while (st_ucx_reap() && st_ucx_now() < deadline) {
         sched_yield();
+        st_ucx_mpi_heard();
     }
     pthread_mutex_lock(&st_ucx_lock);
     lanes[0] = st_ucx_lanes;
@@ -2237,11 +2244,11 @@ void st_ucx_finalize(void)
     int i;
 
     st_ucx_kept_retire();   /* (every rank at once: the goodbyes meet) */
-    st_ucx_mworld_free();
     pthread_mutex_lock(&st_ucx_lock);
     if (st_ucx_state != ST_UCX_READY) {
         st_ucx_state = ST_UCX_DONE;
         pthread_mutex_unlock(&st_ucx_lock);
+        st_ucx_mworld_free();
         return;
     }
     /* lanes never destroyed: their endpoints go now */
@@ -2251,10 +2258,13 @@ void st_ucx_finalize(void)
         st_ucx_lane_close_eps(lane, 1);
     }
     pthread_mutex_unlock(&st_ucx_lock);
-    /* lanes closing: wait a while for the peers' goodbyes */
+    /* lanes closing: wait a while for the peers' goodbyes (or their abort notices
+     * through MPI: a member that broke a lane says no goodbye) */
     while (st_ucx_reap() && st_ucx_now() < deadline) {
         sched_yield();
+        st_ucx_mpi_heard();
     }
+    st_ucx_mworld_free();
     pthread_mutex_lock(&st_ucx_lock);
     for (lane = st_ucx_closing; lane != NULL; lane = next) {
         next = lane->next;
