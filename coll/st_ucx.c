@@ -1655,9 +1655,10 @@ static st_status_t st_ucx_lane_id(MPI_Comm comm, unsigned *id_p)
 }
 
 /*
- * Lock held: 1 when @a lane may serve another communicator: not broken, no endpoint
- * failed, no abort notice arrived (through UCX or MPI), still listening for one, and
- * an endpoint to every peer it talks to.
+ * Lock held: whether @a lane may serve another communicator: 1 when it is whole (not
+ * broken, no endpoint failed, no abort notice arrived through UCX or MPI, an endpoint
+ * to every peer it talks to) and can be kept (it listens for abort notices and knows
+ * its members' ranks in MPI_COMM_WORLD); 0 when whole but not keepable; -1 damaged.
  */
 static int st_ucx_lane_healthy(st_ucx_lane_t *lane)
 {
@@ -1667,17 +1668,31 @@ static int st_ucx_lane_healthy(st_ucx_lane_t *lane)
         ucp_request_check_status(lane->abort_req.ucp) != UCS_INPROGRESS) {
         st_ucx_abort_arrived(lane);   /* (listens again if it was an earlier lane's) */
     }
-    if (lane->broken || lane->abort_req.ucp == NULL || lane->world == NULL ||
-        atomic_load(&lane->nfailed) != 0 || atomic_load(&lane->heard) != 0) {
-        return 0;
+    if (lane->broken || atomic_load(&lane->nfailed) != 0 || atomic_load(&lane->heard) != 0) {
+        return -1;
     }
     for (i = 0; i < lane->size; i++) {
         if (lane->peers[i].used &&
             (lane->peers[i].ep == NULL || atomic_load(&lane->peers[i].failed) != 0)) {
-            return 0;
+            return -1;
         }
     }
-    return 1;
+    return lane->abort_req.ucp != NULL && lane->world != NULL;
+}
+
+/*
+ * Lock not held: destroy @a lane, found damaged where it was to be kept or taken
+ * again. Unless broken already, it is broken first (st_ucx_abort: the abort notices
+ * go through UCX and MPI): a peer whose copy looks healthy then waits for no goodbye
+ * of it, which over an endpoint that failed might never come (before: the peer's copy
+ * waited until UCX noticed, or st_ucx_finalize's 10 s).
+ */
+static void st_ucx_lane_damaged(st_ucx_lane_t *lane)
+{
+    if (!lane->broken) {
+        st_ucx_abort(lane, NULL, 0);
+    }
+    st_ucx_lane_destroy(lane);
 }
 
 /* Lock held: @a lane off the kept list, active again. */
@@ -1692,16 +1707,17 @@ static void st_ucx_unkeep(st_ucx_lane_t *lane)
 void st_ucx_lane_keep(st_ucx_lane_t *lane)
 {
     st_ucx_lane_t *old = NULL;
-    int keep;
+    int keep = 0;
 
     if (lane == NULL) {
         return;
     }
     st_ucx_mpi_heard();
     pthread_mutex_lock(&st_ucx_lock);
-    keep = (st_ucx_state == ST_UCX_READY && lane->state == ST_UCX_LANE_ACTIVE &&
-            st_ucx_lane_healthy(lane));
-    if (keep) {
+    if (st_ucx_state == ST_UCX_READY && lane->state == ST_UCX_LANE_ACTIVE) {
+        keep = st_ucx_lane_healthy(lane);
+    }
+    if (keep > 0) {
         st_ucx_list_remove(&st_ucx_lanes, lane);
         lane->state = ST_UCX_LANE_KEPT;
         st_ucx_list_push(&st_ucx_kept, lane);
@@ -1712,7 +1728,9 @@ void st_ucx_lane_keep(st_ucx_lane_t *lane)
         }
     }
     pthread_mutex_unlock(&st_ucx_lock);
-    if (!keep) {
+    if (keep < 0) {
+        st_ucx_lane_damaged(lane);
+    } else if (keep == 0) {
         st_ucx_lane_destroy(lane);
     } else if (old != NULL) {
         st_ucx_lane_destroy(old);
@@ -1741,7 +1759,7 @@ static st_ucx_lane_t *st_ucx_kept_take(const int *world, int rank, int size)
     for (l = st_ucx_kept; l != NULL; l = l->next) {
         if (l->rank == rank && l->size == size &&
             !memcmp(l->world, world, (size_t)size * sizeof(*world))) {
-            healthy = st_ucx_lane_healthy(l);
+            healthy = (st_ucx_lane_healthy(l) > 0);   /* (kept: it was keepable) */
             st_ucx_unkeep(l);
             break;
         }
@@ -1749,7 +1767,7 @@ static st_ucx_lane_t *st_ucx_kept_take(const int *world, int rank, int size)
     pthread_mutex_unlock(&st_ucx_lock);
     if (l != NULL && !healthy) {
         st_debug("ucx: lane %u: kept, failed since: destroyed", l->id);
-        st_ucx_lane_destroy(l);
+        st_ucx_lane_damaged(l);
         l = NULL;
     }
     return l;
