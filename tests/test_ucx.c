@@ -388,7 +388,9 @@ static void test_keep(void)
     if (world_size < 2) {
         return;
     }
-    /* failed on one rank while kept (rank 1's endpoint to rank 0): taken by none */
+    /* failed on one rank while kept (rank 1's endpoint to rank 0): taken by none
+     * (b is still this process's: a whole lane kept stays until a third is kept, or
+     * a lane over its ranks is made; a test of the library's insides) */
     if (world_rank == 1 && b != NULL) {
         st_ucx_lane_fail(b, 0);
     }
