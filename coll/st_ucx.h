@@ -101,7 +101,9 @@ void st_ucx_lane_destroy(st_ucx_lane_t *lane);
  * member holds it (one allreduce it makes anyway: no address exchange, connection or
  * handshake). The last ST_UCX_KEEP (2) lanes kept stay; an older one, one not held by
  * every member of a later lane over its processes, and all of them at st_ucx_finalize
- * (or st_ucx_quiesce) are destroyed. No operation may be in flight on the lane.
+ * (or st_ucx_quiesce) are destroyed. A lane damaged (an endpoint failed, a member
+ * broke it) when it is to be kept, or when it is to be taken again, is broken (its
+ * abort notices sent) and destroyed. No operation may be in flight on the lane.
  */
 void st_ucx_lane_keep(st_ucx_lane_t *lane);
 
