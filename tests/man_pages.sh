@@ -2,7 +2,8 @@
 #
 # The man pages (man/NAME.1, installed by make install): each renders without a
 # warning, and names every option its tool's --help prints (each -x and --long-name
-# token of the help text), so that a page cannot silently fall behind its tool.
+# token of the help text; strata-cluster-agent, which has no --help: of its usage
+# line), so that a page cannot silently fall behind its tool.
 # Needs groff (Debian: groff-base); without it (and without man), skipped.
 #
 . "${top_srcdir}/tests/common.sh"
@@ -10,7 +11,8 @@ fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-TOOLS="strata-run strata-info strata-bench strata-train strata-predict strata-gen"
+TOOLS="strata-run strata-info strata-bench strata-train strata-predict strata-gen
+       strata-cluster strata-cluster-agent"
 
 # render PAGE: the page as plain text, one paragraph a line where it can (a wide
 # line, no hyphenation, no bold or underline), for the options' check
@@ -57,8 +59,27 @@ for t in $TOOLS; do
     # "-1" of "+1/-1", nor the "-logistic" of "l1-logistic"), somewhere in the page;
     # and those the help defines (the options that start its lines: "  -s, --solver
     # NAME", "      --eta X") in its OPTIONS section
-    st_program prog "tools/$t"
-    if ! "$prog" --help >"$tmp/$t.help" 2>&1; then
+    # (the shell scripts strata-cluster and its agent are not built: in the sources)
+    if [ -x "tools/$t" ]; then
+        st_program prog "tools/$t"
+    else
+        prog=$top_srcdir/tools/$t
+    fi
+    if [ "$t" = strata-cluster-agent ]; then
+        # mpirun runs the agent as its ssh (plm_rsh_agent): "agent [--prefix P] [ssh
+        # options] HOST COMMAND...". It has no --help (a word starting with '-' that
+        # is not its own option is an ssh option, ignored); its help is the usage line
+        # it prints, as ssh would, with exit 255, when called without a host. The
+        # options there (its one own option, --prefix) must be in the page's OPTIONS.
+        "$prog" >"$tmp/$t.help" 2>&1
+        rc=$?
+        if [ $rc -ne 255 ] || ! grep -q "usage: $t " "$tmp/$t.help"; then
+            echo "FAIL: $t without arguments: exit $rc, not 255 with its usage line"
+            cat "$tmp/$t.help"
+            fail=1
+            continue
+        fi
+    elif ! "$prog" --help >"$tmp/$t.help" 2>&1; then
         echo "FAIL: $t --help: exit $?"
         cat "$tmp/$t.help"
         fail=1
@@ -67,8 +88,12 @@ for t in $TOOLS; do
     opts=$(sed 's/^/ /' "$tmp/$t.help" |
            grep -oE "[][ (,/|\"'](--?[A-Za-z][A-Za-z0-9-]*)" |
            sed 's/^.//; s/-*$//' | sort -u)
-    defined=$(sed -nE 's/^ +(--?[A-Za-z][A-Za-z0-9-]*)(, (--[A-Za-z][A-Za-z0-9-]*))?( .*|$)/\1 \3/p' \
-              "$tmp/$t.help" | tr ' ' '\n' | sed '/^$/d' | sort -u)
+    if [ "$t" = strata-cluster-agent ]; then
+        defined=$opts   # (its usage line defines them all)
+    else
+        defined=$(sed -nE 's/^ +(--?[A-Za-z][A-Za-z0-9-]*)(, (--[A-Za-z][A-Za-z0-9-]*))?( .*|$)/\1 \3/p' \
+                  "$tmp/$t.help" | tr ' ' '\n' | sed '/^$/d' | sort -u)
+    fi
     if [ -z "$opts" ] || [ -z "$defined" ]; then
         echo "FAIL: $t --help: no options found in it"
         cat "$tmp/$t.help"
