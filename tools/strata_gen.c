@@ -283,7 +283,7 @@ static void gen_usage(FILE *f)
 {
     fprintf(f,
             "Usage: " GEN_NAME " KIND [OPTION]... [OUTPUT]\n"
-            "       " GEN_NAME " convert [-f FMT] [-p P] [-q] INPUT [OUTPUT]\n"
+            "       " GEN_NAME " convert [-f FMT] [-p P] [-q] [-o OUTPUT] INPUT [OUTPUT]\n"
             "Writes a synthetic dataset, the same bytes for the same options and seed; or\n"
             "converts a dataset between the svmlight text and the binary CSR format.\n"
             "KIND:\n"
