@@ -64,7 +64,19 @@
  * where the heap's holes settle later).
  */
 #define FD_SLACK    2
+#if ST_TEST_SANITIZED
+/* AddressSanitizer maps each large allocation (a lane's or a plan's buffer of 1-2 MB)
+ * on its own and keeps freed ones in its quarantine, so the count of mappings wanders
+ * with what the quarantine holds: over 2 virtual nodes, since lanes are kept between
+ * communicators, from -24 to +31 between the warm-up sample and the end (4 runs; the
+ * mappings that differ are 1 and 2 MB anonymous ones, the segments stay 2; before,
+ * within 8). A leak of one mapping in a sixth of the cycles is still twice this; the
+ * build without sanitizers keeps the tight bound, and LeakSanitizer reports at exit
+ * what a real leak leaves unreachable. */
+#define MAPS_SLACK  100
+#else
 #define MAPS_SLACK  8
+#endif
 #define RSS_SLACK   (2 * 1024 * 1024)   /* bytes */
 
 typedef struct {
