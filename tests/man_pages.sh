@@ -27,6 +27,16 @@ else
     exit 77
 fi
 
+# absent FILE TOKEN...: the tokens not in FILE as whole tokens ("--gpu" is not found
+# in "--gpu-mem", nor "-p" in "-pq")
+absent() {
+    f=$1
+    shift
+    for o in "$@"; do
+        grep -qE -- "(^|[^A-Za-z0-9-])$o([^A-Za-z0-9-]|\$)" "$f" || echo "$o"
+    done
+}
+
 for t in $TOOLS; do
     before=$fail
     page=$top_srcdir/man/$t.1
@@ -102,22 +112,14 @@ for t in $TOOLS; do
     fi
     # the OPTIONS section: from its heading to the next one
     sed -n '/^OPTIONS/,/^[A-Z][A-Z ]*$/p' "$tmp/$t.txt" | sed '1d; $d' >"$tmp/$t.options"
-    n=0
-    for o in $opts; do
-        n=$((n + 1))
-        # the whole token: "--gpu" is not found in "--gpu-mem", nor "-p" in "-pq"
-        if ! grep -qE -- "(^|[^A-Za-z0-9-])$o([^A-Za-z0-9-]|\$)" "$tmp/$t.txt"; then
-            echo "FAIL: $t: '$o' (in $t --help) is not in man/$t.1"
-            fail=1
-        fi
+    n=$(echo "$opts" | wc -w) d=$(echo "$defined" | wc -w)
+    for o in $(absent "$tmp/$t.txt" $opts); do
+        echo "FAIL: $t: '$o' (in $t --help) is not in man/$t.1"
+        fail=1
     done
-    d=0
-    for o in $defined; do
-        d=$((d + 1))
-        if ! grep -qE -- "(^|[^A-Za-z0-9-])$o([^A-Za-z0-9-]|\$)" "$tmp/$t.options"; then
-            echo "FAIL: $t: option '$o' (defined by $t --help) is not in man/$t.1's OPTIONS"
-            fail=1
-        fi
+    for o in $(absent "$tmp/$t.options" $defined); do
+        echo "FAIL: $t: option '$o' (defined by $t --help) is not in man/$t.1's OPTIONS"
+        fail=1
     done
     [ $fail -eq $before ] &&
         echo "$t: man/$t.1 renders cleanly, names the $n option token(s) of --help," \
