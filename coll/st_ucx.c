@@ -1854,8 +1854,7 @@ st_status_t st_ucx_lane_create(MPI_Comm comm, st_ucx_lane_t **lane_p)
     }
     agreed = (v[3] != 0 && v[3] == -v[4]);
     if (kept != NULL && agreed && v[0] == ST_OK) {
-        free(lane->peers);
-        free(lane);
+        st_ucx_lane_free(lane);   /* (the new one, unused: no id, no endpoint) */
         free(world);
         pthread_mutex_lock(&st_ucx_lock);
         kept->seq = (unsigned)(-v[5]) % 0xffff + 1;   /* (past the last one's messages) */
@@ -2163,6 +2162,16 @@ void st_ucx_lane_fail(st_ucx_lane_t *lane, int peer)
     pthread_mutex_unlock(&st_ucx_lock);
 }
 
+/* Until no destroyed lane is still closing, or @a deadline: the peers' goodbyes,
+ * or their abort notices through MPI (a member that broke a lane says no goodbye). */
+static void st_ucx_wait_closing(double deadline)
+{
+    while (st_ucx_reap() && st_ucx_now() < deadline) {
+        sched_yield();
+        st_ucx_mpi_heard();
+    }
+}
+
 int st_ucx_quiesce(double seconds)
 {
     double deadline = st_ucx_now() + seconds;
@@ -2170,10 +2179,7 @@ int st_ucx_quiesce(double seconds)
     int i, k, n = 0;
 
     st_ucx_kept_retire();
-    while (st_ucx_reap() && st_ucx_now() < deadline) {
-        sched_yield();
-        st_ucx_mpi_heard();
-    }
+    st_ucx_wait_closing(deadline);
     pthread_mutex_lock(&st_ucx_lock);
     lanes[0] = st_ucx_lanes;
     lanes[1] = st_ucx_closing;
@@ -2276,12 +2282,7 @@ void st_ucx_finalize(void)
         st_ucx_lane_close_eps(lane, 1);
     }
     pthread_mutex_unlock(&st_ucx_lock);
-    /* lanes closing: wait a while for the peers' goodbyes (or their abort notices
-     * through MPI: a member that broke a lane says no goodbye) */
-    while (st_ucx_reap() && st_ucx_now() < deadline) {
-        sched_yield();
-        st_ucx_mpi_heard();
-    }
+    st_ucx_wait_closing(deadline);   /* (lanes closing: the peers' goodbyes) */
     st_ucx_mworld_free();
     pthread_mutex_lock(&st_ucx_lock);
     for (lane = st_ucx_closing; lane != NULL; lane = next) {
