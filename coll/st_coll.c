@@ -483,8 +483,11 @@ int st_coll_decide(int is_inter, int size, const void *sbuf, const void *rbuf, i
     if (!(ops & (1u << *op_p))) {
         return STRATA_FALLBACK_OP_TYPE;
     }
-    /* let MPI report these */
-    if (count < 0 || rbuf == MPI_IN_PLACE || (sbuf == rbuf && count > 0)) {
+    /* let MPI report these; one element in one buffer is no error to Open MPI (its
+     * aliasing check is for count > 1), nor may it be a path of its own: a rank
+     * aliasing while the others did not went alone to PMPI_Allreduce (a hang). The
+     * caller reduces it in place. */
+    if (count < 0 || rbuf == MPI_IN_PLACE || (sbuf == rbuf && count > 1)) {
         return STRATA_FALLBACK_ARGS;
     }
     return -1;
@@ -965,7 +968,9 @@ static int st_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Dataty
 
     t0 = PMPI_Wtime();
     if (count > 0) {
-        st_coll_fast(plan, sbuf, rbuf, (size_t)count, (st_type_t)type, (st_op_t)op);
+        /* (one element in one buffer, st_coll_decide: its value is the contribution) */
+        st_coll_fast(plan, (sbuf == rbuf) ? MPI_IN_PLACE : sbuf, rbuf, (size_t)count,
+                     (st_type_t)type, (st_op_t)op);
     }
     plan->stats.fast_calls++;
     plan->stats.fast_bytes   += (uint64_t)count * st_type_size((st_type_t)type);

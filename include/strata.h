@@ -58,7 +58,8 @@ typedef enum {
     STRATA_FALLBACK_USER_OP,       /**< user-defined (MPI_Op_create) operation */
     STRATA_FALLBACK_DATATYPE,      /**< derived, non-contiguous or unknown datatype */
     STRATA_FALLBACK_OP_TYPE,       /**< this op is not defined on this type (MPI reports it) */
-    STRATA_FALLBACK_ARGS,          /**< invalid arguments (negative count, aliased buffers) */
+    STRATA_FALLBACK_ARGS,          /**< invalid arguments (negative count, aliased buffers of
+                                        2 or more elements) */
     STRATA_FALLBACK_MULTINODE,     /**< spans several nodes, and no UCX lane (no UCX, or it failed) */
     STRATA_FALLBACK_SHM,           /**< the shared-memory segment could not be set up */
     STRATA_FALLBACK_CONFIG,        /**< the ranks' job knobs differ (MPI initialized without

@@ -8,7 +8,8 @@
  *   strata_comm_stats counts exactly one fallback, under the right reason, and no
  *   fast-path call.
  * - Erroneous calls under MPI_ERRORS_RETURN (op not defined on the type, derived
- *   types with predefined ops, negative count, aliased buffers, null handles):
+ *   types with predefined ops, negative count, aliased buffers of 2 or more elements,
+ *   null handles):
  *   MPI_Allreduce fails with the error class PMPI_Allreduce reports, without
  *   hanging, and the communicator stays usable. Count 0 succeeds.
  * - Several communicators alive at once and freed in various orders; freed ones
@@ -587,6 +588,50 @@ static void test_errors(MPI_Comm comm, const char *name)
     ST_TEST_MPI(MPI_Errhandler_free(&world_eh));
 }
 
+/*
+ * The same buffer as send and receive buffer, one element: Open MPI 4.1 takes it
+ * (its aliasing check is for count > 1) and reduces the buffer's value, in place.
+ * So must Strata, on the path the other ranks take: a rank whose buffers alias
+ * while the others' do not went to PMPI_Allreduce alone, the others to the fast
+ * path, and the job hung. First every rank aliasing (the fast path, counted as
+ * such), then only the even ranks (run only when the first held: it would hang).
+ */
+static void test_alias_one(MPI_Comm comm, const char *name)
+{
+    strata_comm_stats_t before, after;
+    int rank, size, round, alias, rc, ok;
+    double x, y, want;
+    char what[128];
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    want = (double)size * (size + 1) / 2;
+    for (round = 0; round < 2; round++) {
+        x      = rank + 1;
+        y      = -1;
+        alias  = (round == 0 || rank % 2 == 0);
+        before = st_test_stats(comm);
+        rc     = MPI_Allreduce(&x, alias ? &x : &y, 1, MPI_DOUBLE, MPI_SUM, comm);
+        after  = st_test_stats(comm);
+        snprintf(what, sizeof(what), "%s: one element, %s", name,
+                 round == 0 ? "every rank's buffers aliased" : "aliased on even ranks");
+        CHECKF(rc == MPI_SUCCESS, "%s: returned %d", what, rc);
+        CHECKF((alias ? x : y) == want, "%s: %g, not %g", what, alias ? x : y, want);
+        if (size >= 2) {
+            CHECKF(after.fast_calls == before.fast_calls + 1 &&
+                   st_test_fallback_total(&after) == st_test_fallback_total(&before),
+                   "%s: not served by the fast path%s", what,
+                   round == 0 ? " (ranks that alias and ranks that do not would take "
+                                "different paths: not tried)" : "");
+            ok = (after.fast_calls == before.fast_calls + 1);
+            PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+            if (!ok) {
+                break;
+            }
+        }
+    }
+}
+
 /* ---- communicator life cycle ---- */
 
 /* A comm Strata never saw reports all-zero statistics. */
@@ -898,6 +943,7 @@ int main(int argc, char **argv)
     test_intercomm();
     test_one_rank();
     test_errors(dup, "dup");
+    test_alias_one(dup, "dup");
     ST_TEST_MPI(MPI_Comm_free(&dup));
     test_errors(MPI_COMM_SELF, "self");
     test_lifecycle();
