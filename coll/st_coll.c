@@ -926,8 +926,10 @@ static int st_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Dataty
     double t0;
 
     /* a comm being freed has lost its plan already: a user attribute callback
-     * calling MPI_Allreduce on it must not build a new one */
-    if (ST_UNLIKELY(st_coll_in_lib || comm == MPI_COMM_NULL ||
+     * calling MPI_Allreduce on it must not build a new one. A null handle (a zeroed
+     * MPI_Comm; PMPI_Comm_f2c of a freed Fortran handle) is Open MPI's to report:
+     * looking up its plan reported it first, as MPI_Comm_get_attr's error */
+    if (ST_UNLIKELY(st_coll_in_lib || comm == MPI_COMM_NULL || comm == (MPI_Comm)NULL ||
                     (st_coll_freeing != NULL && st_coll_is_freeing(comm)))) {
         return PMPI_Allreduce(sbuf, rbuf, count, dtype, mop, comm);
     }

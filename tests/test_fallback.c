@@ -9,7 +9,7 @@
  *   fast-path call.
  * - Erroneous calls under MPI_ERRORS_RETURN (op not defined on the type, derived
  *   types with predefined ops, negative count, aliased buffers of 2 or more elements,
- *   null handles):
+ *   null handles, a zeroed communicator handle):
  *   MPI_Allreduce fails with the error class PMPI_Allreduce reports, without
  *   hanging, and the communicator stays usable. Count 0 succeeds.
  * - Several communicators alive at once and freed in various orders; freed ones
@@ -632,6 +632,50 @@ static void test_alias_one(MPI_Comm comm, const char *name)
     }
 }
 
+/*
+ * A communicator handle Open MPI finds invalid without a lookup (a zeroed MPI_Comm,
+ * a field never set; a Fortran handle of a freed communicator converts to one):
+ * MPI_Allreduce reports MPI_ERR_COMM on MPI_COMM_WORLD once, as Open MPI's does.
+ * Strata's attribute lookup reported it first, as an error of MPI_Comm_get_attr: a
+ * custom handler ran twice, and the fatal default named a function the program
+ * never called.
+ */
+static int zero_comm_calls, zero_comm_class;
+
+static void zero_comm_handler(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm;
+    zero_comm_calls++;
+    MPI_Error_class(*code, &zero_comm_class);
+}
+
+static void test_zero_comm(void)
+{
+    MPI_Errhandler world_eh, counting;
+    MPI_Comm zero;
+    int x = 1, y = 0, rc, cls = -1, pass;
+    const char *what[2] = {"a zeroed communicator handle", "... and through PMPI"};
+
+    memset(&zero, 0, sizeof(zero));
+    ST_TEST_MPI(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &world_eh));
+    ST_TEST_MPI(MPI_Comm_create_errhandler(zero_comm_handler, &counting));
+    ST_TEST_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, counting));
+    for (pass = 0; pass < 2; pass++) {
+        zero_comm_calls = 0;
+        zero_comm_class = -1;
+        rc = (pass == 0) ? MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, zero)
+                         : PMPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, zero);
+        MPI_Error_class(rc, &cls);
+        CHECKF(cls == MPI_ERR_COMM, "%s: error class %d", what[pass], cls);
+        CHECKF(zero_comm_calls == 1 && zero_comm_class == MPI_ERR_COMM,
+               "%s: the handler ran %d times (last class %d)", what[pass], zero_comm_calls,
+               zero_comm_class);
+    }
+    ST_TEST_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, world_eh));
+    ST_TEST_MPI(MPI_Errhandler_free(&world_eh));
+    ST_TEST_MPI(MPI_Errhandler_free(&counting));
+}
+
 /* ---- communicator life cycle ---- */
 
 /* A comm Strata never saw reports all-zero statistics. */
@@ -946,6 +990,7 @@ int main(int argc, char **argv)
     test_alias_one(dup, "dup");
     ST_TEST_MPI(MPI_Comm_free(&dup));
     test_errors(MPI_COMM_SELF, "self");
+    test_zero_comm();
     test_lifecycle();
     test_delete_callback();
     test_nested_free();
