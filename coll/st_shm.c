@@ -1036,13 +1036,15 @@ static int st_shm_attach_posix(MPI_Comm comm, int rank, size_t size, void **base
  * set up) and its unmapping (0.2 ms): a program that makes communicators as it goes
  * (dup, allreduce, free) paid that each time. A destroyed plan's segment stays mapped
  * here, up to ST_SHM_KEEP of them (the oldest unmapped beyond), under a token rank 0
- * drew when it made it. A new plan's rank 0 offers one of its size; it is taken only
- * if every rank still holds it, which each does only after its own plan over it was
- * destroyed: so no rank can still be reading it (another thread of a rank may be
- * finishing its last allreduce over it, waiting on its flags, while this one sets up
- * another communicator), and the ranks are the ones that shared it (as many, each
- * with it). Only then does rank 0 zero the flags (their step numbers start again from
- * 0), before one more agreement.
+ * drew when it made it. A new plan's rank 0 offers one of its size and of as many
+ * ranks; it is taken only if every rank still holds it, which each does only after
+ * its own plan over it was destroyed: so no rank can still be reading it (another
+ * thread of a rank may be finishing its last allreduce over it, waiting on its flags,
+ * while this one sets up another communicator), and the ranks are the ones that
+ * shared it (as many, each with it: fewer, and two communicators of some of them each,
+ * their segments' sizes equal by the rounding of the chunk, took it at once). Only
+ * then does rank 0 zero the flags (their step numbers start again from 0), before one
+ * more agreement.
  */
 #define ST_SHM_KEEP 2
 
@@ -1050,20 +1052,22 @@ typedef struct {
     void    *base;
     size_t   size;
     uint64_t token;
+    int      nranks;   /* the ranks that shared it */
 } st_shm_kept_t;
 
 static st_shm_kept_t   st_shm_kept[ST_SHM_KEEP];   /* [0] the newest; base NULL: none */
 static pthread_mutex_t st_shm_kept_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Take the kept segment of @a size (0: any) and @a token (0: any; else the newest
- * that fits) out of the cache into @a k. @return 1 when there was one. */
-static int st_shm_kept_take(size_t size, uint64_t token, st_shm_kept_t *k)
+/* Take the kept segment of @a size (0: any), @a nranks (0: any) and @a token (0: any;
+ * else the newest that fits) out of the cache into @a k. @return 1 when there was one. */
+static int st_shm_kept_take(size_t size, int nranks, uint64_t token, st_shm_kept_t *k)
 {
     int i, found = 0;
 
     pthread_mutex_lock(&st_shm_kept_lock);
     for (i = 0; i < ST_SHM_KEEP && !found; i++) {
         if (st_shm_kept[i].base != NULL && (size == 0 || st_shm_kept[i].size == size) &&
+            (nranks == 0 || st_shm_kept[i].nranks == nranks) &&
             (token == 0 || st_shm_kept[i].token == token)) {
             *k    = st_shm_kept[i];
             found = 1;
@@ -1076,15 +1080,17 @@ static int st_shm_kept_take(size_t size, uint64_t token, st_shm_kept_t *k)
     return found;
 }
 
-/* Keep @a base (@a size bytes, @a token) as the newest; the oldest beyond is unmapped. */
-static void st_shm_kept_put(void *base, size_t size, uint64_t token)
+/* Keep @a base (@a size bytes, @a token, shared by @a nranks) as the newest; the oldest
+ * beyond is unmapped. */
+static void st_shm_kept_put(void *base, size_t size, uint64_t token, int nranks)
 {
     st_shm_kept_t out;
 
     pthread_mutex_lock(&st_shm_kept_lock);
     out = st_shm_kept[ST_SHM_KEEP - 1];
     memmove(&st_shm_kept[1], &st_shm_kept[0], (ST_SHM_KEEP - 1) * sizeof(*st_shm_kept));
-    st_shm_kept[0] = (st_shm_kept_t){.base = base, .size = size, .token = token};
+    st_shm_kept[0] = (st_shm_kept_t){.base = base, .size = size, .token = token,
+                                     .nranks = nranks};
     pthread_mutex_unlock(&st_shm_kept_lock);
     if (out.base != NULL) {
         munmap(out.base, out.size);
@@ -1095,7 +1101,7 @@ void st_shm_release_kept(void)
 {
     st_shm_kept_t k;
 
-    while (st_shm_kept_take(0, 0, &k)) {
+    while (st_shm_kept_take(0, 0, 0, &k)) {
         munmap(k.base, k.size);
     }
 }
@@ -1114,19 +1120,19 @@ static uint64_t st_shm_new_token(void)
 }
 
 /*
- * Collective over @a comm: a kept segment of @a size that every rank holds, into
- * *base_p and *token_p (return 1); else (return 0) *token_p is the token rank 0 drew
- * for the segment to be made.
+ * Collective over @a comm (@a nranks ranks): a kept segment of @a size, shared by as
+ * many, that every rank holds, into *base_p and *token_p (return 1); else (return 0)
+ * *token_p is the token rank 0 drew for the segment to be made.
  */
-static int st_shm_reuse(MPI_Comm comm, int rank, size_t size, size_t ctrl_bytes,
+static int st_shm_reuse(MPI_Comm comm, int rank, int nranks, size_t size, size_t ctrl_bytes,
                         void **base_p, uint64_t *token_p)
 {
     uint64_t offer[2] = {0, 0};   /* a kept segment's token (0: none), a new token */
-    st_shm_kept_t k = {NULL, 0, 0};
+    st_shm_kept_t k = {NULL, 0, 0, 0};
     int ok;
 
     if (rank == 0) {
-        if (st_shm_kept_take(size, 0, &k)) {
+        if (st_shm_kept_take(size, nranks, 0, &k)) {
             offer[0] = k.token;
         }
         offer[1] = st_shm_new_token();
@@ -1137,7 +1143,7 @@ static int st_shm_reuse(MPI_Comm comm, int rank, size_t size, size_t ctrl_bytes,
         return 0;
     }
     if (rank != 0) {
-        st_shm_kept_take(size, offer[0], &k);
+        st_shm_kept_take(size, nranks, offer[0], &k);
     }
     ok = (k.base != NULL);
     st_mpi_allreduce(&ok, 1, MPI_INT, MPI_MIN, comm);
@@ -1236,7 +1242,7 @@ st_status_t st_shm_create(MPI_Comm comm, const int *group, const int *pkg, st_sh
     ctrl_bytes = ST_ALIGN_UP((size_t)size * sizeof(st_shm_ctrl_t), ST_SHM_PAGE);
     seg_size   = ctrl_bytes + 2 * (size_t)nareas * chunk;
 
-    reused = st_shm_reuse(comm, rank, seg_size, ctrl_bytes, &base, &token);
+    reused = st_shm_reuse(comm, rank, size, seg_size, ctrl_bytes, &base, &token);
     if (!reused &&
         !(st_config.shm_method != ST_SHM_METHOD_POSIX &&
           st_shm_attach_memfd(comm, rank, seg_size, &base, &err_memfd)) &&
@@ -1306,7 +1312,7 @@ void st_shm_destroy(st_shm_t *shm)
     if (shm == NULL) {
         return;
     }
-    st_shm_kept_put(shm->base, shm->seg_size, shm->token);
+    st_shm_kept_put(shm->base, shm->seg_size, shm->token, shm->size);
     free(shm->scratch);
     free(shm->gmembers);
     free(shm->group_of);

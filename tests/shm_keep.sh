@@ -31,6 +31,20 @@ for method in memfd posix; do
         grep -q "a kept segment of [0-9]* bytes is not on every rank: a new one" "$err"
 done
 
+# A segment of all 4 ranks, then the two halves at once: with STRATA_SHM_SIZE=240K the
+# 4 ranks' segment has the bytes of a half's, and every rank of each half held it.
+# Only the ranks that shared it, all of them, may take it: each half makes its own
+# (before, both took the one segment and reduced in it at the same time: wrong sums)
+STRATA_LOG_LEVEL=debug STRATA_SHM_SIZE=240K timeout -k 5 120 $ST_MPIRUN -np 4 \
+    -x STRATA_LOG_LEVEL -x STRATA_SHM_SIZE tests/test_shm_keep --halves --cycles 2 \
+    >"$out" 2>"$err"
+check "halves: the sums are right" test $? -eq 0
+check "halves: test_shm_keep passed" grep -q "^test_shm_keep: PASS" "$out"
+for r in 0 1 2 3; do
+    check "halves: rank $r: 2 segments made, none taken" \
+        test "$(made $r)" -eq 2 -a "$(kept $r)" -eq 0
+done
+
 # The same over 2 virtual nodes (ranks 0 1 | 2 3) on UCX's TCP: each plan's lane
 # (ranks 0 2, ranks 1 3) is kept too (coll/st_ucx.c, st_ucx_lane_keep) and taken by
 # the next plan over the same ranks, so of the 12 communicators ranks 0 and 2 make 2

@@ -14,8 +14,13 @@
  *    rank 1 frees its old communicator after using the new one.
  * 3. Two communicators alive at once, freed in the opposite order, then two made
  *    again: each takes one of the two kept.
+ * 4. With --halves (4 ranks, STRATA_SHM_SIZE=240K: tests/shm_keep.sh): a communicator
+ *    of all, freed, then the two halves at once. There the segment of 4 ranks has
+ *    the bytes of one of 2 (5 areas of 24K, 3 of 40K): each half's ranks all held
+ *    it, and both halves took it, reducing in one segment at the same time (wrong
+ *    sums on every rank).
  *
- * Usage: test_shm_keep [--cycles N]
+ * Usage: test_shm_keep [--cycles N] [--halves]
  */
 #include "config.h"
 
@@ -87,11 +92,15 @@ static void t_world_members(int *members)
 
 int main(int argc, char **argv)
 {
-    int cycles = 6, i, members[64], call = 0;
+    int cycles = 6, i, members[64], call = 0, halves = 0;
     MPI_Comm c, a, b;
 
-    if (argc >= 3 && strcmp(argv[1], "--cycles") == 0) {
-        cycles = atoi(argv[2]);
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--cycles") == 0 && i + 1 < argc) {
+            cycles = atoi(argv[++i]);
+        } else if (strcmp(argv[i], "--halves") == 0) {
+            halves = 1;
+        }
     }
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &t_rank);
@@ -104,6 +113,21 @@ int main(int argc, char **argv)
         return 1;
     }
     t_world_members(members);
+    if (halves) {
+        /* 4: every rank holds the segment of all; each half must make its own */
+        MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        t_calls(c, members, call += 3);
+        MPI_Comm_free(&c);
+        MPI_Comm_split(MPI_COMM_WORLD, t_rank < t_size / 2, t_rank, &c);
+        for (i = 0; i < t_size / 2; i++) {
+            members[i] = (t_rank < t_size / 2) ? i : t_size / 2 + i;
+        }
+        for (i = 0; i < cycles; i++) {
+            t_calls(c, members, call += 3);
+        }
+        MPI_Comm_free(&c);
+        return st_test_finish("test_shm_keep");
+    }
 
     /* 1 */
     for (i = 0; i < cycles; i++) {
