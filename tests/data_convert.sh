@@ -231,6 +231,20 @@ expect 1 "unwritable output" $gen convert "$dir/p.svm" "$dir/no/such/dir/x.bin"
 contains "unwritable output" "no/such/dir"
 expect 1 "unwritable text output" $gen convert "$dir/p64.bin" "$dir/no/such/dir/x.svm"
 contains "unwritable text output" "no/such/dir"
+# an input that is not a file to read, refused as strata-train refuses it whatever the
+# output (before: a named pipe waited for a writer for ever in the format probe, and a
+# missing input or a directory with -o - was "--format bin cannot go to standard
+# output", exit 2)
+mkfifo "$dir/fifo.svm"
+expect 1 "a named pipe" timeout -k 5 30 $gen convert "$dir/fifo.svm" "$dir/x.bin"
+contains "a named pipe" "fifo.svm: not a regular file"
+expect 1 "a named pipe to text" timeout -k 5 30 $gen convert "$dir/fifo.svm" -o -
+contains "a named pipe to text" "fifo.svm: not a regular file"
+expect 1 "missing file to text" $gen convert "$dir/none.bin" -o -
+contains "missing file to text" "none.bin: cannot open"
+mkdir "$dir/adir"
+expect 1 "a directory to text" $gen convert "$dir/adir" -o -
+contains "a directory to text" "adir: a directory, not a data file"
 [ -e "$dir/x.bin" ] || [ -e "$dir/x.svm" ] && { echo "FAIL: a failed convert wrote"; fail=1; }
 ls "$dir" | grep -q '\.tmp\.' && { echo "FAIL: a temporary left:"; ls "$dir"; fail=1; }
 

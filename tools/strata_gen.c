@@ -37,6 +37,7 @@
 #include "st_stdout.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
@@ -44,7 +45,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #define GEN_NAME          "strata-gen"
 #define GEN_NUMERIC       13
@@ -1199,20 +1202,25 @@ static void gen_report(const gen_opts_t *o, const char *what, const char *path,
 
 /* ---- convert: a dataset from one format to the other ---- */
 
-/* Does @a path start with the binary format's magic? (Unreadable: no; the loader then
- * says why.) */
+/* Does @a path start with the binary format's magic? -1: not a file to read (missing,
+ * unreadable, a directory, a pipe or a device), which the loader then names. Opened
+ * without blocking: fopen of a named pipe waited for a writer for ever. */
 static int gen_is_bin(const char *path)
 {
     char magic[ST_GLM_BIN_MAGIC_LEN];
-    FILE *f = fopen(path, "rb");
-    int bin;
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), bin;
 
-    if (f == NULL) {
-        return 0;
+    if (fd < 0) {
+        return -1;
     }
-    bin = fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -1;
+    }
+    bin = pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
           memcmp(magic, ST_GLM_BIN_MAGIC, sizeof(magic)) == 0;
-    fclose(f);
+    close(fd);
     return bin;
 }
 
@@ -1304,11 +1312,21 @@ static void gen_convert(gen_opts_t *o)
     int in_bin, labels;
     int64_t i, max_col = 0;
 
-    in_bin = gen_is_bin(o->in);
-    gen_convert_check(o, in_bin);
-    clock_gettime(CLOCK_MONOTONIC, &t0);
     st_glm_data_opts_init(&lo);
     lo.label_kind = ST_GLM_LABEL_REAL;
+    in_bin = gen_is_bin(o->in);
+    if (in_bin < 0) {
+        /* the loader's words for what the input is (as strata-train's), before the
+           options that depend on its format can be misjudged */
+        if (st_glm_data_load(o->in, &lo, MPI_COMM_NULL, msg, sizeof(msg), &d) != ST_OK) {
+            gen_die("%s", msg);
+        }
+        st_glm_data_free(d);   /* (it became a file meanwhile) */
+        d      = NULL;
+        in_bin = gen_is_bin(o->in) > 0;
+    }
+    gen_convert_check(o, in_bin);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     /* text read once at the output's precision (a decimal rounded once to a float, as
      * strata-train --prec 32 reads it); binary: the file's, or the one asked for */
     lo.prec = o->bin && o->given_prec ? o->prec : in_bin ? 0 : 64;
