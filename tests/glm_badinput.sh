@@ -10,7 +10,8 @@
 # a huge -r (before: out of memory for a trace of -r rounds), a pipe or a directory
 # as the data (before: "Illegal seek"), a run that ends short of -e (a warning),
 # more features than the host's memory holds (before: killed by the kernel), data
-# of one class (a warning).
+# of one class (a warning), --feature-order with a model or method that never uses it
+# (before: accepted, left unused).
 #
 . "${top_srcdir}/tests/common.sh"
 fail=0
@@ -85,6 +86,22 @@ refused_combo "--inner-rounds without --hierarchical" \
 refused_combo "--eta with ridge" "--eta applies only to -s elastic-net, not to -s ridge" \
     -s ridge --eta 0.3
 refused_combo "-l with -c" "-l/--lambda and -c/--cost both set lambda" -l 1e-3 -c 2
+# --feature-order where no method of the model, or the method given, uses it (before:
+# accepted and left unused); with --method auto an L2 model may still run cd or newton
+refused_combo "--feature-order with lasso" \
+    "--feature-order applies to the L2 models (methods cd and newton), not to -s lasso" \
+    -s lasso --feature-order frequency
+refused_combo "--feature-order with -s 6, cd" \
+    "--feature-order applies to the L2 models (methods cd and newton), not to -s l1-logistic" \
+    -s 6 --method cd --feature-order given
+refused_combo "--feature-order with lbfgs" \
+    "--feature-order applies to methods cd and newton, not to --method lbfgs" \
+    --method lbfgs --feature-order given
+for m in auto cd newton; do
+    expect 0 "train --method $m --feature-order given" \
+        $T/strata-train -q --method $m --feature-order given "$dir/train.svm" "$dir/o.model"
+done
+rm -f "$dir/o.model"
 # a tolerance that underflows to 0 (or is subnormal) is refused; -e 0 is "all rounds"
 refused_combo "-e 1e-400" "--tol must be 0 (run all -r rounds) or a positive normal" -e 1e-400
 refused_combo "-e 1e-310" "--tol must be 0 (run all -r rounds) or a positive normal" -e 1e-310

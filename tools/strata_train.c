@@ -74,8 +74,8 @@ static void usage(FILE *f)
             "                        each round, results independent of thread timing;\n"
             "                        shared: one model vector, atomic updates, more\n"
             "                        progress per round\n"
-            "      --feature-order O L2 models (cd and newton; lbfgs and the L1 models\n"
-            "                        leave it unused), the model vector's layout while\n"
+            "      --feature-order O L2 models (cd and newton; refused with lbfgs and\n"
+            "                        the L1 models), the model vector's layout while\n"
             "                        training: frequency (the most frequent columns\n"
             "                        first, so they share cache lines), given, or auto\n"
             "                        (default: frequency from 131072 columns, and\n"
@@ -822,7 +822,7 @@ int main(int argc, char **argv)
     int ll_type = -1;   /* -s given as LIBLINEAR's number: it */
     int opt, nranks, regression, l1, kind, cost_set = 0, prec = 0, rc = 0, weights_set = 0, same;
     int lambda_set = 0, eta_set = 0, inner_set = 0, gpu_mem_set = 0, gpu_rows_set = 0;
-    int eps_set = 0, longindex = -1;
+    int eps_set = 0, forder_set = 0, longindex = -1;
     int zero_one = 0, folds = 0, find_c = 0;
     static const char shortopts[] = ":s:l:c:e:r:E:t:p:B:v:Cqh";
     int64_t classes[2];
@@ -907,6 +907,7 @@ int main(int argc, char **argv)
             param.feature_order =
                 parse_choice(optarg, (const char *const[]){"auto", "frequency", "given", NULL},
                              "--feature-order must be auto, frequency or given, not '%s'");
+            forder_set = 1;
             break;
         case OPT_METHOD:  /* STRATA_GLM_METHOD_CD, _LBFGS, _AUTO, _NEWTON */
             param.method = parse_choice(optarg,
@@ -1034,6 +1035,16 @@ int main(int argc, char **argv)
     if (eta_set && (param.solver == NULL || strcmp(param.solver, "elastic-net") != 0)) {
         die_usage("--eta applies only to -s elastic-net, not to -s %s",
                   param.solver ? param.solver : "logistic");
+    }
+    /* the L1 models and L-BFGS never lay the model vector out otherwise (with --method
+       auto an L2 model may still run cd or newton: accepted there) */
+    if (forder_set && kind >= 0 && models[kind].l1) {
+        die_usage("--feature-order applies to the L2 models (methods cd and newton), not "
+                  "to -s %s, whose methods never use it", param.solver);
+    }
+    if (forder_set && param.method == STRATA_GLM_METHOD_LBFGS) {
+        die_usage("%s", "--feature-order applies to methods cd and newton, not to --method "
+                  "lbfgs, which never uses it");
     }
     if (folds > 0 && argc - optind == 2) {
         die_usage("%s cross-validates and writes no model: no MODEL_FILE ('%s')",
