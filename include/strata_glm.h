@@ -64,8 +64,8 @@ enum {
     STRATA_GLM_THREADS_SHARED = 1
 };
 
-/** How a dual model's vector is laid out while it trains (strata_glm_param_t
-    feature_order). The steps, hence the model, are the same in every layout; only
+/** How an L2 model's vector is laid out while it trains by _CD or _NEWTON
+    (strata_glm_param_t feature_order). The steps, hence the model, are the same in every layout; only
     their speed differs. */
 enum {
     /** STRATA_GLM_ORDER_FREQUENCY from 2^17 columns (a vector of 1 MB), else given. */
@@ -182,7 +182,8 @@ typedef struct {
                                   equal: that round's model). No checkpoint:
                                   STRATA_ERR_NOT_FOUND; a damaged one: STRATA_ERR_IO
                                   naming the file (the same on every rank) */
-    int      hierarchical;   /**< dual models, 1: hierarchical CoCoA+ (default 0: flat).
+    int      hierarchical;   /**< L2 models, method _CD, 1: hierarchical CoCoA+ (default
+                                  0: flat).
                                   Each round (an outer round) is inner_rounds rounds in
                                   which the ranks of each node add their updates over
                                   the node only, then one sum over all ranks. The node
@@ -195,7 +196,8 @@ typedef struct {
                                   rounds from their measured costs: with r = cluster
                                   allreduce / (local round + node allreduce),
                                   min(ceil(2 sqrt(r)), ceil(r)), at most 64 (README) */
-    int      gpu;            /**< dual models, 1: each rank's local solver runs on a GPU
+    int      gpu;            /**< L2 models, method _CD or _NEWTON, 1: each rank's local
+                                  solver runs on a GPU
                                   (TPA-SCD; the rank's rank on its host picks one of
                                   the host's GPUs, modulo their count), its rows in GPU
                                   memory with float values; threads > 1 share the
@@ -218,8 +220,10 @@ typedef struct {
                                   stream: its rows, with its own arrays (8 bytes a row
                                   and a column), must fit, else
                                   STRATA_ERR_UNSUPPORTED saying so */
-    int      feature_order;  /**< dual models: the model vector's layout while training,
-                                  STRATA_GLM_ORDER_AUTO (default), _FREQUENCY or _GIVEN */
+    int      feature_order;  /**< L2 models, method _CD or _NEWTON (_LBFGS and the L1
+                                  models leave it unused): the model vector's layout
+                                  while training, STRATA_GLM_ORDER_AUTO (default),
+                                  _FREQUENCY or _GIVEN */
     int      method;         /**< STRATA_GLM_METHOD_AUTO (default), _CD (0), _LBFGS or
                                   _NEWTON; rounds and max_rounds count L-BFGS or Newton
                                   iterations */

@@ -291,15 +291,15 @@ ST_EXPORT const char *strata_glm_check_param(const strata_glm_param_t *param)
         return "hierarchical must be 0 or 1";
     }
     if (param->hierarchical && model->form != ST_GLM_FORM_DUAL) {
-        return "hierarchical (--hierarchical) applies to the dual models (logistic, svm, sqsvm, "
-               "ridge, svr, sqsvr)";
+        return "hierarchical (--hierarchical) applies to the L2 models (logistic, svm, sqsvm, "
+               "ridge, svr, sqsvr), method cd";
     }
     if (param->gpu != 0 && param->gpu != 1) {
         return "gpu must be 0 or 1";
     }
     if (param->gpu && model->form != ST_GLM_FORM_DUAL) {
-        return "gpu (--gpu) applies to the dual models (logistic, svm, sqsvm, ridge, svr, "
-               "sqsvr)";
+        return "gpu (--gpu) applies to the L2 models (logistic, svm, sqsvm, ridge, svr, "
+               "sqsvr), method cd or newton";
     }
     if (param->gpu_mem < 0) {
         return "gpu_mem (--gpu-mem) must be >= 0 (0: the GPU's free memory)";

@@ -442,7 +442,7 @@ if ! nvidia-smi -L >/dev/null 2>&1; then   # a machine without a GPU or its driv
     contains "no driver named" "gpu: no CUDA driver"
 fi
 expect 2 "lasso" tools/strata-train --gpu -s lasso "$dir/c32.bin" "$dir/m"
-contains "lasso named" "gpu (--gpu) applies to the dual models"
+contains "lasso named" "gpu (--gpu) applies to the L2 models (logistic, svm, sqsvm, ridge, svr, sqsvr), method cd or newton"
 
 [ $fail -eq 0 ] && echo "glm_gpu: PASS"
 exit $fail

@@ -79,7 +79,8 @@ expect 2 "negative inner rounds" tools/strata-train --hierarchical --inner-round
     "$dir/train.svm"
 contains "negative inner rounds named" "inner-rounds"
 expect 2 "hierarchical lasso" tools/strata-train --hierarchical -s lasso "$dir/train.svm"
-contains "hierarchical lasso named" "hierarchical (--hierarchical) applies to the dual models"
+contains "hierarchical lasso named" \
+    "hierarchical (--hierarchical) applies to the L2 models (logistic, svm, sqsvm, ridge, svr, sqsvr), method cd"
 expect 1 "missing file" tools/strata-train "$dir/none.svm" "$dir/m"
 contains "missing file named" "none.svm"
 
