@@ -2,8 +2,10 @@
 #
 # The man pages (man/NAME.1, installed by make install): each renders without a
 # warning, and names every option its tool's --help prints (each -x and --long-name
-# token of the help text; strata-cluster-agent, which has no --help: of its usage
-# line), so that a page cannot silently fall behind its tool.
+# token of the help text), so that a page cannot silently fall behind its tool; and
+# every tool has --help and --version (before: strata-train, -predict, -gen, -bench,
+# -cluster and -cluster-agent had no --version; the agent took --help for an ssh
+# option and ignored it).
 # Needs groff (Debian: groff-base); without it (and without man), skipped.
 #
 . "${top_srcdir}/tests/common.sh"
@@ -11,6 +13,7 @@ fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+version=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$top_builddir/config.h")
 TOOLS="strata-run strata-info strata-bench strata-train strata-predict strata-gen
        strata-cluster strata-cluster-agent"
 
@@ -77,19 +80,28 @@ for t in $TOOLS; do
     fi
     if [ "$t" = strata-cluster-agent ]; then
         # mpirun runs the agent as its ssh (plm_rsh_agent): "agent [--prefix P] [ssh
-        # options] HOST COMMAND...". It has no --help (a word starting with '-' that
-        # is not its own option is an ssh option, ignored); its help is the usage line
-        # it prints, as ssh would, with exit 255, when called without a host. The
-        # options there (its one own option, --prefix) must be in the page's OPTIONS.
-        "$prog" >"$tmp/$t.help" 2>&1
+        # options] HOST COMMAND...": called without a host, it prints its usage line,
+        # as ssh would, with exit 255 (its --help, below, is its own option: before,
+        # it was taken for an ssh option and ignored)
+        "$prog" >"$tmp/$t.usage" 2>&1
         rc=$?
-        if [ $rc -ne 255 ] || ! grep -q "usage: $t " "$tmp/$t.help"; then
+        if [ $rc -ne 255 ] || ! grep -q "usage: $t " "$tmp/$t.usage"; then
             echo "FAIL: $t without arguments: exit $rc, not 255 with its usage line"
-            cat "$tmp/$t.help"
+            cat "$tmp/$t.usage"
             fail=1
-            continue
         fi
-    elif ! "$prog" --help >"$tmp/$t.help" 2>&1; then
+    fi
+    # (3) --version: "TOOL VERSION", exit 0, the version configure gave the package
+    # (the shell scripts strata-cluster and its agent carry it written out)
+    v=$("$prog" --version 2>&1)
+    rc=$?
+    want="$t $version"
+    [ "$t" = strata-info ] && want="strata $version"   # (the library's version)
+    if [ $rc -ne 0 ] || [ -z "$version" ] || [ "$v" != "$want" ]; then
+        echo "FAIL: $t --version: '$v' (exit $rc), not '$want' with exit 0"
+        fail=1
+    fi
+    if ! "$prog" --help >"$tmp/$t.help" 2>&1; then
         echo "FAIL: $t --help: exit $?"
         cat "$tmp/$t.help"
         fail=1
@@ -98,12 +110,8 @@ for t in $TOOLS; do
     opts=$(sed 's/^/ /' "$tmp/$t.help" |
            grep -oE "[][ (,/|\"'](--?[A-Za-z][A-Za-z0-9-]*)" |
            sed 's/^.//; s/-*$//' | sort -u)
-    if [ "$t" = strata-cluster-agent ]; then
-        defined=$opts   # (its usage line defines them all)
-    else
-        defined=$(sed -nE 's/^ +(--?[A-Za-z][A-Za-z0-9-]*)(, (--[A-Za-z][A-Za-z0-9-]*))?( .*|$)/\1 \3/p' \
-                  "$tmp/$t.help" | tr ' ' '\n' | sed '/^$/d' | sort -u)
-    fi
+    defined=$(sed -nE 's/^ +(--?[A-Za-z][A-Za-z0-9-]*)(, (--[A-Za-z][A-Za-z0-9-]*))?( .*|$)/\1 \3/p' \
+              "$tmp/$t.help" | tr ' ' '\n' | sed '/^$/d' | sort -u)
     if [ -z "$opts" ] || [ -z "$defined" ]; then
         echo "FAIL: $t --help: no options found in it"
         cat "$tmp/$t.help"

@@ -151,13 +151,14 @@ typedef struct {
     int    compare;
     int    in_place;
     const char *csv;
-    int    help;
+    int    help;   /* 1 --help, 2 --version */
 } bench_opts_t;
 
 enum {
     BENCH_OPT_COMPARE = 256,
     BENCH_OPT_IN_PLACE,
-    BENCH_OPT_CSV
+    BENCH_OPT_CSV,
+    BENCH_OPT_VERSION
 };
 
 static const struct option bench_long_opts[] = {
@@ -172,6 +173,7 @@ static const struct option bench_long_opts[] = {
     {"in-place",  no_argument,       NULL, BENCH_OPT_IN_PLACE},
     {"csv",       required_argument, NULL, BENCH_OPT_CSV},
     {"help",      no_argument,       NULL, 'h'},
+    {"version",   no_argument,       NULL, BENCH_OPT_VERSION},
     {NULL, 0, NULL, 0}
 };
 
@@ -195,6 +197,7 @@ static void bench_usage(FILE *f)
             "      --csv FILE        also write the results as CSV to FILE; - for standard\n"
             "                        output (the table then goes to standard error)\n"
             "  -h, --help            this message\n"
+            "      --version         print the version and exit\n"
             "SIZE is a byte count with an optional K, M or G suffix (powers of 1024).\n"
             "Exit status: 0 ok, 1 a result was wrong (or a run-time error), 2 bad usage.\n",
             BENCH_ITERS_MIN, BENCH_ITERS_MAX);
@@ -392,6 +395,9 @@ static int bench_parse_args(int argc, char **argv, int rank, bench_opts_t *opts)
             break;
         case 'h':
             opts->help = 1;
+            break;
+        case BENCH_OPT_VERSION:
+            opts->help = opts->help ? opts->help : 2;   /* (--help wins) */
             break;
         case ':':
             if (rank == 0) {
@@ -1140,7 +1146,9 @@ int main(int argc, char **argv)
         return 2;
     }
     if (opts.help) {
-        if (b.rank == 0) {
+        if (b.rank == 0 && opts.help == 2) {
+            printf(BENCH_NAME " %s\n", PACKAGE_VERSION);
+        } else if (b.rank == 0) {
             bench_usage(stdout);
         }
         MPI_Finalize();

@@ -260,7 +260,8 @@ enum {
     GEN_OPT_ZIPF,
     GEN_OPT_NOISE,
     GEN_OPT_DENSITY,
-    GEN_OPT_CLASSES
+    GEN_OPT_CLASSES,
+    GEN_OPT_VERSION
 };
 
 static const struct option gen_long_opts[] = {
@@ -279,6 +280,7 @@ static const struct option gen_long_opts[] = {
     {"classes",    required_argument, NULL, GEN_OPT_CLASSES},
     {"quiet",      no_argument,       NULL, 'q'},
     {"help",       no_argument,       NULL, 'h'},
+    {"version",    no_argument,       NULL, GEN_OPT_VERSION},
     {NULL, 0, NULL, 0}
 };
 
@@ -325,6 +327,7 @@ static void gen_usage(FILE *f)
             "                        planted margins (--noise: a class drawn at random)\n"
             "  -q, --quiet           no summary on standard output\n"
             "  -h, --help            this message\n"
+            "      --version         print the version and exit\n"
             "Exit status: 0 ok, 1 a run-time error (I/O; convert: bad input data too),\n"
             "2 bad usage.\n",
             GEN_CRITEO_MIN, GEN_MAX_COLS, GEN_DENSE_MAX, GEN_MAX_COLS);
@@ -404,6 +407,10 @@ static void gen_parse_opts(int argc, char **argv, gen_opts_t *o)
     }
     if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
         gen_usage(stdout);
+        exit(0);
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf(GEN_NAME " %s\n", PACKAGE_VERSION);
         exit(0);
     }
     for (k = 0; k < (int)(sizeof(gen_kind_names) / sizeof(gen_kind_names[0])); k++) {
@@ -508,6 +515,9 @@ static void gen_parse_opts(int argc, char **argv, gen_opts_t *o)
             break;
         case 'h':
             gen_usage(stdout);
+            exit(0);
+        case GEN_OPT_VERSION:
+            printf(GEN_NAME " %s\n", PACKAGE_VERSION);
             exit(0);
         case ':':
             gen_usage_error("%s: missing argument", gen_opt_name(optopt, name, sizeof(name)));

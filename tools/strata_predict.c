@@ -46,14 +46,15 @@
 static MPI_Comm world = MPI_COMM_NULL;
 
 enum {
-    PREDICT_OPT_FORCE = 256
+    PREDICT_OPT_FORCE = 256,
+    PREDICT_OPT_VERSION
 };
 
 typedef struct {
     int         probability;  /* -b 1 */
     int         quiet;        /* -q */
     int         force;        /* --force */
-    int         help;
+    int         help;         /* 1 --help, 2 --version */
     const char *test_file;
     const char *model_file;
     const char *output_file;  /* or NULL */
@@ -64,6 +65,7 @@ static const struct option predict_long_opts[] = {
     {"quiet",       no_argument,       NULL, 'q'},
     {"force",       no_argument,       NULL, PREDICT_OPT_FORCE},
     {"help",        no_argument,       NULL, 'h'},
+    {"version",     no_argument,       NULL, PREDICT_OPT_VERSION},
     {NULL, 0, NULL, 0}
 };
 
@@ -88,6 +90,7 @@ static void predict_usage(FILE *f)
             "      --force            predict with a regression model even when every label\n"
             "                         of TEST_FILE is -1/+1 or 0/1 (a classification set?)\n"
             "  -h, --help             this message\n"
+            "      --version          print the version and exit\n"
             "Exit status: 0 ok, 1 a run-time failure, 2 bad usage.\n");
 }
 
@@ -119,6 +122,9 @@ static int predict_parse_args(int argc, char **argv, int rank, predict_opts_t *o
             break;
         case 'h':
             opts->help = 1;
+            break;
+        case PREDICT_OPT_VERSION:
+            opts->help = opts->help ? opts->help : 2;   /* (--help wins) */
             break;
         case ':':
             if (rank == 0) {
@@ -678,7 +684,9 @@ int main(int argc, char **argv)
         return 2;
     }
     if (opts.help) {
-        if (rank == 0) {
+        if (rank == 0 && opts.help == 2) {
+            printf(PREDICT_NAME " %s\n", PACKAGE_VERSION);
+        } else if (rank == 0) {
             predict_usage(stdout);
         }
         st_tool_mpi_finalize(world);

@@ -145,6 +145,7 @@ static void usage(FILE *f)
             "                        uninterrupted run would have given\n"
             "  -q, --quiet           no progress lines\n"
             "  -h, --help            this message\n"
+            "      --version         print the version and exit\n"
             "Exit status: 0 trained (converged or not), 1 a run-time error, 2 bad usage.\n",
             STRATA_GLM_GPU_ROWS);
 }
@@ -784,7 +785,7 @@ int main(int argc, char **argv)
     enum { OPT_ETA = 256, OPT_WPOS, OPT_WNEG, OPT_SEED, OPT_TEST, OPT_TMODE, OPT_GAP,
            OPT_CKPT, OPT_CKPT_EVERY, OPT_RESUME, OPT_HIER, OPT_INNER, OPT_GPU, OPT_GPU_MEM,
            OPT_GPU_ROWS,
-           OPT_FORDER, OPT_METHOD, OPT_EPS };
+           OPT_FORDER, OPT_METHOD, OPT_EPS, OPT_VERSION };
     static const struct option longopts[] = {
         {"solver", required_argument, NULL, 's'}, {"lambda", required_argument, NULL, 'l'},
         {"cost", required_argument, NULL, 'c'},   {"eta", required_argument, NULL, OPT_ETA},
@@ -811,6 +812,7 @@ int main(int argc, char **argv)
         {"cross-validation", required_argument, NULL, 'v'},
         {"find-c", no_argument, NULL, 'C'},
         {"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0}};
     strata_glm_problem_t *prob = NULL, *test = NULL;
     strata_glm_model_t *model  = NULL;
@@ -958,6 +960,12 @@ int main(int argc, char **argv)
         case 'h':
             if (rank == 0) {
                 usage(stdout);
+            }
+            st_tool_mpi_finalize(world);
+            return 0;
+        case OPT_VERSION:
+            if (rank == 0) {
+                printf("strata-train %s\n", PACKAGE_VERSION);
             }
             st_tool_mpi_finalize(world);
             return 0;
