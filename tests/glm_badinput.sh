@@ -46,6 +46,21 @@ expect 2 "gen: --test-out = the output (./)" \
     sh -c "cd '$dir' && exec '$PWD/$T/strata-gen' dense --rows 10 --test-rows 5 -q --test-out g.svm ./g.svm"
 contains "gen: --test-out = output named" "is the output file"
 test ! -e "$dir/g.svm" || { echo "FAIL: gen wrote g.svm"; fail=1; }
+# an empty file name: a usage error naming it (before: ": cannot open", exit 1)
+expect 2 "train: empty training file name" $T/strata-train -q "" "$dir/o.model"
+contains "train: empty training file name named" "the training file name is empty"
+expect 2 "train: empty --test" $T/strata-train -q --test "" "$dir/train.svm" "$dir/o.model"
+contains "train: empty --test named" "the test file name is empty"
+expect 2 "gen: empty output" $T/strata-gen dense --rows 10 -q ""
+contains "gen: empty output named" "the output file name is empty"
+expect 2 "gen: empty -o" $T/strata-gen dense --rows 10 -q -o ""
+contains "gen: empty -o named" "the output file name is empty"
+expect 2 "gen: empty --test-out" \
+    $T/strata-gen dense --rows 10 --test-rows 5 -q --test-out "" "$dir/g.svm"
+contains "gen: empty --test-out named" "the --test-out file name is empty"
+expect 2 "gen: convert, empty input" $T/strata-gen convert "" "$dir/g.svm"
+contains "gen: convert, empty input named" "convert: the input file name is empty"
+test ! -e "$dir/o.model" && test ! -e "$dir/g.svm" || { echo "FAIL: an empty name wrote"; fail=1; }
 
 # 2. int options beyond an int: refused, not wrapped
 for o in "-t 4294967298" "-r 4294967297" "-E 4294967297" "-r 2147483648" "-p 4294967328"; do

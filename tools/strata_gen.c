@@ -543,6 +543,9 @@ static void gen_parse_opts(int argc, char **argv, gen_opts_t *o)
             gen_usage_error("convert: no input file");
         }
         o->in = argv[optind++];
+        if (o->in[0] == '\0') {   /* (before: ": cannot open", exit 1) */
+            gen_usage_error("convert: the input file name is empty");
+        }
         if (!strcmp(o->in, "-")) {
             gen_usage_error("convert: the input cannot be standard input (the readers map "
                             "the file): give a file");
@@ -557,6 +560,9 @@ static void gen_parse_opts(int argc, char **argv, gen_opts_t *o)
     }
     if (o->out == NULL) {
         gen_usage_error("no output file (-o FILE)");
+    }
+    if (o->out[0] == '\0' || (o->test_out != NULL && o->test_out[0] == '\0')) {
+        gen_usage_error("the %s file name is empty", o->out[0] == '\0' ? "output" : "--test-out");
     }
     if (o->kind == GEN_CONVERT) {
         if (strcmp(o->out, "-") != 0 && st_tool_same_file(o->in, o->out)) {

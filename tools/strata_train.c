@@ -1069,6 +1069,10 @@ int main(int argc, char **argv)
                   "without it to test it)", find_c ? "-C" : "-v");
     }
     train_file = argv[optind];
+    if (train_file[0] == '\0' || (test_file != NULL && test_file[0] == '\0')) {
+        /* (before: ": cannot open", exit 1) */
+        die_usage("the %s file name is empty", train_file[0] == '\0' ? "training" : "test");
+    }
     if (argc - optind == 2) {
         if (argv[optind + 1][0] == '\0' || strlen(argv[optind + 1]) >= sizeof(model_file)) {
             die_usage("the model file name is %s", argv[optind + 1][0] ? "too long" : "empty");
