@@ -365,4 +365,16 @@ expect 0 "strata-info --topo, a long processor name" $ST_MPIRUN -np 2 env LD_PRE
     FAKE_PROCESSOR_NAME="$long" "$info" --topo
 contains "strata-info --topo, a long processor name: rank 0" "^0  *$long  *0 "
 contains "strata-info --topo, a long processor name: rank 1" "^1  *$long  *0 "
+# strata-cluster up --subnet with a byte beyond 255 or a leading 0 (which ip takes for
+# octal): bad usage, before anything is made (before: 300.1.2.0/24 passed, and up went
+# on to make namespaces and failed at 'ip addr add'). A stand-in ip that fails keeps
+# this test from making anything, whatever the script does.
+mkdir "$tmp/ip"
+printf '#!/bin/sh\necho "ip: the test'"'"'s stand-in" >&2\nexit 1\n' >"$tmp/ip/ip"
+chmod +x "$tmp/ip/ip"
+for sn in 300.1.2.0/24 10.256.0.0/24 10.77.260.0/24 010.77.0.0/24 10.77.00.0/24; do
+    PATH="$tmp/ip:$PATH" expect 2 "strata-cluster up --subnet $sn" \
+        "$top_srcdir/tools/strata-cluster" up 2 --subnet "$sn" --prefix stbad-
+    contains "strata-cluster up --subnet $sn named" "--subnet '$sn': a /24 such as"
+done
 exit $fail
