@@ -120,8 +120,8 @@ enum {
 };
 
 /** strata_glm_param_t.gap_every: compute the duality gap when it may have reached
-    tol, judged from how fast it fell so far (dual models; lasso and elastic net on
-    one rank). */
+    tol, judged from how fast it fell so far (the L2 models with method _CD; lasso
+    and elastic net on one rank). */
 #define STRATA_GLM_GAP_AUTO (-1)
 
 /** Training parameters; strata_glm_param_default() fills in the defaults. */
@@ -134,8 +134,8 @@ typedef struct {
     double   eta;            /**< elastic net's L1 share in [0, 1] (default 0.5) */
     double   tol;            /**< stop when gap <= tol * |P(w)| (default 1e-3) */
     int      max_rounds;     /**< CoCoA rounds at most (default 200) */
-    int      gap_every;      /**< dual models, and lasso and elastic net on one
-                                  rank: compute the duality gap (a pass over
+    int      gap_every;      /**< L2 models with method _CD, and lasso and elastic
+                                  net on one rank: compute the duality gap (a pass over
                                   the rows) and test tol every this many rounds, and
                                   after the last (default 1; 0 is taken for 1).
                                   STRATA_GLM_GAP_AUTO: after rounds 1 and 2, then
