@@ -13,7 +13,10 @@
  * MPI_Init: without it the job-wide knobs would not be agreed (ranks with
  * different STRATA_SMALL_MSG hung) and virtual nodes not placed once per job.
  * MPI_ALLREDUCE converts the handles and the Fortran MPI_IN_PLACE / MPI_BOTTOM
- * sentinels exactly as Open MPI's wrappers do, and calls the C implementation.
+ * sentinels as Open MPI's wrappers do, and calls the C implementation. One
+ * difference: MPI_IN_PLACE passed as the receive buffer (an error) becomes the C
+ * MPI_IN_PLACE too, which MPI refuses (MPI_ERR_ARG); Open MPI's own wrapper passes
+ * the sentinel's address on as a buffer and writes the result over it.
  * MPI_COMM_FREE and MPI_COMM_DISCONNECT (same names, ompi_comm_free_f and
  * ompi_comm_disconnect_f for mpi_f08) go through Strata's C ones, which mark the
  * dying communicator: an attribute's delete callback that calls MPI_Allreduce on
