@@ -62,6 +62,12 @@ scc=$(sed -n 's/^Cross Validation Squared correlation coefficient = //p' "$out")
 expect 0 "ridge, 3 ranks" $run -np 3 "$train" -q -s ridge -v 4 r.svm
 near "ridge, 3 ranks: the squared correlation coefficient" \
     "$(sed -n 's/^Cross Validation Squared correlation coefficient = //p' "$out")" "$scc" 1e-4
+# every prediction the same (an epsilon beyond every target: w = 0 in every fold): the
+# coefficient is 0/0, and LIBLINEAR's train -v (and strata-predict) still print its
+# line, "-nan" (the line was left out, NaN taken for -C's "no such line")
+expect 0 "svr, constant predictions" "$train" -q -s svr --epsilon 1e6 -v 4 r.svm
+contains "svr, constant predictions: the squared correlation line" \
+    "^Cross Validation Squared correlation coefficient = -\{0,1\}nan$"
 expect 0 "ridge, 32-bit values" "$train" -q -s ridge -p 32 -v 4 r.svm
 near "ridge, 32-bit values: the MSE" \
     "$(sed -n 's/^Cross Validation Mean squared error = //p' "$out")" "$mse" 1e-4

@@ -518,14 +518,15 @@ static void print_info(const char *what, const strata_glm_info_t *info,
 }
 
 /* Rank 0: LIBLINEAR's cross-validation lines (accuracy, or mean squared error and,
- * where @a scc is not NaN, the squared correlation coefficient), then the other
- * metrics */
+ * with @a with_scc (-v; not -C, as LIBLINEAR's), the squared correlation coefficient
+ * @a scc, printed as LIBLINEAR prints it, NaN too: constant predictions), then the
+ * other metrics */
 static void print_cv_metrics(const strata_glm_metrics_t *m, int folds, int classes,
-                             double scc)
+                             int with_scc, double scc)
 {
     if (!isnan(m->rmse)) {
         printf("Cross Validation Mean squared error = %g\n", m->rmse * m->rmse);
-        if (!isnan(scc)) {
+        if (with_scc) {
             printf("Cross Validation Squared correlation coefficient = %g\n", scc);
         }
         printf("Cross Validation RMSE = %g (%lld examples, %d folds)\n", m->rmse,
@@ -595,7 +596,7 @@ static int cross_validate(const strata_glm_problem_t *prob, const strata_glm_par
                 "relative gap reached -e %g\n", stopped - 1, folds, param->tol);
     }
     if (rank == 0) {
-        print_cv_metrics(&m, folds, strata_glm_problem_labels(prob, NULL), scc);
+        print_cv_metrics(&m, folds, strata_glm_problem_labels(prob, NULL), 1, scc);
     }
     free(infos);
     return 0;
@@ -636,7 +637,7 @@ static int find_cost(const strata_glm_problem_t *prob, const strata_glm_param_t 
         printf("Best C = %g  CV accuracy = %g%%\n", c, 100.0 * m.accuracy);
     }
     if (rank == 0) {
-        print_cv_metrics(&m, folds, strata_glm_problem_labels(prob, NULL), NAN);
+        print_cv_metrics(&m, folds, strata_glm_problem_labels(prob, NULL), 0, NAN);
         fflush(stdout);   /* (the warnings after the lines they are about) */
         if (c == max_c) {
             fprintf(stderr, "strata-train: warning: the best C is the largest tried, %g: "
