@@ -216,6 +216,14 @@ check "svm, 3 rounds: the warning without --method" grep -q "in 3 rounds: raise 
 $T/strata-train -q --method cd -l 1e-4 -r 4 --checkpoint-every 2 "$dir/t12.svm" \
     "$dir/ck.model" >"$out" 2>"$err"
 check "cd, checkpoints, 4 rounds: raise -r alone" grep -q "in 4 rounds: raise -r to go on$" "$err"
+# ProxCoCoA+ (an L1 model, --method cd, across ranks) barely moves where C is large: the
+# warning names --method newton, the default there (before: "raise -r to go on" alone);
+# on one rank cd is the serial solver, and raising -r is the advice
+$ST_MPIRUN -np 2 $T/strata-train -q -s l1-logistic -c 64 --method cd -r 3 "$dir/t12.svm" \
+    "$dir/o.model" >"$out" 2>"$err"
+check "l1-logistic, cd, 2 ranks, 3 rounds: newton suggested" grep -q "in 3 rounds: raise -r, or try --method newton (the L1 models' default across ranks" "$err"
+$T/strata-train -q -s l1-logistic -c 64 --method cd -r 1 "$dir/t12.svm" "$dir/o.model" >"$out" 2>"$err"
+check "l1-logistic, cd, 1 rank, 1 round: raise -r alone" grep -q "in 1 rounds: raise -r to go on$" "$err"
 # -e 0 asks for exactly -r rounds: no warning
 $T/strata-train -q --method cd -e 0 -r 20 "$dir/t12.svm" "$dir/o.model" >"$out" 2>"$err"
 check "cd, -e 0: exit 0, nothing on stderr" test $? -eq 0 -a ! -s "$err"
