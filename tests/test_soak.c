@@ -16,14 +16,19 @@
  * the receive buffer; the send buffer unchanged; the same bytes on every rank; and
  * that the call took Strata's path (the statistics), where it must.
  *
+ * With --threads T, T threads run sequences of their own at once (seeds apart), each
+ * making its communicators from a duplicate of the world of its own, under
+ * MPI_THREAD_MULTIPLE: set-ups, kept segments and lanes taken and frees race.
+ *
  * Run under the knobs that change the paths (tests/soak-*.npN): a small segment
- * (STRATA_SHM_SIZE), virtual nodes over UCX. Usage:
- *   test_soak [--iterations N] [--seed S] [--max-count C]
+ * (STRATA_SHM_SIZE), virtual nodes over UCX, threads. Usage:
+ *   test_soak [--iterations N] [--seed S] [--max-count C] [--threads T]
  */
 #include "config.h"
 
 #include "st_test.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +37,7 @@
 #define SOAK_SLOTS 6
 #define SOAK_GUARD 16   /* guard bytes around the receive buffer */
 #define SOAK_FILL  0x5a
+#define SOAK_THREADS_MAX 8
 
 typedef struct { double v; int i; } soak_di_t;
 typedef struct { float v; int i; } soak_fi_t;
@@ -107,7 +113,7 @@ static MPI_Op soak_mpi_op(soak_op_t o)
 }
 
 /* the choices' generator: the same sequence on every rank */
-static uint64_t soak_state;
+static __thread uint64_t soak_state;   /* (each thread's own: --threads) */
 
 static uint64_t soak_next(void)
 {
@@ -245,9 +251,10 @@ static int soak_same(const void *a, const void *b, soak_type_t t)
     }
 }
 
-/* A communicator for a slot, by kind (collective over MPI_COMM_WORLD; kinds 4 and 6
- * leave the ranks outside with MPI_COMM_NULL). */
-static MPI_Comm soak_make_comm(int kind, int wrank, int wsize, uint64_t it)
+/* A communicator for a slot, by kind (collective over @a parent, a duplicate of the
+ * world or the world itself; kinds 4 and 6 leave the ranks outside with
+ * MPI_COMM_NULL). */
+static MPI_Comm soak_make_comm(MPI_Comm parent, int kind, int wrank, int wsize, uint64_t it)
 {
     MPI_Comm c = MPI_COMM_NULL;
     int k = 1 + (int)(it % (uint64_t)wsize), i, n = 0, *ranks;
@@ -255,21 +262,21 @@ static MPI_Comm soak_make_comm(int kind, int wrank, int wsize, uint64_t it)
 
     switch (kind) {
     case 0:
-        return MPI_COMM_WORLD;
+        return parent;
     case 1:
-        ST_TEST_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+        ST_TEST_MPI(MPI_Comm_dup(parent, &c));
         break;
     case 2:
-        ST_TEST_MPI(MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wrank, &c));
+        ST_TEST_MPI(MPI_Comm_split(parent, wrank % 2, wrank, &c));
         break;
     case 3:
-        ST_TEST_MPI(MPI_Comm_split(MPI_COMM_WORLD, 0, wsize - wrank, &c));
+        ST_TEST_MPI(MPI_Comm_split(parent, 0, wsize - wrank, &c));
         break;
     case 4:
-        ST_TEST_MPI(MPI_Comm_split(MPI_COMM_WORLD, wrank < k ? 0 : MPI_UNDEFINED, wrank, &c));
+        ST_TEST_MPI(MPI_Comm_split(parent, wrank < k ? 0 : MPI_UNDEFINED, wrank, &c));
         break;
     case 5:
-        ST_TEST_MPI(MPI_Comm_split(MPI_COMM_WORLD, 0,
+        ST_TEST_MPI(MPI_Comm_split(parent, 0,
                                    (int)(st_test_rand(it, wrank, 0) % 1000) * wsize + wrank, &c));
         break;
     default:
@@ -283,12 +290,12 @@ static MPI_Comm soak_make_comm(int kind, int wrank, int wsize, uint64_t it)
         if (n == 0) {
             ranks[n++] = wsize - 1;
         }
-        ST_TEST_MPI(MPI_Comm_group(MPI_COMM_WORLD, &world));
+        ST_TEST_MPI(MPI_Comm_group(parent, &world));
         ST_TEST_MPI(MPI_Group_incl(world, n, ranks, &sub));
         for (i = 0; i < n && ranks[i] != wrank; i++) {
         }
         if (i < n) {
-            ST_TEST_MPI(MPI_Comm_create_group(MPI_COMM_WORLD, sub, 7, &c));
+            ST_TEST_MPI(MPI_Comm_create_group(parent, sub, 7, &c));
         }
         MPI_Group_free(&sub);
         MPI_Group_free(&world);
@@ -298,9 +305,9 @@ static MPI_Comm soak_make_comm(int kind, int wrank, int wsize, uint64_t it)
     return c;
 }
 
-static void soak_free_comm(MPI_Comm *c)
+static void soak_free_comm(MPI_Comm *c, MPI_Comm parent)
 {
-    if (*c != MPI_COMM_NULL && *c != MPI_COMM_WORLD) {
+    if (*c != MPI_COMM_NULL && *c != parent) {
         ST_TEST_MPI(MPI_Comm_free(c));
     }
     *c = MPI_COMM_NULL;
@@ -354,39 +361,29 @@ static size_t soak_pick_count(size_t max_count)
     return n < max_count ? n : max_count;
 }
 
-int main(int argc, char **argv)
+typedef struct {
+    MPI_Comm parent;      /* the slots' communicators are made from it */
+    uint64_t seed;
+    long     iterations;
+    size_t   max_count;
+    int      wrank, wsize;
+} soak_args_t;
+
+/* One sequence of calls (a thread's, with --threads). */
+static void *soak_run(void *arg)
 {
-    long iterations = 600, it;
-    uint64_t seed = 1;
-    size_t max_count = (size_t)1 << 20;
+    const soak_args_t *a = arg;
     MPI_Comm slot[SOAK_SLOTS];
     int made[SOAK_SLOTS] = {0};
-    int wrank, wsize, i;
+    long it;
+    int i;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
-    for (i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--iterations") == 0 && i + 1 < argc) {
-            iterations = atol(argv[++i]);
-        } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
-            seed = strtoull(argv[++i], NULL, 0);
-        } else if (strcmp(argv[i], "--max-count") == 0 && i + 1 < argc) {
-            max_count = (size_t)atol(argv[++i]);
-        } else {
-            if (wrank == 0) {
-                fprintf(stderr, "usage: test_soak [--iterations N] [--seed S] [--max-count C]\n");
-            }
-            MPI_Finalize();
-            return 2;
-        }
-    }
     for (i = 0; i < SOAK_SLOTS; i++) {
         slot[i] = MPI_COMM_NULL;
     }
-    soak_state = seed;
+    soak_state = a->seed;
 
-    for (it = 0; it < iterations; it++) {
+    for (it = 0; it < a->iterations; it++) {
         int s = (int)soak_below(SOAK_SLOTS), remake = soak_below(20) == 0;
         int kind = (int)soak_below(7), inplace, n, me, k;
         soak_type_t t;
@@ -399,13 +396,13 @@ int main(int argc, char **argv)
         MPI_Comm comm;
 
         if (!made[s] || remake) {   /* (the same decision on every rank) */
-            soak_free_comm(&slot[s]);
-            slot[s] = soak_make_comm(kind, wrank, wsize, (uint64_t)it);
+            soak_free_comm(&slot[s], a->parent);
+            slot[s] = soak_make_comm(a->parent, kind, a->wrank, a->wsize, (uint64_t)it);
             made[s] = 1;
         }
         t       = (soak_type_t)soak_below(T_LAST);
         o       = soak_pick_op(t);
-        count   = soak_pick_count(max_count);
+        count   = soak_pick_count(a->max_count);
         es      = soak_types[t].size;
         count   = count * 8 / (es > 8 ? 16 : 8);   /* about the same bytes for 16-byte types */
         inplace = (int)soak_below(2);
@@ -425,7 +422,7 @@ int main(int argc, char **argv)
         x       = malloc(es);
         memset(sbuf, 0, bytes + off + 1);
         for (e = 0; e < count; e++) {
-            soak_element(sbuf + off + e * es, t, o, (uint64_t)it, wrank, e);
+            soak_element(sbuf + off + e * es, t, o, (uint64_t)it, a->wrank, e);
         }
         memcpy(copy, sbuf + off, bytes);
         memset(rbuf, SOAK_FILL, bytes + off + 2 * SOAK_GUARD);
@@ -485,7 +482,75 @@ int main(int argc, char **argv)
         free(members);
     }
     for (i = 0; i < SOAK_SLOTS; i++) {
-        soak_free_comm(&slot[i]);
+        soak_free_comm(&slot[i], a->parent);
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    soak_args_t args[SOAK_THREADS_MAX];
+    pthread_t tid[SOAK_THREADS_MAX];
+    long iterations = 600;
+    uint64_t seed = 1;
+    size_t max_count = (size_t)1 << 20;
+    int wrank, wsize, i, nthreads = 1, provided = MPI_THREAD_SINGLE;
+
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+            nthreads = atoi(argv[++i]);
+        }
+    }
+    if (nthreads > 1) {
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    } else {
+        MPI_Init(&argc, &argv);
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--iterations") == 0 && i + 1 < argc) {
+            iterations = atol(argv[++i]);
+        } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
+            seed = strtoull(argv[++i], NULL, 0);
+        } else if (strcmp(argv[i], "--max-count") == 0 && i + 1 < argc) {
+            max_count = (size_t)atol(argv[++i]);
+        } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+            i++;
+        } else {
+            nthreads = 0;
+            break;
+        }
+    }
+    if (nthreads < 1 || nthreads > SOAK_THREADS_MAX ||
+        (nthreads > 1 && provided < MPI_THREAD_MULTIPLE)) {
+        if (wrank == 0) {
+            fprintf(stderr, "usage: test_soak [--iterations N] [--seed S] [--max-count C] "
+                    "[--threads T (1-%d; T > 1 needs MPI_THREAD_MULTIPLE)]\n", SOAK_THREADS_MAX);
+        }
+        MPI_Finalize();
+        return 2;
+    }
+    /* one thread: the world itself; more: each its own duplicate (no two threads'
+     * collectives on one communicator), its own seed */
+    for (i = 0; i < nthreads; i++) {
+        args[i] = (soak_args_t){.parent = MPI_COMM_WORLD, .seed = seed + (uint64_t)i * 7919,
+                                .iterations = iterations, .max_count = max_count,
+                                .wrank = wrank, .wsize = wsize};
+        if (nthreads > 1) {
+            ST_TEST_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &args[i].parent));
+        }
+    }
+    if (nthreads == 1) {
+        soak_run(&args[0]);
+    } else {
+        for (i = 0; i < nthreads; i++) {
+            pthread_create(&tid[i], NULL, soak_run, &args[i]);
+        }
+        for (i = 0; i < nthreads; i++) {
+            pthread_join(tid[i], NULL);
+            ST_TEST_MPI(MPI_Comm_free(&args[i].parent));
+        }
     }
     return st_test_finish("test_soak");
 }
