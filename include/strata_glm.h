@@ -486,9 +486,10 @@ strata_status_t strata_glm_evaluate(const strata_glm_model_t *model,
  * strata_glm_evaluate computes them.
  *
  * @param folds      2 to the number of rows
- * @param cost       > 0: each fold's lambda is 1/(cost x the fold's training rows),
- *                   LIBLINEAR's C for the rows it trains on (strata-train -c); 0:
- *                   param->lambda for every fold
+ * @param cost       > 0 and finite: each fold's lambda is 1/(cost x the fold's training
+ *                   rows), LIBLINEAR's C for the rows it trains on (strata-train -c; a
+ *                   C whose lambda is beyond double precision: STRATA_ERR_INVALID_PARAM
+ *                   naming the C); 0: param->lambda for every fold
  * @param scores     NULL, or this rank's rows' out-of-fold scores (rows(prob) entries;
  *                   more than two classes: the labels predicted)
  * @param infos      NULL, or @a folds entries: how each fold's training went

@@ -211,9 +211,9 @@ static strata_status_t st_glm_cv_run(const strata_glm_problem_t *prob,
                    "resume)");
         return STRATA_ERR_INVALID_PARAM;
     }
-    if (!(cost >= 0)) {
-        st_glm_msg(msg, msg_len, "cost %g: > 0 (LIBLINEAR's C), or 0 for param->lambda",
-                   cost);
+    if (!(cost >= 0) || isinf(cost)) {
+        st_glm_msg(msg, msg_len, "cost %g: finite and > 0 (LIBLINEAR's C), or 0 for "
+                   "param->lambda", cost);
         return STRATA_ERR_INVALID_PARAM;
     }
     fold = (kept && cache->fold != NULL) ? cache->fold
@@ -262,6 +262,15 @@ static strata_status_t st_glm_cv_run(const strata_glm_problem_t *prob,
         p = *param;
         if (cost > 0) {   /* C sum of the losses over the fold's training rows */
             p.lambda = 1.0 / (cost * (double)train->data->n_rows_global);
+            if (!(p.lambda > 0) || isinf(p.lambda)) {
+                /* (named as given, not as a lambda the caller never gave) */
+                st_glm_msg(msg, msg_len, "fold %d of %d: C %g: lambda = 1/(C n) = 1/(%g x "
+                           "%lld) is %g, beyond double precision: give a C nearer 1", k + 1,
+                           folds, cost, cost, (long long)train->data->n_rows_global,
+                           p.lambda);
+                status = STRATA_ERR_INVALID_PARAM;
+                goto out;
+            }
             if ((why = strata_glm_check_param(&p)) != NULL) {
                 st_glm_msg(msg, msg_len, "fold %d of %d: %s", k + 1, folds, why);
                 status = STRATA_ERR_INVALID_PARAM;

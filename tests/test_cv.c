@@ -479,6 +479,24 @@ static void check_fold_fails(void)
     strata_glm_problem_free(prob);
 }
 
+/* strata_glm_find_cost at C's whose lambda is beyond double precision: the C named,
+ * not a lambda the caller never gave. */
+static void check_find_beyond(const strata_glm_problem_t *prob)
+{
+    strata_glm_metrics_t m;
+    strata_glm_param_t p;
+    strata_status_t st;
+    char msg[512] = "";
+    double c = -1;
+
+    strata_glm_param_default(&p);
+    st = strata_glm_find_cost(prob, &p, 3, 1e308, 1e308, MPI_COMM_WORLD, msg, sizeof(msg),
+                              &c, &m, NULL);
+    CHECKF(st == STRATA_ERR_INVALID_PARAM && strstr(msg, "C 1e+308") != NULL &&
+                   strstr(msg, "give a C nearer 1") != NULL && c == -1,
+           "find_cost at C 1e308: status %d, '%s'", (int)st, msg);
+}
+
 /* A refusal: @a status and a message holding @a want, alike on every rank. */
 static void refused(const strata_glm_problem_t *prob, const strata_glm_param_t *p, int folds,
                     double cost, strata_status_t status, const char *want)
@@ -561,6 +579,12 @@ int main(int argc, char **argv)
     refused(prob, &p, 1, 0, STRATA_ERR_INVALID_PARAM, "needs 2 to 240 folds");
     refused(prob, &p, N_ROWS + 1, 0, STRATA_ERR_INVALID_PARAM, "241 folds of 240 examples");
     refused(prob, &p, 3, -1, STRATA_ERR_INVALID_PARAM, "cost -1");
+    /* a C whose lambda, 1/(C n), is beyond double precision: named as given (before:
+       "fold 1 of 3: lambda must be finite and > 0", of a lambda never given) */
+    refused(prob, &p, 3, INFINITY, STRATA_ERR_INVALID_PARAM, "cost inf");
+    refused(prob, &p, 3, 1e308, STRATA_ERR_INVALID_PARAM, "C 1e+308");
+    refused(prob, &p, 3, 1e-320, STRATA_ERR_INVALID_PARAM, "C 9.99989e-321");
+    check_find_beyond(prob);
     p.checkpoint       = "/nonexistent/x.ckpt";
     p.checkpoint_every = 2;
     refused(prob, &p, 3, 0, STRATA_ERR_INVALID_PARAM, "no checkpoints");
