@@ -196,9 +196,11 @@ typedef struct {
 /**
  * The layout of @a comm and, optionally, the place of each of its ranks.
  *
- * Collective over @a comm the first time Strata sees @a comm (in this call or in
- * MPI_Allreduce): it builds the communicator's plan then, as MPI_Allreduce would.
- * Later calls are local.
+ * Collective over @a comm the first time it (or strata_comm_level(), or
+ * strata_comm_leaders()) is called on @a comm: every rank calls it then. It builds the
+ * communicator's plan, unless an MPI_Allreduce on @a comm already has: MPI_Allreduce
+ * builds it at its first call Strata could take, not at calls that fell back before
+ * (a user-defined op's, ...). Later calls are local.
  *
  * @param [out] layout_p  filled on success.
  * @param [out] places    NULL, or an array of size(comm) entries filled by rank.

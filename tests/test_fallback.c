@@ -14,6 +14,8 @@
  *   hanging, and the communicator stays usable. Count 0 succeeds.
  * - Several communicators alive at once and freed in various orders; freed ones
  *   replaced by new ones (whose statistics must start at zero: no stale plan).
+ * - strata_comm_layout after MPI_Allreduce calls that all fell back: its first call
+ *   collective, the later ones local.
  */
 #include "config.h"
 
@@ -941,6 +943,39 @@ static void test_idup_pending(int rounds, int diverge)
     ST_TEST_MPI(MPI_Group_free(&world));
 }
 
+/* strata_comm_layout's first call on a communicator whose MPI_Allreduce calls all fell
+ * back before any plan was built (a user-defined op's): collective, as the header says
+ * (every rank calls it; it builds the plan then), and the calls after it local: rank 0
+ * alone asks again, and gets the same layout (before, the header called a call after
+ * such an MPI_Allreduce local, and rank 0 alone waited in the plan's set-up forever). */
+static void test_layout_after_fallbacks(void)
+{
+    strata_layout_t first, again;
+    uint32_t v = (uint32_t)world_rank + 1, sum = 0;
+    MPI_Comm comm, node = MPI_COMM_NULL, node2 = MPI_COMM_NULL;
+    MPI_Op op;
+
+    ST_TEST_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+    ST_TEST_MPI(MPI_Op_create(op_wrap_sum, 1, &op));
+    ST_TEST_MPI(MPI_Allreduce(&v, &sum, 1, MPI_UINT32_T, op, comm));
+    CHECKF(sum == (uint32_t)(world_size * (world_size + 1) / 2), "user op: sum %u", sum);
+    CHECK(strata_comm_layout(comm, &first, NULL) == STRATA_OK);   /* (every rank) */
+    CHECK(strata_comm_level(comm, STRATA_LEVEL_NODE, &node) == STRATA_OK);
+    if (world_rank == 0) {   /* (local now) */
+        CHECK(strata_comm_layout(comm, &again, NULL) == STRATA_OK);
+        CHECKF(again.size == first.size && again.nnodes == first.nnodes &&
+                       again.fast_path == first.fast_path,
+               "a later layout: %d ranks, %d nodes, fast path %d (first: %d, %d, %d)",
+               again.size, again.nnodes, again.fast_path, first.size, first.nnodes,
+               first.fast_path);
+        CHECK(strata_comm_level(comm, STRATA_LEVEL_NODE, &node2) == STRATA_OK &&
+              node2 == node);
+    }
+    ST_TEST_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    ST_TEST_MPI(MPI_Op_free(&op));
+    ST_TEST_MPI(MPI_Comm_free(&comm));
+}
+
 /* Run with STRATA_ENABLE=n (tests/fallback_disabled-2.np2): every call is Open MPI's,
  * and strata_comm_stats says so, zeros and STRATA_OK, between MPI_Init and
  * MPI_Finalize (before: STRATA_ERR_NOT_INITIALIZED, which the header promises only
@@ -995,6 +1030,7 @@ int main(int argc, char **argv)
     test_delete_callback();
     test_nested_free();
     test_idup_pending(10, 0);
+    test_layout_after_fallbacks();
     check_valid("world at the end", MPI_COMM_WORLD, 100000, 140);
 
     return st_test_finish("test_fallback");
