@@ -358,6 +358,27 @@ static void check_warm(const char *solver, int method)
            strstr(msg, "another feature count") != NULL,
            "%s/%d: another feature count: '%s'", solver, method, msg);
     strata_glm_problem_free(other);
+    /* a start that is not the same on every rank (here rank 0's alone, then another
+       lambda's on the other ranks): refused on every rank, as the header says (before:
+       each rank started from its own w, and the ranks' sums parted ways: MPI_Allreduce
+       aborted with MPI_ERR_TRUNCATE, or the job hung) */
+    if (nranks > 1) {
+        CHECKF(strata_glm_train_from(prob, &p, MPI_COMM_WORLD, msg, sizeof(msg),
+                                     rank == 0 ? cold : NULL, &x) == STRATA_ERR_INVALID_PARAM &&
+                       x == NULL && strstr(msg, "not the same on every rank") != NULL,
+               "%s/%d: a start on rank 0 alone: '%s'", solver, method, msg);
+        CHECKF(strata_glm_train_from(prob, &p, MPI_COMM_WORLD, msg, sizeof(msg),
+                                     rank == 0 ? cold : a, &x) == STRATA_ERR_INVALID_PARAM &&
+                       x == NULL && strstr(msg, "not the same on every rank") != NULL,
+               "%s/%d: another start on rank 0: '%s'", solver, method, msg);
+        /* (rank 0's start of another bias: refused alike, not by rank 0 alone) */
+        p.bias = 1;
+        CHECKF(strata_glm_train_from(prob, &p, MPI_COMM_WORLD, msg, sizeof(msg),
+                                     rank == 0 ? cold : NULL, &x) == STRATA_ERR_INVALID_PARAM &&
+                       x == NULL, "%s/%d: rank 0's start of another bias: '%s'", solver,
+               method, msg);
+        p.bias = -1;
+    }
 out:
     strata_glm_model_free(a);
     strata_glm_model_free(cold);
