@@ -6,7 +6,8 @@
  *   mpirun -np 2 ./train_logreg train.svm test.svm [lambda]
  *   strata-run mpirun -np 2 ./train_logreg train.svm test.svm 1e-6
  *
- * Build: mpicc train_logreg.c $(pkg-config --cflags --libs strata) -lstrata_glm
+ * Build: mpicc train_logreg.c $(pkg-config --cflags --libs strata_glm)
+ * (strata_glm does not link libstrata: strata-run gives the program Strata's allreduce)
  */
 #include <strata_glm.h>
 
