@@ -830,7 +830,8 @@ static int st_coll_mpi_cuda_aware(void)
  * CUDA-aware: the buffers' data ranges (true extent, count - 1 extents beyond) are
  * copied to host memory, PMPI_Allreduce runs on the copies, and the receive range
  * is copied back whole; it is copied in first too, so that the gaps of a derived
- * type keep their bytes. Each rank stages alone; the others cannot tell.
+ * type keep their bytes. Each rank stages alone; the others cannot tell. A send
+ * buffer that is the receive buffer stays one buffer, so that Open MPI sees it.
  */
 static int st_coll_pmpi_staged(st_plan_t *plan, const void *sbuf, void *rbuf, int count,
                                MPI_Datatype dtype, MPI_Op mop, MPI_Comm comm,
@@ -864,6 +865,9 @@ static int st_coll_pmpi_staged(st_plan_t *plan, const void *sbuf, void *rbuf, in
             st_coll_stage_fatal(plan, "copy to host failed", span);
         }
         r = hr - tlb;
+    }
+    if (sbuf == rbuf) {
+        s = r;   /* aliased: Open MPI's to refuse (count > 1) as on host memory, not hidden */
     }
     st_trace("fallback on a device buffer: staged, %zu bytes", span);
     rc = PMPI_Allreduce(s, r, count, dtype, mop, comm);

@@ -429,6 +429,30 @@ int main(int argc, char **argv)
         }
         MPI_Type_free(&vec);
 
+        /* a send buffer that is the receive buffer (more than one element): Open MPI
+         * refuses it on host memory (MPI_ERR_BUFFER) before it moves data; on
+         * device memory the staged call must be refused alike, the buffer untouched
+         * (before: the two host copies hid the aliasing, and the call succeeded) */
+        {
+            int rc_host, rc_dev, cls_host = -1, cls_dev = -2;
+
+            MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+            rc_host = MPI_Allreduce(hr, hr, 3 * NV, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            to_dev(dr, hs, sizeof(hs));
+            rc_dev = MPI_Allreduce(dr, dr, 3 * NV, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+            MPI_Error_class(rc_host, &cls_host);
+            MPI_Error_class(rc_dev, &cls_dev);
+            CHECKF(rc_host != MPI_SUCCESS && cls_dev == cls_host,
+                   "aliased buffers: error class %d on the host, %d on the device (MPI_SUCCESS "
+                   "%d)", cls_host, cls_dev, MPI_SUCCESS);
+            to_dev(hr, dr, sizeof(hr));
+            for (i = 0; i < 3 * NV && hr[i] == hs[i]; i++) {
+            }
+            CHECKF(i == 3 * NV, "aliased device buffers refused, yet written: [%d] = %g, was %g",
+                   i, i < 3 * NV ? hr[i] : 0.0, i < 3 * NV ? hs[i] : 0.0);
+        }
+
         MPI_Allreduce(ds, dr, 3 * NV, MPI_DOUBLE, MPI_SUM, MPI_COMM_SELF);
         to_dev(hr, dr, sizeof(hr));
         for (i = 0; i < 3 * NV && hr[i] == hs[i]; i++) {
