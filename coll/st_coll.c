@@ -696,11 +696,11 @@ int st_coll_finalize(void)
 
 /* A staging step failed: the other ranks are already inside the collective, so this
  * rank can neither leave it nor give a wrong answer. */
-static void st_coll_stage_fatal(st_plan_t *plan, const char *what, size_t bytes)
+static void st_coll_stage_fatal(MPI_Comm comm, const char *what, size_t bytes)
 {
     st_error("MPI_Allreduce on a device buffer: %s (%zu bytes); aborting the job", what,
              bytes);
-    PMPI_Abort(plan->user_comm, 1);
+    PMPI_Abort(comm, 1);
 }
 
 /* What the driver says of the user's buffers: one query per buffer per call (the
@@ -757,7 +757,7 @@ static void st_coll_fast(st_plan_t *plan, const void *sbuf, void *rbuf, size_t c
      * the paths below read them on Strata's stream, or the peers do through IPC */
     if ((s_dev && st_cuda_settle(sinfo.ctx) != 0) ||
         (r_dev && (!s_dev || rinfo.ctx != sinfo.ctx) && st_cuda_settle(rinfo.ctx) != 0)) {
-        st_coll_stage_fatal(plan, "waiting for the program's copies failed", bytes);
+        st_coll_stage_fatal(plan->user_comm, "waiting for the program's copies failed", bytes);
         return;
     }
     if (plan->ipc != NULL && bytes >= st_config.cuda_ipc_min) {
@@ -769,7 +769,7 @@ static void st_coll_fast(st_plan_t *plan, const void *sbuf, void *rbuf, size_t c
             return;
         }
         if (rc < 0) {
-            st_coll_stage_fatal(plan, "a CUDA call of the IPC path failed", bytes);
+            st_coll_stage_fatal(plan->user_comm, "a CUDA call of the IPC path failed", bytes);
             return;
         }
     }
@@ -785,7 +785,7 @@ static void st_coll_fast(st_plan_t *plan, const void *sbuf, void *rbuf, size_t c
     need = (s_dev ? bytes : 0) + (r_dev ? bytes : 0);
     if (plan->stage_size < need) {
         if ((grown = st_mem_alloc(need)) == NULL) {
-            st_coll_stage_fatal(plan, "no host memory to stage it", need);
+            st_coll_stage_fatal(plan->user_comm, "no host memory to stage it", need);
             return;
         }
         st_mem_free(plan->stage, plan->stage_size);
@@ -797,17 +797,17 @@ static void st_coll_fast(st_plan_t *plan, const void *sbuf, void *rbuf, size_t c
     if (s_dev) {
         s = (char*)plan->stage + (r_dev ? bytes : 0);
         if (st_cuda_copy((void*)s, sbuf, bytes, sinfo.ctx) != 0) {
-            st_coll_stage_fatal(plan, "copy to host failed", bytes);
+            st_coll_stage_fatal(plan->user_comm, "copy to host failed", bytes);
         }
     } else if (sbuf == MPI_IN_PLACE && r_dev && st_cuda_copy(r, rbuf, bytes, rinfo.ctx) != 0) {
-        st_coll_stage_fatal(plan, "copy to host failed", bytes);
+        st_coll_stage_fatal(plan->user_comm, "copy to host failed", bytes);
     }
     st_trace("staging device buffers: %zu bytes (send %s, receive %s)", bytes,
              s_dev ? "device" : (sbuf == MPI_IN_PLACE ? "in place" : "host"),
              r_dev ? "device" : "host");
     st_coll_host(plan, s, r, count, type, op);
     if (r_dev && st_cuda_copy(rbuf, r, bytes, rinfo.ctx) != 0) {
-        st_coll_stage_fatal(plan, "copy back to the device failed", bytes);
+        st_coll_stage_fatal(plan->user_comm, "copy back to the device failed", bytes);
     }
 }
 
@@ -833,7 +833,7 @@ static int st_coll_mpi_cuda_aware(void)
  * type keep their bytes. Each rank stages alone; the others cannot tell. A send
  * buffer that is the receive buffer stays one buffer, so that Open MPI sees it.
  */
-static int st_coll_pmpi_staged(st_plan_t *plan, const void *sbuf, void *rbuf, int count,
+static int st_coll_pmpi_staged(const void *sbuf, void *rbuf, int count,
                                MPI_Datatype dtype, MPI_Op mop, MPI_Comm comm,
                                const st_cuda_buf_t *sinfo, const st_cuda_buf_t *rinfo)
 {
@@ -852,17 +852,17 @@ static int st_coll_pmpi_staged(st_plan_t *plan, const void *sbuf, void *rbuf, in
     }
     span = (size_t)textent + (size_t)(count - 1) * (size_t)extent;
     if ((s_dev && (hs = malloc(span)) == NULL) || (r_dev && (hr = malloc(span)) == NULL)) {
-        st_coll_stage_fatal(plan, "no host memory to stage it", span);
+        st_coll_stage_fatal(comm, "no host memory to stage it", span);
     }
     if (s_dev) {
         if (st_cuda_copy(hs, (const char*)sbuf + tlb, span, sinfo->ctx) != 0) {
-            st_coll_stage_fatal(plan, "copy to host failed", span);
+            st_coll_stage_fatal(comm, "copy to host failed", span);
         }
         s = hs - tlb;
     }
     if (r_dev) {
         if (st_cuda_copy(hr, (char*)rbuf + tlb, span, rinfo->ctx) != 0) {
-            st_coll_stage_fatal(plan, "copy to host failed", span);
+            st_coll_stage_fatal(comm, "copy to host failed", span);
         }
         r = hr - tlb;
     }
@@ -873,7 +873,7 @@ static int st_coll_pmpi_staged(st_plan_t *plan, const void *sbuf, void *rbuf, in
     rc = PMPI_Allreduce(s, r, count, dtype, mop, comm);
     if (r_dev && rc == MPI_SUCCESS &&
         st_cuda_copy((char*)rbuf + tlb, hr, span, rinfo->ctx) != 0) {
-        st_coll_stage_fatal(plan, "copy back to the device failed", span);
+        st_coll_stage_fatal(comm, "copy back to the device failed", span);
     }
     free(hs);
     free(hr);
@@ -882,7 +882,7 @@ static int st_coll_pmpi_staged(st_plan_t *plan, const void *sbuf, void *rbuf, in
 
 /* A fallback call: to PMPI_Allreduce, through host copies of device buffers when
  * the library would not take them. */
-static int st_coll_pmpi(st_plan_t *plan, const void *sbuf, void *rbuf, int count,
+static int st_coll_pmpi(const void *sbuf, void *rbuf, int count,
                         MPI_Datatype dtype, MPI_Op mop, MPI_Comm comm)
 {
     st_cuda_buf_t sinfo, rinfo;
@@ -894,7 +894,7 @@ static int st_coll_pmpi(st_plan_t *plan, const void *sbuf, void *rbuf, int count
     if (sinfo.kind == ST_MEM_HOST && rinfo.kind == ST_MEM_HOST) {
         return PMPI_Allreduce(sbuf, rbuf, count, dtype, mop, comm);
     }
-    return st_coll_pmpi_staged(plan, sbuf, rbuf, count, dtype, mop, comm, &sinfo, &rinfo);
+    return st_coll_pmpi_staged(sbuf, rbuf, count, dtype, mop, comm, &sinfo, &rinfo);
 }
 
 /* A rank where Strata is disabled (STRATA_ENABLE=n) in a job whose knobs were not
@@ -932,10 +932,13 @@ static int st_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Dataty
     /* a comm being freed has lost its plan already: a user attribute callback
      * calling MPI_Allreduce on it must not build a new one. A null handle (a zeroed
      * MPI_Comm; PMPI_Comm_f2c of a freed Fortran handle) is Open MPI's to report:
-     * looking up its plan reported it first, as MPI_Comm_get_attr's error */
-    if (ST_UNLIKELY(st_coll_in_lib || comm == MPI_COMM_NULL || comm == (MPI_Comm)NULL ||
-                    (st_coll_freeing != NULL && st_coll_is_freeing(comm)))) {
+     * looking up its plan reported it first, as MPI_Comm_get_attr's error. The
+     * callback's device buffers are staged as on any fallback */
+    if (ST_UNLIKELY(st_coll_in_lib || comm == MPI_COMM_NULL || comm == (MPI_Comm)NULL)) {
         return PMPI_Allreduce(sbuf, rbuf, count, dtype, mop, comm);
+    }
+    if (ST_UNLIKELY(st_coll_freeing != NULL && st_coll_is_freeing(comm))) {
+        return st_coll_pmpi(sbuf, rbuf, count, dtype, mop, comm);
     }
     if (ST_UNLIKELY(!st_coll_ensure_init())) {
         st_coll_lazy_alike(comm);   /* disabled here: perhaps not on the other ranks */
@@ -967,7 +970,7 @@ static int st_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Dataty
     if (reason >= 0) {
         plan->stats.fallback_calls[reason]++;
         st_trace("fallback (%s): count %d", st_fallback_names[reason], count);
-        rc = st_coll_pmpi(plan, sbuf, rbuf, count, dtype, mop, comm);
+        rc = st_coll_pmpi(sbuf, rbuf, count, dtype, mop, comm);
         st_coll_in_lib = 0;
         return rc;
     }

@@ -92,6 +92,26 @@ static void my_sum(void *in, void *inout, int *len, MPI_Datatype *type)
     }
 }
 
+/* A communicator's attribute whose delete callback reduces device buffers on the
+ * communicator being freed (a library tidying up): Strata hands that call to
+ * PMPI_Allreduce, which must get host copies (this Open MPI is not CUDA-aware) */
+static void *del_ds, *del_dr;
+static int del_rc = -1;
+static double del_got[4];
+
+static int del_reduce(MPI_Comm comm, int key, void *val, void *extra)
+{
+    double h[4] = {1, 2, 3, 4};
+
+    (void)key;
+    (void)val;
+    (void)extra;
+    to_dev(del_ds, h, sizeof(h));
+    del_rc = MPI_Allreduce(del_ds, del_dr, 4, MPI_DOUBLE, MPI_SUM, comm);
+    to_dev(del_got, del_dr, sizeof(del_got));
+    return MPI_SUCCESS;
+}
+
 /* the sums of the inputs below over @a size ranks */
 static double want_d(int size, int k)
 {
@@ -451,6 +471,28 @@ int main(int argc, char **argv)
             }
             CHECKF(i == 3 * NV, "aliased device buffers refused, yet written: [%d] = %g, was %g",
                    i, i < 3 * NV ? hr[i] : 0.0, i < 3 * NV ? hs[i] : 0.0);
+        }
+
+        /* on a communicator being freed, from an attribute's delete callback (before:
+         * Open MPI got the device pointers and crashed on them) */
+        {
+            MPI_Comm dup;
+            int key;
+
+            del_ds = dev_alloc(sizeof(del_got));
+            del_dr = dev_alloc(sizeof(del_got));
+            MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+            MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_reduce, &key, NULL);
+            MPI_Comm_set_attr(dup, key, NULL);
+            MPI_Comm_free(&dup);
+            MPI_Comm_free_keyval(&key);
+            for (i = 0; i < 4 && del_got[i] == (double)size * (i + 1); i++) {
+            }
+            CHECKF(del_rc == MPI_SUCCESS && i == 4, "device buffers reduced in a delete "
+                   "callback: rc %d, [%d] = %g, expected %g", del_rc, i, i < 4 ? del_got[i] : 0.0,
+                   (double)size * (i + 1));
+            dev_free(del_ds);
+            dev_free(del_dr);
         }
 
         MPI_Allreduce(ds, dr, 3 * NV, MPI_DOUBLE, MPI_SUM, MPI_COMM_SELF);
