@@ -941,6 +941,11 @@ static int st_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Dataty
         return st_coll_pmpi(sbuf, rbuf, count, dtype, mop, comm);
     }
     if (ST_UNLIKELY(!st_coll_ensure_init())) {
+        if (st_coll_finalizing && st_config.enable) {
+            /* a callback of MPI_Finalize (MPI_COMM_SELF's attributes): the plans are
+             * gone, the call is Open MPI's, with device buffers staged */
+            return st_coll_pmpi(sbuf, rbuf, count, dtype, mop, comm);
+        }
         st_coll_lazy_alike(comm);   /* disabled here: perhaps not on the other ranks */
         return PMPI_Allreduce(sbuf, rbuf, count, dtype, mop, comm);
     }
