@@ -52,7 +52,8 @@
 # `apt-get download libucx-dev && dpkg -x libucx-dev_*.deb x`, DIR=x/usr/include,
 # carried along) builds against them and the machine's libucp.so.0 (UCX keeps
 # its ABI within 1.x), so that check-4-vnodes can run.
-# Exit: 0 all ran and passed, 1 a step failed or was skipped, 77 no GPU.
+# Exit: 0 every step run passed (steps RUNALL_SKIP names are left out by choice, not
+# failures), 1 a step failed or was skipped for want of budget, 77 no GPU.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 pack=""
@@ -226,6 +227,8 @@ if [ "$have_buffers" -eq 0 ]; then
                 --bind-to none -x CUDA_MPS_PIPE_DIRECTORY -x STRATA_CUDA_IPC_MIN \
                 "$LOG/test_cuda_buffers" --time
             echo quit | nvidia-cuda-mps-control
+        else
+            echo "time-4-mps: skipped (the MPS daemon did not start)" >>"$LOG/summary.txt"
         fi
         unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
     else
