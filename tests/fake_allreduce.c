@@ -6,6 +6,9 @@
  *          entry point its own
  *   stall  the first MPI_Allreduce sleeps 5 ms after its (right) result: a rank
  *          descheduled once
+ *   racy   an MPI_Allreduce (SUM of float, double or int) called back to back with
+ *          the previous one, no PMPI_Barrier between them, adds 1 to its last
+ *          output element: a race between consecutive calls, seen only in a loop
  * and FAKE_PROCESSOR_NAME, where set, is MPI_Get_processor_name's answer (cut to
  * MPI_MAX_PROCESSOR_NAME - 1 characters, as the standard allows).
  */
@@ -28,6 +31,7 @@ typedef struct {
 
 static fake_cache_t fake_mpi_cache, fake_pmpi_cache;
 static int fake_inside;   /* in MPI_Allreduce: libstrata's PMPI calls are its own */
+static int fake_since_barrier;   /* MPI_Allreduce calls since the last PMPI_Barrier */
 
 static int fake_mode(const char *mode)
 {
@@ -89,6 +93,16 @@ int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dtype, M
         rc = next(sbuf, rbuf, count, dtype, op, comm);
     }
     fake_inside--;
+    if (fake_mode("racy") && fake_since_barrier++ > 0 && rc == MPI_SUCCESS && count > 0 &&
+        op == MPI_SUM) {
+        if (dtype == MPI_FLOAT) {
+            ((float*)rbuf)[count - 1] += 1;
+        } else if (dtype == MPI_DOUBLE) {
+            ((double*)rbuf)[count - 1] += 1;
+        } else if (dtype == MPI_INT) {
+            ((int*)rbuf)[count - 1] += 1;
+        }
+    }
     if (fake_mode("stall") && calls++ == 0) {
         usleep(5000);
     }
@@ -107,6 +121,17 @@ int PMPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dtype, 
         return fake_stale(&fake_pmpi_cache, next, sbuf, rbuf, count, dtype, op, comm);
     }
     return next(sbuf, rbuf, count, dtype, op, comm);
+}
+
+int PMPI_Barrier(MPI_Comm comm)
+{
+    static int (*next)(MPI_Comm);
+
+    if (next == NULL) {
+        *(void**)&next = dlsym(RTLD_NEXT, "PMPI_Barrier");
+    }
+    fake_since_barrier = 0;
+    return next(comm);
 }
 
 int MPI_Get_processor_name(char *name, int *len)

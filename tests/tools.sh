@@ -345,6 +345,16 @@ expect 1 "strata-bench, a stale allreduce" $ST_MPIRUN -np 1 env LD_PRELOAD="$fak
     FAKE_ALLREDUCE=stale "$bench" -b 8 -e 64 -r 1 -i 3 -w 1 --compare
 check "strata-bench, a stale allreduce: both columns fail" \
     test "$(grep -c ' FAIL(both)$' "$out")" -eq 4
+# an allreduce wrong only in a loop, on calls made back to back with no barrier
+# between them (a race between consecutive calls), fails: the last call of every
+# repetition is checked too (before: only each size's first call, made after a
+# barrier, and every row said ok, exit 0)
+expect 1 "strata-bench, an allreduce wrong back to back" $ST_MPIRUN -np 1 env \
+    LD_PRELOAD="$fake" FAKE_ALLREDUCE=racy "$bench" -b 8 -e 64 -r 2 -i 3 -w 0 --compare
+check "strata-bench, an allreduce wrong back to back: Strata's column fails" \
+    test "$(grep -c ' FAIL(strata)$' "$out")" -eq 4
+contains "strata-bench, an allreduce wrong back to back: named" \
+    "strata double 8 bytes: the last call of a repetition: output element 0 is 3, expected 2"
 # the iteration count from the fastest of several probes: a first call stalled 5 ms
 # (a rank descheduled) leaves the count to the calls' own time (before: it set 4)
 expect 0 "strata-bench, a stalled call" $ST_MPIRUN -np 1 env LD_PRELOAD="$fake" \

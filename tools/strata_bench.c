@@ -7,7 +7,8 @@
  * their repetitions so that machine noise hits both alike.
  *
  * Every (type, size, implementation) is validated: the output of the first timed
- * call is compared, element by element, with sums each rank computes itself with
+ * call (and, out of place, of the last call of every repetition, made back to back
+ * with the others) is compared, element by element, with sums each rank computes itself with
  * a scalar loop over all ranks, and the ranks compare hashes of their results.
  * Inputs are small integers (st_bench_input.h), so every summation order gives the
  * exact sum in float, double and int; the sums are never 0, and never one value over
@@ -578,8 +579,9 @@ static uint64_t bench_hash(const void *buf, size_t bytes)
     return h;
 }
 
-/* Check the output of a call made on bench_case_fill's data (local, no communication). */
-static void bench_case_validate(bench_t *b, bench_case_t *c, bench_result_t *res)
+/* Check the output of a call made on bench_case_fill's data (local, no communication);
+ * @a last: the last call of a repetition, made back to back with the others. */
+static void bench_case_validate(bench_t *b, bench_case_t *c, bench_result_t *res, int last)
 {
     size_t i, n, first = 0;
     double got = 0;
@@ -589,7 +591,8 @@ static void bench_case_validate(bench_t *b, bench_case_t *c, bench_result_t *res
         res->first_bad = first;
         res->first_got = got;
         res->first_exp = c->exp_tab[first % BENCH_PERIOD];
-        res->what      = "output element";
+        res->what      = last ? "the last call of a repetition: output element" :
+                                "output element";
         res->has_value = 1;
     }
     res->nbad += n;
@@ -601,7 +604,8 @@ static void bench_case_validate(bench_t *b, bench_case_t *c, bench_result_t *res
         }
     }
     if (n != 0 && res->nbad == 0) {
-        res->what = "bytes written past the end of the output:";
+        res->what = last ? "the last call of a repetition: bytes written past the end of "
+                           "the output:" : "bytes written past the end of the output:";
     }
     res->nbad += n;
 
@@ -611,12 +615,14 @@ static void bench_case_validate(bench_t *b, bench_case_t *c, bench_result_t *res
             res->first_bad = first;
             res->first_got = got;
             res->first_exp = c->in_tab[first % BENCH_PERIOD];
-            res->what      = "input element modified";
+            res->what      = last ? "the last call of a repetition: input element modified" :
+                                    "input element modified";
             res->has_value = 1;
         }
         res->nbad += n;
     }
-    res->hash = bench_hash(b->rbuf, c->bytes);
+    /* every output checked goes into the hash the ranks compare */
+    res->hash = (res->hash ^ bench_hash(b->rbuf, c->bytes)) * 1099511628211ULL;
 }
 
 static int bench_call(bench_t *b, bench_case_t *c, int impl)
@@ -684,7 +690,11 @@ static int bench_auto_iters(bench_t *b, bench_case_t *c, int impl)
 /*
  * One repetition: seconds per call, the maximum over ranks. With @a validate, the
  * first call runs on fresh data and its output is checked before the others run
- * (the check and a barrier are not timed).
+ * (the check and a barrier are not timed). Out of place, the last call's output is
+ * checked too, after the timing: it ran back to back with the calls before it, on
+ * the inputs the case holds (before: only the first, isolated by barriers, and an
+ * allreduce wrong only in a loop passed). In place, each call sums the previous
+ * one's output: the first call alone can be checked.
  */
 static double bench_rep(bench_t *b, bench_case_t *c, int impl, int validate,
                         bench_result_t *res)
@@ -701,7 +711,7 @@ static double bench_rep(bench_t *b, bench_case_t *c, int impl, int validate,
     if (validate) {
         bench_call(b, c, impl);
         elapsed = MPI_Wtime() - t0;
-        bench_case_validate(b, c, res);
+        bench_case_validate(b, c, res, 0);
         PMPI_Barrier(b->comm);
         t0 = MPI_Wtime();
         i  = 1;
@@ -710,6 +720,9 @@ static double bench_rep(bench_t *b, bench_case_t *c, int impl, int validate,
         bench_call(b, c, impl);
     }
     elapsed += MPI_Wtime() - t0;
+    if (!b->opts->in_place && !(validate && res->iters == 1)) {
+        bench_case_validate(b, c, res, 1);
+    }
     return bench_max_over_ranks(b, elapsed / res->iters);
 }
 
