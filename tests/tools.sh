@@ -268,6 +268,11 @@ expect 2 "strata-bench bad size" $ST_MPIRUN -np 1 tools/strata-bench -e 12X
 expect 2 "strata-bench unknown option in a cluster" $ST_MPIRUN -np 1 tools/strata-bench \
     --compare -xw 1
 contains "strata-bench names it" "unknown option '-x'"
+# -t with more types than a run takes is refused saying so (before: "expected float,
+# double, int or a comma list", of a list of 17 good names)
+expect 2 "strata-bench -t with 17 types" $ST_MPIRUN -np 1 tools/strata-bench \
+    -t int,int,int,int,int,int,int,int,int,int,int,int,int,int,int,int,int
+contains "strata-bench -t with 17 types: the limit named" "(expected at most 16 types)"
 # --csv: a file that cannot be written is a run-time error (exit 1) naming it, on
 # every rank (before: a full disk went unnoticed, exit 0; one that cannot be
 # opened was called bad usage, exit 2)

@@ -297,6 +297,7 @@ static int bench_parse_int(const char *arg, long lo, long hi, int *value_p)
     return 0;
 }
 
+/* -t's list; 0, -1 for a name not a type, -2 for more than BENCH_MAX_TYPES of them. */
 static int bench_parse_types(const char *arg, bench_opts_t *opts)
 {
     const char *p = arg, *comma;
@@ -312,8 +313,11 @@ static int bench_parse_types(const char *arg, bench_opts_t *opts)
                 break;
             }
         }
-        if (t == BENCH_NTYPES || opts->ntypes == BENCH_MAX_TYPES) {
+        if (t == BENCH_NTYPES) {
             return -1;
+        }
+        if (opts->ntypes == BENCH_MAX_TYPES) {
+            return -2;
         }
         opts->types[opts->ntypes++] = t;
         if (comma == NULL) {
@@ -363,7 +367,12 @@ static int bench_parse_args(int argc, char **argv, int rank, bench_opts_t *opts)
             opts->factor = (size_t)t;
             break;
         case 't':
-            if (bench_parse_types(optarg, opts) != 0) {
+            t = bench_parse_types(optarg, opts);
+            if (t == -2) {
+                snprintf(name, sizeof(name), "at most %d types", BENCH_MAX_TYPES);
+                return bench_bad_value(rank, c, optarg, name);
+            }
+            if (t != 0) {
                 return bench_bad_value(rank, c, optarg, "float, double, int or a comma list");
             }
             break;
