@@ -268,6 +268,9 @@ expect 2 "strata-bench bad size" $ST_MPIRUN -np 1 tools/strata-bench -e 12X
 expect 2 "strata-bench unknown option in a cluster" $ST_MPIRUN -np 1 tools/strata-bench \
     --compare -xw 1
 contains "strata-bench names it" "unknown option '-x'"
+# -f beyond its limit names the limit (before: "expected an integer >= 2", of 2000000)
+expect 2 "strata-bench -f 2000000" $ST_MPIRUN -np 1 tools/strata-bench -f 2000000
+contains "strata-bench -f 2000000: the range named" "(expected an integer from 2 to 1048576)"
 # -t with more types than a run takes is refused saying so (before: "expected float,
 # double, int or a comma list", of a list of 17 good names)
 expect 2 "strata-bench -t with 17 types" $ST_MPIRUN -np 1 tools/strata-bench \

@@ -186,7 +186,7 @@ static void bench_usage(FILE *f)
             "every result.\n"
             "  -b, --min-bytes SIZE  smallest message (default 4)\n"
             "  -e, --max-bytes SIZE  largest message (default 64M)\n"
-            "  -f, --factor N        size multiplier between steps, >= 2 (default 2)\n"
+            "  -f, --factor N        size multiplier between steps, 2 to 1048576 (default 2)\n"
             "  -t, --type LIST       float, double, int or a comma list (default double)\n"
             "  -i, --iters N         calls per repetition (default: adaptive, ~20 ms per\n"
             "                        repetition, %d to %d)\n"
@@ -362,7 +362,7 @@ static int bench_parse_args(int argc, char **argv, int rank, bench_opts_t *opts)
             break;
         case 'f':
             if (bench_parse_int(optarg, 2, 1 << 20, &t) != 0) {
-                return bench_bad_value(rank, c, optarg, "an integer >= 2");
+                return bench_bad_value(rank, c, optarg, "an integer from 2 to 1048576");
             }
             opts->factor = (size_t)t;
             break;
