@@ -7,10 +7,34 @@
  *   mpirun -np 2 ./allreduce_demo [dimension] [steps]
  *   strata-run mpirun -np 2 ./allreduce_demo 1000000 20
  */
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+/* argv[@a i], where given, as an int > 0 into @a value; 0 on success, -1 after a message */
+static int parse_arg(int argc, char **argv, int i, const char *what, int rank, int *value)
+{
+    char *end;
+    long v;
+
+    if (argc <= i) {
+        return 0;
+    }
+    errno = 0;
+    v     = strtol(argv[i], &end, 10);
+    if (errno != 0 || end == argv[i] || *end != '\0' || v <= 0 || v > INT_MAX) {
+        if (rank == 0) {
+            fprintf(stderr, "allreduce_demo: invalid %s '%s' (expected an integer from 1 to "
+                    "%d)\n", what, argv[i], INT_MAX);
+        }
+        return -1;
+    }
+    *value = (int)v;
+    return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -20,13 +44,8 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (argc > 1) {
-        d = atoi(argv[1]);
-    }
-    if (argc > 2) {
-        steps = atoi(argv[2]);
-    }
-    if (d <= 0 || steps <= 0) {
+    if (parse_arg(argc, argv, 1, "dimension", rank, &d) != 0 ||
+        parse_arg(argc, argv, 2, "steps", rank, &steps) != 0) {
         if (rank == 0) {
             fprintf(stderr, "usage: allreduce_demo [dimension > 0] [steps > 0]\n");
         }

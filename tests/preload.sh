@@ -79,4 +79,14 @@ check "bad value: job succeeds" test $? -eq 0
 check "bad value: warning names the variable" grep -q 'STRATA_SMALL_MSG' "$err"
 check "bad value: one warning, from rank 0 only" test "$(grep -c 'STRATA_SMALL_MSG' "$err")" -eq 1
 
+# 6. the demo's own arguments: a dimension written 1e6, 10x or past an int is bad
+# usage, named (before: atoi took 1e6 for 1 and 10x for 10, silently, and 3000000000
+# overflowed into "dimension > 0")
+for arg in 1e6 10x 3000000000 0; do
+    expect 2 "allreduce_demo $arg" $ST_MPIRUN -np 1 examples/allreduce_demo "$arg" 2
+    contains "allreduce_demo $arg: named" "allreduce_demo: invalid dimension '$arg'"
+done
+expect 2 "allreduce_demo 1000 2x" $ST_MPIRUN -np 1 examples/allreduce_demo 1000 2x
+contains "allreduce_demo 1000 2x: named" "allreduce_demo: invalid steps '2x'"
+
 exit $fail
