@@ -6,12 +6,12 @@
  *   mpirun -np 2 ./train_logreg train.svm test.svm [lambda]
  *   strata-run mpirun -np 2 ./train_logreg train.svm test.svm 1e-6
  *
- * Build: mpicc train_logreg.c $(pkg-config --cflags --libs strata_glm)
- * (strata_glm does not link libstrata: strata-run gives the program Strata's allreduce)
+ * Build: mpicc train_logreg.c $(pkg-config --cflags --libs strata_glm) -o train_logreg
+ * (libstrata_glm without libstrata: under strata-run, Strata's allreduce; without
+ * it, Open MPI's)
  */
 #include <strata_glm.h>
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
