@@ -268,6 +268,17 @@ expect 2 "strata-bench bad size" $ST_MPIRUN -np 1 tools/strata-bench -e 12X
 expect 2 "strata-bench unknown option in a cluster" $ST_MPIRUN -np 1 tools/strata-bench \
     --compare -xw 1
 contains "strata-bench names it" "unknown option '-x'"
+# ranks given other options than rank 0 (an MPMD launch) are bad usage, said by rank 0,
+# on every rank (before: rank 1's bad -e left rank 0 to say "cannot allocate 2 x 64
+# bytes" and hang; other sizes on rank 1 hung after rank 0's table)
+expect 2 "strata-bench, rank 1's options bad" timeout -k 5 60 $ST_MPIRUN -np 1 \
+    tools/strata-bench -b 8 -e 64 -r 1 -i 3 : -np 1 tools/strata-bench -e 12X
+contains "strata-bench, rank 1's options bad: said" \
+    "the ranks were not given the same options"
+expect 2 "strata-bench, rank 1's options other" timeout -k 5 60 $ST_MPIRUN -np 1 \
+    tools/strata-bench -b 8 -e 64 -r 1 -i 3 : -np 1 tools/strata-bench -b 8 -e 128 -r 1 -i 3
+contains "strata-bench, rank 1's options other: said" \
+    "the ranks were not given the same options"
 # -f beyond its limit names the limit (before: "expected an integer >= 2", of 2000000)
 expect 2 "strata-bench -f 2000000" $ST_MPIRUN -np 1 tools/strata-bench -f 2000000
 contains "strata-bench -f 2000000: the range named" "(expected an integer from 2 to 1048576)"

@@ -1143,6 +1143,47 @@ out_free:
     return (b->failed || b->csv_failed) ? 1 : 0;
 }
 
+/*
+ * Each rank parsed its own command line (@a parsed: its bench_parse_args result); an
+ * MPMD launch can give ranks different ones, whose collectives would not match
+ * (before: rank 1's bad -e left rank 0 to report no memory and hang). @return 0 where
+ * every rank parsed the same options, else -1 on every rank, after rank 0's message
+ * where its own line was good.
+ */
+static int bench_args_agree(bench_t *b, const bench_opts_t *o, int parsed)
+{
+    unsigned long long v[8 + BENCH_MAX_TYPES], in[3], out[3], h;
+    int n = 0, t;
+
+    memset(v, 0, sizeof(v));
+    if (parsed == 0) {
+        v[n++] = o->min_bytes;
+        v[n++] = o->max_bytes;
+        v[n++] = o->factor;
+        v[n++] = (unsigned long long)o->iters << 32 | (unsigned)o->warmup;
+        v[n++] = (unsigned long long)o->reps << 32 | (unsigned)o->help;
+        v[n++] = (unsigned)o->compare << 2 | (unsigned)o->in_place << 1 | (o->csv != NULL);
+        v[n++] = (o->csv != NULL && !strcmp(o->csv, "-"));
+        v[n++] = (unsigned)o->ntypes;
+        for (t = 0; t < o->ntypes; t++) {
+            v[n++] = (unsigned)o->types[t];
+        }
+    }
+    h     = bench_hash(v, sizeof(v));
+    in[0] = (parsed != 0);
+    in[1] = h;
+    in[2] = ~h;
+    PMPI_Allreduce(in, out, 3, MPI_UNSIGNED_LONG_LONG, MPI_MAX, b->comm);
+    if (out[0] == 0 && out[1] == ~out[2]) {   /* (the largest hash is the smallest) */
+        return 0;
+    }
+    if (b->rank == 0 && parsed == 0) {
+        fprintf(stderr, BENCH_NAME ": the ranks were not given the same options (every "
+                "rank must run the same command line)\n");
+    }
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     bench_opts_t opts;
@@ -1160,8 +1201,9 @@ int main(int argc, char **argv)
     MPI_Comm_rank(b.comm, &b.rank);
     MPI_Comm_size(b.comm, &b.nranks);
 
-    if (bench_parse_args(argc, argv, b.rank, &opts) != 0) {
-        if (b.rank == 0) {
+    rc = bench_parse_args(argc, argv, b.rank, &opts);
+    if (bench_args_agree(&b, &opts, rc) != 0) {
+        if (b.rank == 0 && rc != 0) {
             bench_usage(stderr);
         }
         MPI_Finalize();
