@@ -125,6 +125,23 @@ static inline uint64_t st_test_rand(uint64_t seed, int rank, uint64_t index)
                        index);
 }
 
+/* The world ranks of @a comm's @a n members, in @a comm's order, into @a world. */
+static inline void st_test_world_ranks(MPI_Comm comm, int *world, int n)
+{
+    MPI_Group g, wg;
+    int i, *ranks = (int *)malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+
+    for (i = 0; i < n; i++) {
+        ranks[i] = i;
+    }
+    ST_TEST_MPI(MPI_Comm_group(comm, &g));
+    ST_TEST_MPI(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+    ST_TEST_MPI(MPI_Group_translate_ranks(g, n, ranks, wg, world));
+    MPI_Group_free(&g);
+    MPI_Group_free(&wg);
+    free(ranks);
+}
+
 /* ---- hashing and agreement ---- */
 
 #define ST_TEST_HASH_INIT 0xcbf29ce484222325ULL

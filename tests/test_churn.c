@@ -149,22 +149,6 @@ static void sample(usage_t *u)
     u->shm = count_entries("/dev/shm", prefix);
 }
 
-/* The world ranks of @a comm's members, in @a comm's order (size(comm) entries). */
-static void members(MPI_Comm comm, int *world, int n)
-{
-    MPI_Group g, wg;
-    int i, ranks[n];
-
-    for (i = 0; i < n; i++) {
-        ranks[i] = i;
-    }
-    ST_TEST_MPI(MPI_Comm_group(comm, &g));
-    ST_TEST_MPI(MPI_Comm_group(MPI_COMM_WORLD, &wg));
-    ST_TEST_MPI(MPI_Group_translate_ranks(g, n, ranks, wg, world));
-    MPI_Group_free(&g);
-    MPI_Group_free(&wg);
-}
-
 /* Inputs of cycle @a c: small integers, so that any order of summing is exact. */
 static int small_value(int wrank, int c, size_t i)
 {
@@ -204,7 +188,7 @@ static void reduce_on(MPI_Comm comm, int c, const char *what)
     if (!CHECK(world != NULL)) {
         return;
     }
-    members(comm, world, size);
+    st_test_world_ranks(comm, world, size);
     for (k = 0; k < SMALL_COUNT; k++) {
         small_in[k] = small_value(world_rank, c, k);
     }

@@ -313,25 +313,6 @@ static void soak_free_comm(MPI_Comm *c, MPI_Comm parent)
     *c = MPI_COMM_NULL;
 }
 
-/* The world ranks of @a comm's members, in its order. */
-static int *soak_members(MPI_Comm comm, int n)
-{
-    int *local = malloc(sizeof(int) * (size_t)n), *world_of = malloc(sizeof(int) * (size_t)n);
-    MPI_Group g, wg;
-    int i;
-
-    for (i = 0; i < n; i++) {
-        local[i] = i;
-    }
-    ST_TEST_MPI(MPI_Comm_group(comm, &g));
-    ST_TEST_MPI(MPI_Comm_group(MPI_COMM_WORLD, &wg));
-    ST_TEST_MPI(MPI_Group_translate_ranks(g, n, local, wg, world_of));
-    MPI_Group_free(&g);
-    MPI_Group_free(&wg);
-    free(local);
-    return world_of;
-}
-
 /* Are the @a n bytes at @a p all still SOAK_FILL? */
 static int soak_untouched(const unsigned char *p, size_t n)
 {
@@ -385,14 +366,14 @@ static void *soak_run(void *arg)
 
     for (it = 0; it < a->iterations; it++) {
         int s = (int)soak_below(SOAK_SLOTS), remake = soak_below(20) == 0;
-        int kind = (int)soak_below(7), inplace, n, me, k;
+        int kind = (int)soak_below(7), inplace, n, k, must_be_fast;
         soak_type_t t;
         soak_op_t o;
         size_t count, es, off, bytes, e;
         unsigned char *sbuf, *rbuf, *copy, *expect, *x;
         uint64_t fast0 = 0;
         int *members;
-        long bad = 0;
+        long wrong = 0;   /* elements wrong: the first few reported */
         MPI_Comm comm;
 
         if (!made[s] || remake) {   /* (the same decision on every rank) */
@@ -412,8 +393,8 @@ static void *soak_run(void *arg)
             continue;
         }
         MPI_Comm_size(comm, &n);
-        MPI_Comm_rank(comm, &me);
-        members = soak_members(comm, n);
+        members = malloc(sizeof(int) * (size_t)n);
+        st_test_world_ranks(comm, members, n);
         bytes   = count * es;
         sbuf    = malloc(bytes + off + 1);
         rbuf    = malloc(bytes + off + 2 * SOAK_GUARD);
@@ -429,7 +410,8 @@ static void *soak_run(void *arg)
         if (inplace) {
             memcpy(rbuf + SOAK_GUARD + off, sbuf + off, bytes);
         }
-        if (n > 1 && count > 0 && st_test_multinode_fast()) {
+        must_be_fast = n > 1 && count > 0 && st_test_multinode_fast();
+        if (must_be_fast) {
             fast0 = st_test_fast_calls(comm);
         }
 
@@ -449,30 +431,30 @@ static void *soak_run(void *arg)
             }
         }
         for (e = 0; e < count; e++) {
-            if (!soak_same(rbuf + SOAK_GUARD + off + e * es, expect + e * es, t) && bad++ < 3) {
+            if (!soak_same(rbuf + SOAK_GUARD + off + e * es, expect + e * es, t) && wrong++ < 3) {
                 CHECKF(0, "iteration %ld: %s %s count %zu%s over %d ranks (slot %d): element %zu wrong",
                        it, soak_types[t].name, soak_op_names[o], count,
                        inplace ? " in place" : "", n, s, e);
             }
         }
-        bad += !CHECKF(soak_untouched(rbuf, SOAK_GUARD + off) &&
-                           soak_untouched(rbuf + SOAK_GUARD + off + bytes, SOAK_GUARD),
-                       "iteration %ld: %s count %zu: a guard byte around the receive buffer written",
-                       it, soak_types[t].name, count);
+        CHECKF(soak_untouched(rbuf, SOAK_GUARD + off) &&
+                   soak_untouched(rbuf + SOAK_GUARD + off + bytes, SOAK_GUARD),
+               "iteration %ld: %s count %zu: a guard byte around the receive buffer written",
+               it, soak_types[t].name, count);
         if (!inplace) {
-            bad += !CHECKF(memcmp(copy, sbuf + off, bytes) == 0,
-                           "iteration %ld: the send buffer changed", it);
+            CHECKF(memcmp(copy, sbuf + off, bytes) == 0, "iteration %ld: the send buffer changed",
+                   it);
         }
         /* (long double's and the pairs' padding is not data: agreement on the rest
          * follows from each rank's check against the same reference) */
         if (t != T_LDOUBLE && t != T_DOUBLE_INT && t != T_FLOAT_INT) {
-            bad += !CHECKF(st_test_same_everywhere(comm, rbuf + SOAK_GUARD + off, bytes),
-                           "iteration %ld: ranks disagree", it);
+            CHECKF(st_test_same_everywhere(comm, rbuf + SOAK_GUARD + off, bytes),
+                   "iteration %ld: ranks disagree", it);
         }
-        if (n > 1 && count > 0 && st_test_multinode_fast()) {
-            bad += !CHECKF(st_test_fast_calls(comm) == fast0 + 1,
-                           "iteration %ld: %s %s count %zu over %d ranks not on Strata's path",
-                           it, soak_types[t].name, soak_op_names[o], count, n);
+        if (must_be_fast) {
+            CHECKF(st_test_fast_calls(comm) == fast0 + 1,
+                   "iteration %ld: %s %s count %zu over %d ranks not on Strata's path",
+                   it, soak_types[t].name, soak_op_names[o], count, n);
         }
         free(sbuf);
         free(rbuf);
