@@ -11,6 +11,8 @@
 #include "st_glm_model.h"
 #include "st_glm_kernels.h"
 
+#include <string.h>
+
 struct strata_glm_problem {
     st_glm_data_t *data;        /* this rank's rows */
     int            regression;  /* labels are real targets */
@@ -88,6 +90,37 @@ static inline int st_glm_all_zero(const double *v, int64_t n)
 static inline int st_glm_model_nr_w(const strata_glm_model_t *model)
 {
     return (model->nr_class > 2) ? model->nr_class : 1;
+}
+
+/* FNV-1a of what makes @a model the model it is: its loss, features, class flags,
+ * labels in their order, bias and weights (a 64-bit word at a time). Ranks compare it
+ * (with its complement, in one allreduce) to know they hold the same model. */
+static inline uint64_t st_glm_model_hash(const strata_glm_model_t *model)
+{
+    const uint64_t prime = UINT64_C(0x100000001b3);
+    int64_t j, n_w = (model->w == NULL) ? 0 :
+                     (model->n_features + (model->bias > 0 ? 1 : 0)) * st_glm_model_nr_w(model);
+    uint64_t x = UINT64_C(0xcbf29ce484222325), bits;
+    const char *name = (model->loss != NULL) ? model->loss->name : "";
+    int c;
+
+    for (; *name != '\0'; name++) {
+        x = (x ^ (unsigned char)*name) * prime;
+    }
+    x = (x ^ (uint64_t)model->n_features) * prime;
+    x = (x ^ (uint64_t)(model->zero_positive * 2 + model->zero_one)) * prime;
+    x = (x ^ (uint64_t)model->nr_class) * prime;
+    for (c = 0; model->labels != NULL && c < model->nr_class; c++) {
+        memcpy(&bits, &model->labels[c], sizeof(bits));
+        x = (x ^ bits) * prime;
+    }
+    memcpy(&bits, &model->bias, sizeof(bits));
+    x = (x ^ bits) * prime;
+    for (j = 0; j < n_w; j++) {
+        memcpy(&bits, &model->w[j], sizeof(bits));
+        x = (x ^ bits) * prime;
+    }
+    return x;
 }
 
 /* ---- classes (st_glm_multi.c) ---- */

@@ -2339,52 +2339,15 @@ static const char *st_glm_start_fits(const strata_glm_model_t *start, const st_g
     return NULL;
 }
 
-/* FNV-1a, a word at a time, of the @a n doubles (or 64-bit words) at @a p, continuing
- * @a h. */
-static uint64_t st_glm_fnv(uint64_t h, const void *p, size_t n)
-{
-    uint64_t word;
-    size_t i;
-
-    for (i = 0; i < n; i++) {
-        memcpy(&word, (const char *)p + i * sizeof(word), sizeof(word));
-        h = (h ^ word) * UINT64_C(1099511628211);
-    }
-    return h;
-}
-
-/* A hash of @a start (0: none): its kind, features, bias, classes and weights. */
-static uint64_t st_glm_start_hash(const strata_glm_model_t *start)
-{
-    uint64_t h = UINT64_C(14695981039346656037), v[4];
-    int64_t n = 0;
-
-    if (start == NULL) {
-        return 0;
-    }
-    if (start->w != NULL) {
-        n = (start->n_features + (start->bias > 0 ? 1 : 0)) * st_glm_model_nr_w(start);
-    }
-    v[0] = (uint64_t)(start->loss != NULL ? (int64_t)start->loss->kind : -1);
-    v[1] = (uint64_t)start->n_features;
-    memcpy(&v[2], &start->bias, sizeof(double));
-    v[3] = (uint64_t)(int64_t)start->nr_class;
-    h = st_glm_fnv(h, v, 4);
-    if (n > 0) {
-        h = st_glm_fnv(h, start->w, (size_t)n);
-    }
-    if (start->nr_class > 0 && start->labels != NULL) {
-        h = st_glm_fnv(h, start->labels, (size_t)start->nr_class);
-    }
-    return (h != 0) ? h : 1;
-}
-
 /* Is @a start the same on every rank of @a comm (NULL on every rank, or equal models)?
  * The same answer on every rank. */
 static int st_glm_start_alike(const strata_glm_model_t *start, MPI_Comm comm)
 {
-    uint64_t mine = st_glm_start_hash(start), h[2] = {mine, ~mine};
+    uint64_t mine = (start == NULL) ? 0 : st_glm_model_hash(start), h[2];
 
+    mine += (start != NULL && mine == 0);   /* (0: none) */
+    h[0] = mine;
+    h[1] = ~mine;
     st_glm_allreduce(comm, h, 2, MPI_UINT64_T, MPI_MAX);
     return h[0] == mine && h[1] == ~mine;
 }

@@ -491,29 +491,10 @@ static void predict_print_metrics(const strata_glm_metrics_t *m, int classificat
  * metrics of no one model. One allreduce of a hash and its complement. */
 static int predict_models_alike(const strata_glm_model_t *model)
 {
-    int64_t j, n_w = (model->n_features + (model->bias > 0 ? 1 : 0)) * st_glm_model_nr_w(model);
-    int c;
-    uint64_t h[2], x = 0xcbf29ce484222325ULL, bits;
-    const char *name = strata_glm_model_solver(model);
+    uint64_t h[2];
 
-    for (; *name != '\0'; name++) {
-        x = (x ^ (unsigned char)*name) * 0x100000001b3ULL;
-    }
-    x = (x ^ (uint64_t)model->n_features) * 0x100000001b3ULL;
-    x = (x ^ (uint64_t)(model->zero_positive * 2 + model->zero_one)) * 0x100000001b3ULL;
-    x = (x ^ (uint64_t)model->nr_class) * 0x100000001b3ULL;
-    for (c = 0; c < model->nr_class; c++) {
-        memcpy(&bits, &model->labels[c], sizeof(bits));
-        x = (x ^ bits) * 0x100000001b3ULL;
-    }
-    memcpy(&bits, &model->bias, sizeof(bits));
-    x = (x ^ bits) * 0x100000001b3ULL;
-    for (j = 0; j < n_w; j++) {
-        memcpy(&bits, &model->w[j], sizeof(bits));
-        x = (x ^ bits) * 0x100000001b3ULL;
-    }
-    h[0] = x;
-    h[1] = ~x;
+    h[0] = st_glm_model_hash(model);
+    h[1] = ~h[0];
     st_tool_allreduce(world, h, 2, MPI_UINT64_T, MPI_MAX);
     return h[0] == ~h[1];
 }
