@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,79 @@
 /* a temporary younger than this may be one whose writer has created it and not yet
  * locked it: left alone by the sweep */
 #define ST_GLM_OUT_YOUNG  60      /* seconds */
+#define ST_GLM_OUT_LIVE   16      /* temporaries a fatal signal's handler removes */
+
+/* The temporaries this process is writing, for the handler of the signals that end
+ * a process by default (an interrupt, a batch system's or timeout's SIGTERM): it
+ * removes them and lets the signal end the process as it would have (before, each
+ * such end left its "<dest>.tmp.<pid>.<n>" behind, as large as what was written).
+ * Slots: 0 free, 1 being filled, 2 live; names in static storage, so the handler
+ * reads no memory that a thread may free under it. */
+static int  st_glm_out_live_state[ST_GLM_OUT_LIVE];
+static char st_glm_out_live_name[ST_GLM_OUT_LIVE][PATH_MAX];
+static const int st_glm_out_signals[] = {SIGHUP, SIGINT, SIGPIPE, SIGTERM, SIGXCPU, SIGXFSZ};
+static pthread_once_t st_glm_out_handlers_once = PTHREAD_ONCE_INIT;
+
+static void st_glm_out_on_signal(int sig)
+{
+    int i, saved = errno;
+
+    for (i = 0; i < ST_GLM_OUT_LIVE; i++) {
+        if (__atomic_load_n(&st_glm_out_live_state[i], __ATOMIC_ACQUIRE) == 2) {
+            (void)unlink(st_glm_out_live_name[i]);
+        }
+    }
+    errno = saved;
+    raise(sig);   /* SA_RESETHAND: the default action, once the handler returns */
+}
+
+/* the handler, for each of those signals whose disposition is still the default (a
+ * program's own handler, or an ignored signal, is left as it is) */
+static void st_glm_out_handlers(void)
+{
+    struct sigaction sa, old;
+    size_t i;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = st_glm_out_on_signal;
+    sa.sa_flags   = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    for (i = 0; i < sizeof(st_glm_out_signals) / sizeof(st_glm_out_signals[0]); i++) {
+        if (sigaction(st_glm_out_signals[i], NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+            old.sa_handler == SIG_DFL) {
+            (void)sigaction(st_glm_out_signals[i], &sa, NULL);
+        }
+    }
+}
+
+/* Register @a tmp for removal by a fatal signal: its slot, or -1 (none free, or a
+ * name too long: then a signal leaves it, as SIGKILL does, for the sweep). */
+static int st_glm_out_live_add(const char *tmp)
+{
+    int i, expect;
+
+    if (strlen(tmp) >= PATH_MAX) {
+        return -1;
+    }
+    (void)pthread_once(&st_glm_out_handlers_once, st_glm_out_handlers);
+    for (i = 0; i < ST_GLM_OUT_LIVE; i++) {
+        expect = 0;
+        if (__atomic_compare_exchange_n(&st_glm_out_live_state[i], &expect, 1, 0,
+                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+            strcpy(st_glm_out_live_name[i], tmp);
+            __atomic_store_n(&st_glm_out_live_state[i], 2, __ATOMIC_RELEASE);
+            return i;
+        }
+    }
+    return -1;
+}
+
+static void st_glm_out_live_remove(int slot)
+{
+    if (slot >= 0) {
+        __atomic_store_n(&st_glm_out_live_state[slot], 0, __ATOMIC_RELEASE);
+    }
+}
 
 /* The directory holding @a path (malloc'ed; NULL when out of memory) and, in
  * @a base_p, where the file's own name starts in @a path. */
@@ -170,6 +245,7 @@ static int st_glm_out_tmp(st_glm_out_t *o)
         return -1;
     }
     o->owner = 1;
+    o->live  = st_glm_out_live_add(o->tmp);
     (void)flock(o->fd, LOCK_EX | LOCK_NB);   /* where the file system has locks */
     if (stat(o->dest, &st) == 0 && S_ISREG(st.st_mode)) {
         /* owner first: a change of owner clears the set-id bits */
@@ -385,6 +461,9 @@ int st_glm_out_commit(st_glm_out_t *o)
         return errno;
     }
     o->committed = 1;
+    if (o->owner) {
+        st_glm_out_live_remove(o->live);
+    }
     st_glm_sync_dir(o->dest);
     st_glm_out_sweep(o->dest);
     return 0;
@@ -409,6 +488,9 @@ void st_glm_out_close(st_glm_out_t *o)
     }
     if (o->owner && !o->committed && o->tmp != NULL) {
         (void)unlink(o->tmp);
+    }
+    if (o->owner) {
+        st_glm_out_live_remove(o->live);
     }
     if (o->direct && o->created && !o->committed) {
         (void)unlink(o->dest);   /* a file this writer created and did not finish */

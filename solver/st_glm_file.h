@@ -22,7 +22,9 @@
  * is closed; after each successful rename the writer removes the temporaries of
  * the same destination that nobody holds (writers killed before their rename),
  * so writers of one file at once (each one's rename wins in turn) never remove
- * each other's.
+ * each other's. A signal that ends the process by default (SIGINT, SIGTERM, SIGHUP,
+ * SIGPIPE, SIGXCPU, SIGXFSZ, where the program has not set their disposition)
+ * removes the temporaries being written before it ends it.
  */
 typedef struct {
     char *dest;       /**< where the file lands (links followed) */
@@ -30,6 +32,7 @@ typedef struct {
     int   fd;         /**< open for writing on tmp; -1 once the caller closed it */
     int   committed;  /**< tmp renamed over dest */
     int   owner;      /**< this process made tmp (and removes it unless committed) */
+    int   live;       /**< owner: tmp's slot among those a fatal signal removes, or -1 */
     int   direct;     /**< no temporary: dest itself, written in place (a device, a
                            pipe, /dev/stdout; a directory that takes no new file) */
     int   created;    /**< direct: dest did not exist (removed unless committed) */

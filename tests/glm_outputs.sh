@@ -8,7 +8,8 @@
 # header was never written is named as such (not read as text). Outputs that would
 # overwrite an input are refused on every rank, with no hang, also when only one
 # rank sees it (ranks with files of their own) and through a dangling symbolic link.
-# An output that is a directory is refused before the work.
+# An output that is a directory is refused before the work. A writer ended by SIGTERM,
+# SIGINT or SIGHUP leaves the old file and no temporary.
 #
 . "${top_srcdir}/tests/common.sh"
 fail=0
@@ -165,6 +166,36 @@ if grep -q "^Accuracy" "$out"; then
     echo "FAIL: predict, the output a directory: refused after the predictions"; cat "$out"
     fail=1
 fi
+
+# 10. a writer ended by a signal while its temporary is being written (stopped there,
+# then SIGTERM, SIGINT, SIGHUP): the old file as it was and no temporary left (before:
+# "<file>.tmp.<pid>.<n>", as large as what was written). env --default-signal: a
+# background job's SIGINT is otherwise ignored, as a shell sets it.
+for sig in TERM INT HUP; do
+    echo "old set" >"$dir/sig.svm"
+    cp "$dir/sig.svm" "$dir/sig.keep"
+    env --default-signal=INT $gen dense -n 300000 -d 50 -q "$dir/sig.svm" >"$out" 2>&1 &
+    job=$!
+    i=0
+    while ! ls "$dir"/sig.svm.tmp.* >/dev/null 2>&1 && [ $i -lt 3000 ]; do
+        sleep 0.01
+        i=$((i + 1))
+    done
+    kill -STOP $job 2>/dev/null
+    if ls "$dir"/sig.svm.tmp.* >/dev/null 2>&1; then
+        kill -$sig $job
+        kill -CONT $job
+        wait $job
+        rc=$?
+        [ $rc -gt 128 ] || { echo "FAIL: SIG$sig while writing: exit $rc"; cat "$out"; fail=1; }
+        unchanged "SIG$sig while writing" "$dir/sig.svm" "$dir/sig.keep"
+    else
+        kill -CONT $job 2>/dev/null
+        wait $job
+        echo "SIG$sig while writing: the write ended before the signal (not checked)"
+    fi
+    rm -f "$dir"/sig.svm*
+done
 
 [ $fail -eq 0 ] && echo "glm_outputs: PASS"
 exit $fail
