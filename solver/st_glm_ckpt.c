@@ -522,16 +522,27 @@ static void st_glm_ckpt_check_header(const st_glm_ckpt_t *ck, const uint64_t *h,
                        ck->path);
         return;
     }
-    if (fsize >= 16 && (h[ST_GLM_W_VERSION] < 1 ||
-                        h[ST_GLM_W_VERSION] > ST_GLM_CKPT_VERSION)) {
-        st_glm_err_set(err, ST_ERR_UNSUPPORTED, ST_GLM_ERR_KEY_FIRST, "%s: checkpoint "
-                       "version %" PRIu64 "; this Strata reads versions 1 to %d", ck->path,
-                       h[ST_GLM_W_VERSION], ST_GLM_CKPT_VERSION);
-        return;
-    }
     if (fsize < ST_GLM_CKPT_HEADER) {
         st_glm_err_set(err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: truncated checkpoint "
                        "(%" PRIu64 " bytes)", ck->path, fsize);
+        return;
+    }
+    /* every version keeps the magic, the version and the header's checksum (word 63,
+     * of words 0-62) where they are: an unknown version under a checksum that holds is
+     * a newer Strata's; under one that does not, a damaged word (before, any damage to
+     * the version word was reported as a version this build cannot read) */
+    if (h[ST_GLM_W_VERSION] < 1 || h[ST_GLM_W_VERSION] > ST_GLM_CKPT_VERSION) {
+        if (h[ST_GLM_W_VERSION] > ST_GLM_CKPT_VERSION &&
+            h[ST_GLM_W_SUM] == st_glm_ckpt_header_sum(h)) {
+            st_glm_err_set(err, ST_ERR_UNSUPPORTED, ST_GLM_ERR_KEY_FIRST, "%s: checkpoint "
+                           "version %" PRIu64 ", written by a newer Strata; this Strata reads "
+                           "versions 1 to %d", ck->path, h[ST_GLM_W_VERSION],
+                           ST_GLM_CKPT_VERSION);
+        } else {
+            st_glm_err_set(err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: corrupted checkpoint "
+                           "(its version word reads %" PRIu64 ", and the header's checksum "
+                           "does not match)", ck->path, h[ST_GLM_W_VERSION]);
+        }
         return;
     }
     if (h[ST_GLM_W_SUM] != st_glm_ckpt_header_sum(h)) {

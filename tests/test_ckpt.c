@@ -218,6 +218,30 @@ static void damage(long at, int cut)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Rank 0 sets the checkpoint's version word to @a version and, if @a sum, the
+ * header's checksum (word 63, of words 0-62) to match, as a newer Strata would. */
+static void set_version(uint64_t version, int sum)
+{
+    uint64_t h[64];
+    FILE *f;
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        f = fopen(path, "r+b");
+        CHECKF(f != NULL && fread(h, 8, 64, f) == 64, "cannot read the header");
+        h[1] = version;
+        if (sum) {
+            h[63] = st_glm_sum64(h, 8, 63, 0, 0);
+        }
+        CHECKF(f != NULL && fseek(f, 0, SEEK_SET) == 0 && fwrite(h, 8, 64, f) == 64,
+               "cannot write the header");
+        if (f != NULL) {
+            fclose(f);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static void copy_file(const char *from, const char *to)
 {
     char buf[65536];
@@ -341,6 +365,22 @@ static void refusals(const dataset_t *ds)
         snprintf(buf, sizeof(buf), "flipped byte %ld", where);
         refused(prob, &p, STRATA_ERR_IO, "corrupted checkpoint", buf);
     }
+    /* a version word this build does not read: a newer Strata's, where the header's
+     * checksum holds; else damage (before: "checkpoint version N" either way) */
+    copy_file(good, path);
+    set_version(4, 1);
+    refused(prob, &p, STRATA_ERR_UNSUPPORTED, "checkpoint version 4, written by a newer Strata",
+            "version 4");
+    copy_file(good, path);
+    set_version(4, 0);
+    refused(prob, &p, STRATA_ERR_IO, "corrupted checkpoint (its version word reads 4",
+            "version 4, damaged");
+    copy_file(good, path);
+    damage(15, 0);   /* the version word's last byte */
+    refused(prob, &p, STRATA_ERR_IO, "corrupted checkpoint", "flipped byte in the version");
+    copy_file(good, path);
+    set_version(0, 1);
+    refused(prob, &p, STRATA_ERR_IO, "corrupted checkpoint", "version 0");
     copy_file(good, path);
     damage(size - 8, 1);
     refused(prob, &p, STRATA_ERR_IO, "truncated checkpoint", "truncated");
