@@ -61,6 +61,25 @@ contains "gen: empty --test-out named" "the --test-out file name is empty"
 expect 2 "gen: convert, empty input" $T/strata-gen convert "" "$dir/g.svm"
 contains "gen: convert, empty input named" "convert: the input file name is empty"
 test ! -e "$dir/o.model" && test ! -e "$dir/g.svm" || { echo "FAIL: an empty name wrote"; fail=1; }
+# "-" as strata-gen takes it: standard output for strata-predict's predictions (the
+# metrics then on stderr); refused by name where it cannot be (before: "-: cannot open",
+# a file named "-" read as the data or the model, or the model and predictions written
+# to a file named "-" in the current directory)
+for args in "-q - o.model" "-q $dir/train.svm -" "-q --test - $dir/train.svm o.model" \
+            "-q --checkpoint - --checkpoint-every 2 $dir/train.svm o.model"; do
+    expect 2 "train $args" sh -c "cd '$dir' && exec '$PWD/$T/strata-train' $args </dev/null"
+    contains "train $args: named" "cannot be standard .*('-')\|cannot be '-'"
+done
+for args in "- $dir/m.txt" "$dir/test.svm -"; do
+    expect 2 "predict $args" sh -c "cd '$dir' && exec '$PWD/$T/strata-predict' $args p </dev/null"
+    contains "predict $args: named" "cannot be standard input ('-')"
+done
+$T/strata-predict "$dir/test.svm" "$dir/m.txt" "$dir/p.txt" >"$dir/metrics" 2>"$err" &&
+    (cd "$dir" && exec "$OLDPWD/$T/strata-predict" test.svm m.txt -) >"$out" 2>"$err"
+check "predict to '-': the predictions on stdout" cmp -s "$out" "$dir/p.txt"
+check "predict to '-': the metrics on stderr" cmp -s "$err" "$dir/metrics"
+test ! -e "$dir/-" && test ! -e "$dir/o.model" && test ! -e "$dir/p" ||
+    { echo "FAIL: '-' wrote a file"; ls "$dir"; fail=1; }
 
 # 2. int options beyond an int: refused, not wrapped
 for o in "-t 4294967298" "-r 4294967297" "-E 4294967297" "-r 2147483648" "-p 4294967328"; do

@@ -57,7 +57,8 @@ typedef struct {
     int         help;         /* 1 --help, 2 --version */
     const char *test_file;
     const char *model_file;
-    const char *output_file;  /* or NULL */
+    const char *output_file;  /* or NULL; "-": /dev/stdout */
+    FILE       *metrics;      /* stdout, or stderr where the predictions go to stdout */
 } predict_opts_t;
 
 static const struct option predict_long_opts[] = {
@@ -81,7 +82,8 @@ static void predict_usage(FILE *f)
             "mean squared error, squared correlation coefficient and RMSE for regression.\n"
             "With OUTPUT_FILE, writes one line per test row, in the file's\n"
             "order: the predicted label (1/-1, 1/0 for a model of 0/1 data, or the classes\n"
-            "of a multi-class model: that of the largest score) or value.\n"
+            "of a multi-class model: that of the largest score) or value; OUTPUT_FILE '-':\n"
+            "standard output, the metrics then on standard error.\n"
             "Runs alone or under mpirun (each rank predicts its share of the rows).\n"
             "  -b, --probability 0|1  1: also write P(label) for every class, after a line\n"
             "                         \"labels 1 -1\" (the model's classes, in its order;\n"
@@ -181,6 +183,23 @@ static int predict_parse_args(int argc, char **argv, int rank, predict_opts_t *o
             fprintf(stderr, PREDICT_NAME ": empty file name\n");
         }
         return -1;
+    }
+    /* "-": standard input is refused by name (each rank reads the test rows at an
+       offset and the model file itself; before, "cannot open" or a file named "-"
+       read); standard output takes the predictions, as strata-gen's "-o -" takes its
+       rows, and the metrics go to stderr (before: a file named "-" was written) */
+    if (!strcmp(opts->test_file, "-") || !strcmp(opts->model_file, "-")) {
+        if (rank == 0) {
+            fprintf(stderr, PREDICT_NAME ": the %s file cannot be standard input ('-'): "
+                    "every rank reads it itself; give a file (./- for one named '-')\n",
+                    !strcmp(opts->test_file, "-") ? "test" : "model");
+        }
+        return -1;
+    }
+    opts->metrics = stdout;
+    if (opts->output_file != NULL && !strcmp(opts->output_file, "-")) {
+        opts->output_file = "/dev/stdout";
+        opts->metrics     = stderr;
     }
     /* each rank judges its own paths (they may differ without a shared file system):
        all refuse if one does, or the others would wait for it forever */
@@ -458,30 +477,30 @@ static int predict_write(const char *path, const predict_out_t *o,
 /* the metrics (rank 0): LIBLINEAR's lines, then Strata's; regression: @a sums are
  * st_tool_regression_sums' */
 static void predict_print_metrics(const strata_glm_metrics_t *m, int classification,
-                                  int classes, const double *sums)
+                                  int classes, const double *sums, FILE *f)
 {
     double n = (double)m->n;
 
     if (!classification) {
         /* LIBLINEAR's two lines, its formulas */
-        printf("Mean squared error = %g (regression)\n", sums[0] / n);
-        printf("Squared correlation coefficient = %g (regression)\n",
-               st_tool_squared_correlation(sums, n));
-        printf("RMSE = %g (regression, %" PRId64 " rows)\n", m->rmse, m->n);
+        fprintf(f, "Mean squared error = %g (regression)\n", sums[0] / n);
+        fprintf(f, "Squared correlation coefficient = %g (regression)\n",
+                st_tool_squared_correlation(sums, n));
+        fprintf(f, "RMSE = %g (regression, %" PRId64 " rows)\n", m->rmse, m->n);
         return;
     }
-    printf("Accuracy = %g%% (%" PRId64 "/%" PRId64 ")\n", 100.0 * m->accuracy,
-           (int64_t)llround(m->accuracy * (double)m->n), m->n);
+    fprintf(f, "Accuracy = %g%% (%" PRId64 "/%" PRId64 ")\n", 100.0 * m->accuracy,
+            (int64_t)llround(m->accuracy * (double)m->n), m->n);
     if (classes > 2) {
         return;   /* (LIBLINEAR's line alone) */
     }
     if (isnan(m->auc)) {
-        printf("AUC = nan (the test set holds one class, or classes the model has not)\n");
+        fprintf(f, "AUC = nan (the test set holds one class, or classes the model has not)\n");
     } else {
-        printf("AUC = %.6f\n", m->auc);
+        fprintf(f, "AUC = %.6f\n", m->auc);
     }
     if (!isnan(m->logloss)) {
-        printf("Log loss = %.6f\n", m->logloss);
+        fprintf(f, "Log loss = %.6f\n", m->logloss);
     }
 }
 
@@ -620,8 +639,8 @@ static int predict_run(const predict_opts_t *opts, int rank, int size)
     }
     if (rank == 0 && !opts->quiet) {
         predict_print_metrics(&metrics, classification, strata_glm_model_classes(model, NULL),
-                              sums);
-        fflush(stdout);
+                              sums, opts->metrics);
+        fflush(opts->metrics);
     }
 
     if (opts->output_file != NULL) {

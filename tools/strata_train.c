@@ -1083,6 +1083,22 @@ int main(int argc, char **argv)
         /* (before: ": cannot open", exit 1) */
         die_usage("the %s file name is empty", train_file[0] == '\0' ? "training" : "test");
     }
+    /* "-" names no file here (before: "-: cannot open", a file named "-" read, or the
+       model written to one): every rank reads the data at an offset, and the model
+       would share standard output with the progress lines */
+    if (!strcmp(train_file, "-") || (test_file != NULL && !strcmp(test_file, "-"))) {
+        die_usage("the %s file cannot be standard input ('-'): every rank reads its part "
+                  "at an offset; give a file (./- for one named '-')",
+                  !strcmp(train_file, "-") ? "training" : "test");
+    }
+    if (argc - optind == 2 && !strcmp(argv[optind + 1], "-")) {
+        die_usage("%s", "the model file cannot be standard output ('-'): the progress "
+                  "lines go there; give a file (./- for one named '-')");
+    }
+    if (ckpt_opt != NULL && !strcmp(ckpt_opt, "-")) {
+        die_usage("%s", "the checkpoint file cannot be '-': give a file (./- for one named "
+                  "'-')");
+    }
     if (argc - optind == 2) {
         if (argv[optind + 1][0] == '\0' || strlen(argv[optind + 1]) >= sizeof(model_file)) {
             die_usage("the model file name is %s", argv[optind + 1][0] ? "too long" : "empty");
