@@ -566,7 +566,11 @@ strata_status_t strata_glm_find_cost_epsilon(const strata_glm_problem_t *prob,
  * Save @a model as text in LIBLINEAR's model format (readable by LIBLINEAR's
  * predict for the models LIBLINEAR has: logistic, svm, sqsvm, ridge, l1-logistic,
  * l1-sqsvm, svr, sqsvr), atomically:
- * a temporary file in the same directory, then a rename.
+ * a temporary file in the same directory, then a rename. While a temporary is being
+ * written (here, and for checkpoints), SIGHUP, SIGINT, SIGPIPE, SIGTERM, SIGXCPU and
+ * SIGXFSZ, where their disposition is still the default when the library first
+ * makes one, get a handler that removes the temporaries in progress and then ends
+ * the process by the signal as before; a program's own handlers are left alone.
  */
 strata_status_t strata_glm_model_save(const strata_glm_model_t *model, const char *path,
                                       char *msg, size_t msg_len);
