@@ -4,7 +4,8 @@
 # binary sets and strata-predict's predictions are written next to the file and
 # renamed over it, so a write that fails half-way (the file size limit, as a full
 # disk) leaves the old file as it was and no temporary behind (in /dev/shm too);
-# standard output and named pipes are written in place. A binary set whose
+# standard output and named pipes are written in place; a training set is renamed in
+# only once its --test-out set is written too. A binary set whose
 # header was never written is named as such (not read as text). Outputs that would
 # overwrite an input are refused on every rank, with no hang, also when only one
 # rank sees it (ranks with files of their own) and through a dangling symbolic link.
@@ -35,6 +36,29 @@ for fmt in bin svm; do
     expect 1 "gen $fmt past the size limit" \
         sh -c "trap '' XFSZ; ulimit -f 100; exec $gen dense -n 3000 -d 100 -f $fmt -q $dir/old.$fmt"
     unchanged "gen $fmt past the size limit" "$dir/old.$fmt" "$dir/keep.$fmt"
+done
+
+# 1b. a training and a test set, the test set failing (its rows past the size limit):
+# both files as they were (before: the new training rows beside the old test rows,
+# drawn from another planted model, exit 1 after the first was renamed in)
+for fmt in bin svm; do
+    echo "old training rows" >"$dir/pair.$fmt"
+    echo "old test rows" >"$dir/pair-test.$fmt"
+    cp "$dir/pair.$fmt" "$dir/pair.keep"
+    cp "$dir/pair-test.$fmt" "$dir/pair-test.keep"
+    expect 1 "gen $fmt, the test set past the size limit" \
+        sh -c "trap '' XFSZ; ulimit -f 100; exec $gen dense -n 20 -d 100 -f $fmt -q \
+        --test-rows 3000 --test-out $dir/pair-test.$fmt $dir/pair.$fmt"
+    unchanged "gen $fmt, the test set past the size limit: training set" "$dir/pair.$fmt" \
+        "$dir/pair.keep"
+    unchanged "gen $fmt, the test set past the size limit: test set" "$dir/pair-test.$fmt" \
+        "$dir/pair-test.keep"
+    expect 0 "gen $fmt, a training and a test set" $gen dense -n 20 -d 100 -f $fmt -q \
+        --test-rows 30 --test-out "$dir/pair-test.$fmt" "$dir/pair.$fmt"
+    expect 0 "gen $fmt, the pair trains" tools/strata-train -q "$dir/pair.$fmt" "$dir/pair.model"
+    if ls "$dir"/pair*.tmp.* >/dev/null 2>&1; then
+        echo "FAIL: gen $fmt, a training and a test set: a temporary was left"; fail=1
+    fi
 done
 
 # 2. a binary set whose header is zero (an older writer killed before writing it)

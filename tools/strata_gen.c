@@ -614,6 +614,8 @@ typedef struct {
     int         label_kind;
     FILE       *f;
     st_glm_out_t out;   /* text to a file: written next to it, renamed once whole */
+    const char *name;   /* the file as messages name it: path, or the output it is
+                           staged for (gen_stage) */
     char       *buf;
     size_t      len;
     /* binary: the rows so far */
@@ -639,6 +641,8 @@ typedef struct {
 static void gen_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 static st_glm_out_t *gen_open_out;   /* the text file being written, removed on errors */
+static st_glm_out_t *gen_staged;     /* the training set, held until the test set is
+                                        written (gen_stage): removed on errors */
 
 static void gen_die(const char *fmt, ...)
 {
@@ -651,6 +655,9 @@ static void gen_die(const char *fmt, ...)
         }
         gen_open_out->fd = -1;            /* (its FILE's: closed at exit) */
         st_glm_out_close(gen_open_out);   /* the temporary goes; the file stays as it was */
+    }
+    if (gen_staged != NULL) {
+        st_glm_out_close(gen_staged);     /* (so does a staged training set) */
     }
     fprintf(stderr, GEN_NAME ": ");
     va_start(ap, fmt);
@@ -670,10 +677,12 @@ static void *gen_realloc(void *p, size_t n)
     return p;
 }
 
-static void gen_sink_open(gen_sink_t *s, const char *path, const gen_opts_t *o)
+static void gen_sink_open(gen_sink_t *s, const char *path, const char *name,
+                          const gen_opts_t *o)
 {
     memset(s, 0, sizeof(*s));
     s->path       = path;
+    s->name       = name;
     s->bin        = o->bin;
     s->prec       = o->prec;
     /* (more than two classes: their names, 1 to K, go to the binary file as targets) */
@@ -688,12 +697,12 @@ static void gen_sink_open(gen_sink_t *s, const char *path, const gen_opts_t *o)
     if (strcmp(path, "-") == 0) {
         s->f = stdout;
     } else if (st_glm_out_open(&s->out, path) != 0) {
-        gen_die("%s: cannot create: %s", path, strerror(errno));
+        gen_die("%s: cannot create: %s", name, strerror(errno));
     } else {
         gen_open_out = &s->out;
         s->f         = fdopen(s->out.fd, "wb");
         if (s->f == NULL) {
-            gen_die("%s: cannot create: %s", path, strerror(errno));
+            gen_die("%s: cannot create: %s", name, strerror(errno));
         }
     }
     s->buf = gen_realloc(NULL, GEN_OUTBUF + 4096);
@@ -702,7 +711,7 @@ static void gen_sink_open(gen_sink_t *s, const char *path, const gen_opts_t *o)
 static void gen_sink_flush(gen_sink_t *s)
 {
     if (s->len > 0 && fwrite(s->buf, 1, s->len, s->f) != s->len) {
-        gen_die("%s: cannot write: %s", s->path, strerror(errno));
+        gen_die("%s: cannot write: %s", s->name, strerror(errno));
     }
     s->len = 0;
 }
@@ -723,7 +732,7 @@ static void gen_sink_row(gen_sink_t *s, const char *ytext, double y, const gen_r
             if (fwrite(ytext, 1, yl, s->f) != yl ||
                 fwrite(row->text, 1, row->text_len, s->f) != row->text_len ||
                 fputc('\n', s->f) == EOF) {
-                gen_die("%s: cannot write: %s", s->path, strerror(errno));
+                gen_die("%s: cannot write: %s", s->name, strerror(errno));
             }
         } else {
             memcpy(s->buf + s->len, ytext, yl);
@@ -772,11 +781,11 @@ static void gen_sink_close(gen_sink_t *s, int64_t n_cols)
 
         gen_sink_flush(s);
         if (fflush(s->f) != 0) {
-            gen_die("%s: cannot write: %s", s->path, strerror(errno));
+            gen_die("%s: cannot write: %s", s->name, strerror(errno));
         }
         if (s->f != stdout) {
             if ((err = st_glm_out_commit(&s->out)) != 0) {
-                gen_die("%s: cannot write: %s", s->path, strerror(err));
+                gen_die("%s: cannot write: %s", s->name, strerror(err));
             }
             gen_open_out = NULL;
             fclose(s->f);   /* (written and renamed: nothing of it is lost now) */
@@ -800,6 +809,12 @@ static void gen_sink_close(gen_sink_t *s, int64_t n_cols)
     d.y             = s->y;
     d.label_kind    = (st_glm_label_kind_t)s->label_kind;
     if (st_glm_data_write_bin(&d, s->path, MPI_COMM_NULL, msg, sizeof(msg)) != ST_OK) {
+        size_t plen = strlen(s->path);
+
+        /* (a staged file's message names the output it stands for) */
+        if (s->name != s->path && strncmp(msg, s->path, plen) == 0) {
+            gen_die("%s%s", s->name, msg + plen);
+        }
         gen_die("%s", msg);
     }
     free(d.indptr);
@@ -1133,8 +1148,8 @@ typedef struct {
     double  ysum, ysq;
 } gen_summary_t;
 
-static void gen_write(const gen_model_t *m, const char *path, int64_t rows, int stream,
-                      gen_summary_t *sum_p)
+static void gen_write(const gen_model_t *m, const char *path, const char *name, int64_t rows,
+                      int stream, gen_summary_t *sum_p)
 {
     const gen_opts_t *o = m->o;
     gen_summary_t sum;
@@ -1147,7 +1162,7 @@ static void gen_write(const gen_model_t *m, const char *path, int64_t rows, int 
     memset(&r, 0, sizeof(r));
     gen_row_reserve(&r, o->kind == GEN_CRITEO ? GEN_NUMERIC + GEN_CATEGORICAL :
                         (int64_t)ST_MIN((double)o->cols, 2.0 * (double)o->cols * o->density + 64));
-    gen_sink_open(&s, path, o);
+    gen_sink_open(&s, path, name, o);
     for (i = 0; i < rows; i++) {
         char ytext[40];
         double margin, y;
@@ -1286,7 +1301,7 @@ static void gen_convert_svm(const st_glm_data_t *d, const gen_opts_t *o)
     int64_t i, k;
 
     memset(&r, 0, sizeof(r));
-    gen_sink_open(&s, o->out, o);
+    gen_sink_open(&s, o->out, o->out, o);
     for (i = 0; i < d->n_rows; i++) {
         int64_t n = d->indptr[i + 1] - d->indptr[i];
         char *p;
@@ -1389,6 +1404,33 @@ static void gen_convert(gen_opts_t *o)
     st_glm_data_free(d);
 }
 
+/* With --test-out, the training set is written whole to a temporary next to OUTPUT
+ * (@a held: st_glm_out_open's, the writers write it through a temporary of their own
+ * and rename that over it) and renamed over OUTPUT only once the test set is written
+ * too, so a run that fails on the test set (a full disk) leaves both files as they
+ * were (before: a new training set beside the old test set, rows of two different
+ * planted models). @return the path to write the training set to: OUTPUT itself
+ * where it is written in place (standard output, a pipe, a device, a directory
+ * that takes no new file) or there is no test set. */
+static const char *gen_stage(const gen_opts_t *o, st_glm_out_t *held)
+{
+    struct stat st;
+
+    if (o->test_out == NULL || strcmp(o->out, "-") == 0 ||
+        (stat(o->out, &st) == 0 && !S_ISREG(st.st_mode))) {
+        return o->out;   /* (a named pipe is not opened before its writer) */
+    }
+    if (st_glm_out_open(held, o->out) != 0) {
+        gen_die("%s: cannot create: %s", o->out, strerror(errno));
+    }
+    if (held->direct) {
+        st_glm_out_close(held);
+        return o->out;
+    }
+    gen_staged = held;
+    return held->tmp;
+}
+
 /* The directory an output goes to exists (standard output aside), or the run ends. */
 static void gen_check_dir(const char *path)
 {
@@ -1405,6 +1447,7 @@ int main(int argc, char **argv)
 {
     struct timespec t0, t1;
     gen_summary_t train, test;
+    st_glm_out_t held;
     gen_model_t m;
     gen_opts_t o;
 
@@ -1422,9 +1465,19 @@ int main(int argc, char **argv)
     if (o.kind == GEN_CRITEO) {
         gen_calibrate(&m);
     }
-    gen_write(&m, o.out, o.rows, GEN_STREAM_TRAIN, &train);
+    gen_write(&m, gen_stage(&o, &held), o.out, o.rows, GEN_STREAM_TRAIN, &train);
     if (o.test_out != NULL) {
-        gen_write(&m, o.test_out, o.test_rows, GEN_STREAM_TEST, &test);
+        gen_write(&m, o.test_out, o.test_out, o.test_rows, GEN_STREAM_TEST, &test);
+    }
+    if (gen_staged != NULL) {
+        int err = st_glm_out_commit(gen_staged);
+
+        if (err != 0) {
+            gen_die("%s: cannot write: %s (the file is unchanged; %s is written)", o.out,
+                    strerror(err), o.test_out);
+        }
+        st_glm_out_close(gen_staged);
+        gen_staged = NULL;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (!o.quiet && strcmp(o.out, "-") != 0) {
