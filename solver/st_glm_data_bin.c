@@ -566,10 +566,21 @@ static void st_glm_bin_read_header(int fd, const char *path, st_glm_bin_header_t
         return;
     }
     st_glm_bin_header_get(buf, h);
+    /* every version keeps the magic, the version and the header's checksum (bytes 120-127,
+     * of bytes 0-119) where they are: an unknown version under a checksum that holds is
+     * a newer Strata's; under one that does not (or version 0), damage (before, a damaged
+     * version word was reported as a version this build cannot read) */
     if (h->version < 1 || h->version > ST_GLM_BIN_VERSION) {
-        st_glm_err_set(err, ST_ERR_UNSUPPORTED, ST_GLM_ERR_KEY_FIRST, "%s: binary format "
-                       "version %u; this build reads versions 1 to %d", path, h->version,
-                       ST_GLM_BIN_VERSION);
+        if (h->version > ST_GLM_BIN_VERSION && st_glm_bin_header_sum(buf) == h->header_sum) {
+            st_glm_err_set(err, ST_ERR_UNSUPPORTED, ST_GLM_ERR_KEY_FIRST, "%s: binary format "
+                           "version %u, written by a newer Strata; this build reads versions 1 "
+                           "to %d", path, h->version, ST_GLM_BIN_VERSION);
+        } else {
+            st_glm_err_set(err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: corrupted header (its "
+                           "version reads %u%s)", path, h->version,
+                           st_glm_bin_header_sum(buf) == h->header_sum
+                               ? ", no version's" : ", and the checksum does not match");
+        }
         return;
     }
     if (st_glm_bin_header_sum(buf) != h->header_sum) {

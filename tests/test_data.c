@@ -1491,8 +1491,12 @@ static void t_binary(void)
     t_damage(src, len, 0, 0, len + 8, "trailing data", ST_ERR_IO, "trailing bytes");
     t_damage(src, len, 2, 0x20, len, "not a Strata binary CSR file (bad magic number)",
              ST_ERR_INVALID_PARAM, "bad magic");
-    t_damage(src, len, 8, 0x02, len, "binary format version 3; this build reads versions "
-             "1 to 2", ST_ERR_UNSUPPORTED, "version 3");
+    /* a damaged version word is damage, not a newer version (before: "binary format
+     * version 3; this build reads versions 1 to 2") */
+    t_damage(src, len, 8, 0x02, len, "corrupted header (its version reads 3, and the "
+             "checksum does not match)", ST_ERR_IO, "version 3, damaged");
+    t_damage(src, len, 11, 0x01, len, "corrupted header (its version reads 16777217",
+             ST_ERR_IO, "the version's last byte flipped");
     t_damage(src, len, 0, 0, 0, "bad magic", ST_ERR_INVALID_PARAM, "empty binary");
     free(src);
 
@@ -1532,7 +1536,7 @@ static void t_binary(void)
         free(p);
 
         /* the flags: version 2's 0/1 flag; unknown flags, the flag in version 1 or on
-         * regression labels, and versions 0 and 3 refused by name */
+         * regression labels, and versions 0 (damage) and 3 (a newer Strata's) refused */
         f.idx[1] = 4;
         p = t_fmt_write(&f, 64, 0, 1, &len);
         t_read_small(p, len, ST_GLM_LABEL_CLASS, 1, 1.0, -1.0, "version 2, 0/1");
@@ -1556,11 +1560,11 @@ static void t_binary(void)
         t_damage(p, len, 0, 0, len, "corrupted header (inconsistent fields)", ST_ERR_IO,
                  "label kind 2");
         t_fmt_rehead(p, 0, 0);
-        t_damage(p, len, 0, 0, len, "binary format version 0; this build reads versions 1 "
-                 "to 2", ST_ERR_UNSUPPORTED, "version 0");
+        t_damage(p, len, 0, 0, len, "corrupted header (its version reads 0, no version's)",
+                 ST_ERR_IO, "version 0");
         t_fmt_rehead(p, 3, 1u << 16);
-        t_damage(p, len, 0, 0, len, "binary format version 3; this build reads versions 1 "
-                 "to 2", ST_ERR_UNSUPPORTED, "version 3 with a flag");
+        t_damage(p, len, 0, 0, len, "binary format version 3, written by a newer Strata; this "
+                 "build reads versions 1 to 2", ST_ERR_UNSUPPORTED, "version 3 with a flag");
         free(p);
 
         /* regression targets read as classes are read as the text's labels: 0/1 (0 as
