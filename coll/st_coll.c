@@ -298,29 +298,55 @@ static void st_plan_unalike(st_plan_t *plan)
     plan->state           = ST_PLAN_FALLBACK;
     plan->fallback_reason = STRATA_FALLBACK_CONFIG;
     if (plan->rank == 0 && atomic_exchange(&warned, 1) == 0) {
-        st_warn("the ranks' STRATA_* settings differ (MPI was initialized without "
-                "Strata's MPI_Init, so they were not made alike): communicators whose "
-                "ranks differ use PMPI_Allreduce (give every rank the same: mpirun -x, "
-                "or strata-run)");
+        st_warn("the ranks' STRATA_* settings differ (ranks of different jobs, spawned or "
+                "connected, or MPI initialized without Strata's MPI_Init: they were not "
+                "made alike): communicators whose ranks differ use PMPI_Allreduce (give "
+                "every rank the same: mpirun -x, or strata-run)");
     }
 }
 
+/* Does @a comm hold processes of another MPI_COMM_WORLD (spawned or connected jobs)?
+ * The same answer on every rank: each sees the other jobs' members outside its own
+ * world, and a communicator within one world has no such member. */
+static int st_coll_beyond_world(MPI_Comm comm, int size)
+{
+    MPI_Group group, world, both;
+    int in = size;
+
+    if (PMPI_Comm_group(comm, &group) != MPI_SUCCESS) {
+        return 0;
+    }
+    if (PMPI_Comm_group(MPI_COMM_WORLD, &world) == MPI_SUCCESS) {
+        if (PMPI_Group_intersection(group, world, &both) == MPI_SUCCESS) {
+            PMPI_Group_size(both, &in);
+            PMPI_Group_free(&both);
+        }
+        PMPI_Group_free(&world);
+    }
+    PMPI_Group_free(&group);
+    return in < size;
+}
+
 /*
- * MPI initialized without Strata's MPI_Init (a binding that calls PMPI_Init): the
- * knobs were never agreed, and ranks that differ in STRATA_ENABLE or
- * STRATA_CHECK_ARGS would run different collectives on their first call on a
- * communicator (one in PMPI_Allreduce, another setting up a plan) and wait for each
- * other forever. So, before anything else on a communicator, every rank, enabled
- * or not, compares its knobs over it (collective, once per communicator); where
- * they differ, every call on it goes to PMPI_Allreduce. @return nonzero when alike.
+ * MPI initialized without Strata's MPI_Init (a binding that calls PMPI_Init), or a
+ * communicator joining jobs (MPI_Comm_spawn, MPI_Comm_connect: each job agreed its
+ * own knobs at its MPI_Init, not the others'): the knobs were never agreed over it,
+ * and ranks that differ in STRATA_ENABLE or STRATA_CHECK_ARGS would run different
+ * collectives on their first call on a communicator (one in PMPI_Allreduce, another
+ * setting up a plan) and wait for each other forever. So, before anything else on
+ * such a communicator, every rank, enabled or not, compares its knobs over it
+ * (collective, once per communicator); where they differ, every call on it goes to
+ * PMPI_Allreduce. @return nonzero when alike.
  */
 static int st_plan_alike(st_plan_t *plan)
 {
-    if (ST_LIKELY(plan->alike != 0 || atomic_load(&st_coll_agreed))) {
-        return plan->alike >= 0;
+    if (ST_LIKELY(plan->alike != 0)) {
+        return plan->alike > 0;
     }
     plan->alike = 1;
-    if (!plan->is_inter && plan->size > 1 && !st_coll_config_alike(plan->user_comm)) {
+    if (!plan->is_inter && plan->size > 1 &&
+        (!atomic_load(&st_coll_agreed) || st_coll_beyond_world(plan->user_comm, plan->size)) &&
+        !st_coll_config_alike(plan->user_comm)) {
         st_plan_unalike(plan);
     }
     return plan->alike > 0;
@@ -897,16 +923,16 @@ static int st_coll_pmpi(const void *sbuf, void *rbuf, int count,
     return st_coll_pmpi_staged(sbuf, rbuf, count, dtype, mop, comm, &sinfo, &rinfo);
 }
 
-/* A rank where Strata is disabled (STRATA_ENABLE=n) in a job whose knobs were not
- * agreed: it takes part in the communicator's agreement (st_plan_alike), which the
- * enabled ranks run on their first call on it. */
+/* A rank where Strata is disabled (STRATA_ENABLE=n): on a communicator whose knobs
+ * were not agreed (MPI started behind our back, or one joining jobs) it takes part in
+ * the communicator's agreement (st_plan_alike), which the enabled ranks run on their
+ * first call on it. */
 static void st_coll_lazy_alike(MPI_Comm comm)
 {
     int initialized = 0, finalized = 1;
     st_plan_t *plan;
 
-    if (ST_LIKELY(atomic_load(&st_coll_agreed)) || st_coll_keyval == MPI_KEYVAL_INVALID ||
-        st_coll_finalizing) {
+    if (st_coll_keyval == MPI_KEYVAL_INVALID || st_coll_finalizing) {
         return;
     }
     PMPI_Initialized(&initialized);

@@ -209,8 +209,9 @@ typedef struct st_plan {
     MPI_Comm          comm;       /* private duplicate (MPI_COMM_NULL before setup) */
     int               rank, size;
     int               is_inter;
-    int               alike;      /* MPI initialized without Strata's MPI_Init: the
-                                     ranks' knobs alike on it (1), not (-1), not asked
+    int               alike;      /* the ranks' knobs alike on it (1: agreed at MPI_Init,
+                                     or asked where not: MPI started behind our back, a
+                                     communicator joining jobs), not (-1), not asked
                                      yet (0) */
     st_plan_state_t   state;
     strata_fallback_t fallback_reason;

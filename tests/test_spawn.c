@@ -17,11 +17,15 @@
  *      its name sent to the children), merged;
  *   6. a second spawn, of other children, merged: the first children's kept segments
  *      and lanes are not theirs;
+ *   7. a third, whose children were given other STRATA_* settings (MPI_Info "env";
+ *      each job agreed only its own at MPI_Init): the merged communicator must use
+ *      Open MPI's allreduce on every rank (counted as `config`), not hang.
  *
  * Each result is checked against a reference computed here from every member's
  * inputs, the same bytes on every rank, Strata's path taken where it must be; with
  * STRATA_SHM_METHOD=posix, no segment of this process left in /dev/shm. A watchdog
- * ends a hang as a failure. Run with STRATA_VIRTUAL_NODES too (tests/spawn-*.npN).
+ * ends a hang (a step, a call or a spawn, that has not returned after 240 s) as a
+ * failure. Run with STRATA_VIRTUAL_NODES too (tests/spawn-*.npN).
  *
  * Usage: test_spawn [--children N] [--rounds R]
  */
@@ -38,7 +42,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define WATCHDOG_S  240          /* a hang fails the test (a healthy run: seconds) */
+#define WATCHDOG_S  240          /* a step (a call, a spawn) that long is a hang: a failure */
+#define WATCHDOG_STR "240"
 #define LARGE_BYTES (600 * 1024) /* past the default segment's chunk (512K) */
 
 /* ---- the types the fast path takes, and a reference for each ---- */
@@ -398,6 +403,7 @@ static void check_call(MPI_Comm comm, const type_t *t, int o, size_t count, int 
     int rank, size, k;
     long wrong = 0;
 
+    alarm(WATCHDOG_S);   /* (re-armed at each step: a slow machine is no hang) */
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     for (e = 0; e < count; e++) {
@@ -582,12 +588,27 @@ static void check_own_world(void)
 
 /* ---- the children ---- */
 
-/* A child of phase @a phase ("first", "second"). */
+/* A child of phase @a phase ("first", "second", "env"). */
 static int child_main(MPI_Comm parent, const char *phase, int rounds)
 {
     char port[MPI_MAX_PORT_NAME];
     MPI_Comm merged, inter2;
+    uint64_t fb0;
 
+    if (strcmp(phase, "env") == 0) {
+        /* children first: rank 0 of the merged is a child, whose log level is error
+         * (the settings differ: said at warning level, and the harness fails on
+         * stderr) */
+        ST_TEST_MPI(MPI_Intercomm_merge(parent, 0, &merged));
+        fb0 = st_test_fallback_calls(merged, STRATA_FALLBACK_CONFIG);
+        check_call(merged, type_named(MPI_INT), O_SUM, 37, 0, 0, "jobs with other settings");
+        check_call(merged, type_named(MPI_DOUBLE), O_SUM, LARGE_BYTES / 8, 1, 0,
+                   "jobs with other settings");
+        CHECK(st_test_fallback_calls(merged, STRATA_FALLBACK_CONFIG) == fb0 + 2);
+        ST_TEST_MPI(MPI_Comm_free(&merged));
+        ST_TEST_MPI(MPI_Comm_disconnect(&parent));
+        return st_test_finish("test_spawn (children, other settings)");
+    }
     check_inter(parent, 1);
     ST_TEST_MPI(MPI_Intercomm_merge(parent, 1, &merged));
     check_merged(merged, phase, "merged, parents first");
@@ -621,8 +642,9 @@ static int child_main(MPI_Comm parent, const char *phase, int rounds)
  * Spawn @a nchildren children of phase @a phase, with this process's STRATA_* and
  * UCX_* variables and LD_LIBRARY_PATH (Open MPI gives spawned processes mpirun's
  * environment, not the parent's: a spec's "env STRATA_...=", or libtool's wrapper's
- * library path, reaches only the parents), and @a other (a newline-separated NAME=VALUE
- * list setting STRATA_CHECK_ARGS and STRATA_LOG_LEVEL, or NULL).
+ * library path, reaches only the parents), and @a other (a
+ * newline-separated NAME=VALUE list setting STRATA_CHECK_ARGS and STRATA_LOG_LEVEL, or
+ * NULL).
  */
 static MPI_Comm spawn(char *self, const char *phase, int nchildren, const char *other,
                       int rounds)
@@ -655,6 +677,7 @@ static MPI_Comm spawn(char *self, const char *phase, int nchildren, const char *
     if (used > 0) {
         ST_TEST_MPI(MPI_Info_set(info, "env", env));
     }
+    alarm(WATCHDOG_S);
     ST_TEST_MPI(MPI_Comm_spawn(self, args, nchildren, info, 0, MPI_COMM_WORLD, &inter, errs));
     MPI_Info_free(&info);
     ncalls = 0;
@@ -704,9 +727,33 @@ static void parent_phase(char *self, const char *phase, int nchildren, int round
     ST_TEST_MPI(MPI_Comm_disconnect(&inter));
 }
 
+/* Children with other STRATA_* settings (MPI_Info "env"). */
+static void parent_env(char *self, int nchildren)
+{
+    MPI_Comm inter, merged;
+    uint64_t fb0;
+    /* the opposite of ours for a knob that changes the first thing a rank does */
+    const char *env = (strcmp(st_test_config("STRATA_CHECK_ARGS"), "y") == 0)
+                              ? "STRATA_CHECK_ARGS=n\nSTRATA_LOG_LEVEL=error"
+                              : "STRATA_CHECK_ARGS=y\nSTRATA_LOG_LEVEL=error";
+
+    inter = spawn(self, "env", nchildren, env, 1);
+    if (inter == MPI_COMM_NULL) {
+        return;
+    }
+    ST_TEST_MPI(MPI_Intercomm_merge(inter, 1, &merged));
+    fb0 = st_test_fallback_calls(merged, STRATA_FALLBACK_CONFIG);
+    check_call(merged, type_named(MPI_INT), O_SUM, 37, 0, 0, "jobs with other settings");
+    check_call(merged, type_named(MPI_DOUBLE), O_SUM, LARGE_BYTES / 8, 1, 0,
+               "jobs with other settings");
+    CHECK(st_test_fallback_calls(merged, STRATA_FALLBACK_CONFIG) == fb0 + 2);
+    ST_TEST_MPI(MPI_Comm_free(&merged));
+    ST_TEST_MPI(MPI_Comm_disconnect(&inter));
+}
+
 static void watchdog(int sig)
 {
-    static const char msg[] = "test_spawn: no progress for " "240" " s: a hang\n";
+    static const char msg[] = "test_spawn: a step took " WATCHDOG_STR " s: a hang\n";
 
     (void)sig;
     if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0) {
@@ -755,6 +802,7 @@ int main(int argc, char **argv)
     self[n] = '\0';
     parent_phase(self, "first", nchildren, rounds);
     parent_phase(self, "second", nchildren, rounds);
+    parent_env(self, nchildren);
     check_no_names("parents");
     return st_test_finish("test_spawn (parents)");
 }
