@@ -335,7 +335,8 @@ int strata_glm_problem_prec(const strata_glm_problem_t *prob);
  * of class 1, counts_p[1] of the other (-1, or 0 where the data named the classes 1
  * and 0: *zero_one_p, which may be NULL). A classifier trained where one count is 0
  * never sees the other class. STRATA_ERR_INVALID_PARAM for a regression problem,
- * STRATA_ERR_UNSUPPORTED for classes other than 1 and -1 (or 0): see
+ * STRATA_ERR_UNSUPPORTED for classes other than 1 and -1 (or 0), and for a set of one
+ * class (LIBLINEAR's model of one class: strata_glm_train): see
  * strata_glm_problem_labels.
  */
 strata_status_t strata_glm_problem_classes(const strata_glm_problem_t *prob, MPI_Comm comm,
@@ -376,8 +377,10 @@ void strata_glm_problem_free(strata_glm_problem_t *prob);
  * converged says all did); with more than two classes, weight_pos and weight_neg (the
  * problem's class weights name any class: strata_glm_problem_set_class_weights) and
  * checkpoints are refused (STRATA_ERR_INVALID_PARAM); two named classes train one
- * model whose positive class, the one weight_pos weighs, is the first. A set of one class that is
- * not 1, -1 or 0 is refused too. With param->checkpoint_every or
+ * model whose positive class, the one weight_pos weighs, is the first. A set of one class
+ * (any name, 1, -1 and 0 too) trains LIBLINEAR's model of one class (nr_class 1: its
+ * rows all positive, weighed by the class's weight, and weight_pos for 1, weight_neg for
+ * -1 or 0), which predicts that class for every row. With param->checkpoint_every or
  * param->resume, the rows are checksummed first (one pass over them) to tie the
  * checkpoint to the data. STRATA_ERR_NO_MEMORY, before any work, where the host's
  * available memory (STRATA_GLM_MEM_AVAILABLE replaces its figure) cannot hold the
@@ -424,13 +427,15 @@ const double *strata_glm_model_weights(const strata_glm_model_t *model);
  *  -1 (or 1 and 0), 1 first (the class of positive scores; a file's "label -1 1"
  *  too, whose weights are negated on loading); for named classes their file's order
  *  (its "label" line), the first scored positive where there are two, one-vs-rest
- *  where there are more; 0 for a regression model. @a labels, when not NULL,
+ *  where there are more; 1 for LIBLINEAR's model of one class ("nr_class 1", from
+ *  training data of a single label), which predicts it for every row; 0 for a
+ *  regression model. @a labels, when not NULL,
  *  receives them (room for that many). */
 int strata_glm_model_classes(const strata_glm_model_t *model, double *labels);
 
 /** The score x . w (+ bias term) of one row given as @a nnz 0-based indices and
- *  values; features beyond the model's are ignored. For a model of more than two
- *  classes: the label predicted (strata_glm_predict_label). */
+ *  values; features beyond the model's are ignored. For a model of one class or of
+ *  more than two classes: the label predicted (strata_glm_predict_label). */
 double strata_glm_predict_row(const strata_glm_model_t *model, int64_t nnz,
                               const uint32_t *indices, const double *values);
 
@@ -446,13 +451,14 @@ double strata_glm_predict_label(const strata_glm_model_t *model, int64_t nnz,
 /** LIBLINEAR's predict_probability: the label predicted, and in @a probs (one per
  *  class, strata_glm_model_classes' order) P(class): for two classes the logistic
  *  link of the score and its complement; for more each class's link normalized to
- *  sum 1. Logistic models (others: NaN probabilities); NaN for regression. */
+ *  sum 1; for one class 1. Logistic models (others: NaN probabilities); NaN for
+ *  regression. */
 double strata_glm_predict_probability(const strata_glm_model_t *model, int64_t nnz,
                                       const uint32_t *indices, const double *values,
                                       double *probs);
 
 /** P(y = +1) for the logistic models (two named classes: P(the first)), the score
- *  itself for the others; NaN for a model of more than two classes, whose score is a
+ *  itself for the others; NaN for a model of one class or more than two, whose score is a
  *  label (their probabilities: strata_glm_predict_probability). */
 double strata_glm_predict_prob(const strata_glm_model_t *model, double score);
 
@@ -461,11 +467,12 @@ double strata_glm_predict_prob(const strata_glm_model_t *model, double score);
  *  of 0/1 data; a score of exactly 0 is the second label of the model file's "label"
  *  line, as in LIBLINEAR (-1 for the models strata-train writes, "label 1 -1"; 0 for
  *  "label 1 0"). Models of named classes: the class's name (two classes: the first
- *  above 0, the second else; more: @a score, which is the label already). */
+ *  above 0, the second else; one or more than two: @a score, which is the label
+ *  already). */
 double strata_glm_predict_class(const strata_glm_model_t *model, double score);
 
 /** Scores of this rank's rows of @a prob into @a scores (rows(prob) entries); for a
- *  model of more than two classes, the labels predicted. */
+ *  model of one class or more than two, the labels predicted. */
 strata_status_t strata_glm_predict(const strata_glm_model_t *model,
                                    const strata_glm_problem_t *prob, double *scores);
 

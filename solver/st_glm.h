@@ -65,10 +65,11 @@ struct strata_glm_model {
     int                   zero_positive; /* a score of 0 is class +1 (a file's "label -1 1") */
     int                   zero_one;   /* the classes are named 1 and 0 (0/1 training data,
                                          a file's "label 1 0"), not 1 and -1 */
-    /* classes with other names, or more than two (st_glm_multi.c): nr_class > 0 and
-     * their labels, LIBLINEAR's "label" line; w then holds nr_w = (nr_class > 2 ?
-     * nr_class : 1) weights per feature, feature j's at w[j nr_w ...] (LIBLINEAR's
-     * layout), and for two classes a positive score is labels[0], others labels[1].
+    /* classes with other names, one class, or more than two (st_glm_multi.c): nr_class
+     * > 0 and their labels, LIBLINEAR's "label" line; w then holds nr_w = (nr_class > 2
+     * ? nr_class : 1) weights per feature, feature j's at w[j nr_w ...] (LIBLINEAR's
+     * layout), and for two classes a positive score is labels[0], others labels[1]; a
+     * model of one class (LIBLINEAR's "nr_class 1") predicts labels[0] for every row.
      * 0 (and NULL): the classes 1 and -1 (or 0) above, or regression */
     int                   nr_class;
     double               *labels;
@@ -90,6 +91,14 @@ static inline int st_glm_all_zero(const double *v, int64_t n)
 static inline int st_glm_model_nr_w(const strata_glm_model_t *model)
 {
     return (model->nr_class > 2) ? model->nr_class : 1;
+}
+
+/* Does @a model predict by its classes' scores alone, its "score" the label predicted
+ * (more than two classes, or LIBLINEAR's model of one class, nr_class 1, which predicts
+ * its class for every row)? Else a score whose sign tells two classes apart. */
+static inline int st_glm_model_by_label(const strata_glm_model_t *model)
+{
+    return model->nr_class == 1 || model->nr_class > 2;
 }
 
 /* FNV-1a of what makes @a model the model it is: its loss, features, class flags,

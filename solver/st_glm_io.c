@@ -5,7 +5,8 @@
  *
  *     solver_type L2R_LR          one name per model, see st_glm_io_types
  *     nr_class 2                  2 (regression models too, as LIBLINEAR), or the
- *                                 classes of a one-vs-rest model
+ *                                 classes of a one-vs-rest model, or 1 (LIBLINEAR's
+ *                                 model of a single label: predicts it for every row)
  *     label 1 -1                  classification only: w scores label 1 positive
  *                                 ("label 1 0" for a model of 0/1 data)
  *                                 ("label -1 1" read: w negated, a score of 0 is +1,
@@ -461,15 +462,11 @@ static int st_glm_io_read_header(st_glm_io_reader_t *rd, st_glm_io_header_t *h)
             if (!st_glm_io_key_ok(rd, &h->line_class, 1)) {
                 return -1;
             }
-            /* (a class's weights take 8 bytes a feature: no bound but the memory's) */
-            if (!strcmp(rd->tok[1], "1")) {   /* (LIBLINEAR's, of a set of one label) */
-                st_glm_io_fail(rd, "nr_class 1: a model of one class (LIBLINEAR writes one "
-                               "for training data of a single label; it predicts that label "
-                               "for every row); Strata reads models of 2 or more classes");
-                return -1;
-            }
-            if (st_glm_io_parse_int(rd->tok[1], 2, INT32_MAX, &v) != 0) {
-                st_glm_io_fail(rd, "nr_class '%s' is not an integer from 2 to %d",
+            /* (a class's weights take 8 bytes a feature: no bound but the memory's; 1:
+               LIBLINEAR's model of training data of a single label, which predicts that
+               label for every row) */
+            if (st_glm_io_parse_int(rd->tok[1], 1, INT32_MAX, &v) != 0) {
+                st_glm_io_fail(rd, "nr_class '%s' is not an integer from 1 to %d",
                                st_glm_io_quote(rd->tok[1], q, sizeof(q)), INT32_MAX);
                 return -1;
             }
@@ -571,7 +568,7 @@ static int st_glm_io_read_header(st_glm_io_reader_t *rd, st_glm_io_header_t *h)
     }
     /* the classes 1 and -1 (or 0): the binary model of before, 0/1 read as -1/+1 */
     l0 = (int64_t)h->labels[0];
-    l1 = (int64_t)h->labels[1];
+    l1 = (h->nr_class == 2) ? (int64_t)h->labels[1] : 0;
     if (h->nr_class == 2 &&
         ((l0 == 1 && (l1 == -1 || l1 == 0)) || ((l0 == -1 || l0 == 0) && l1 == 1))) {
         h->negate   = (l0 != 1);

@@ -6,6 +6,8 @@
  * of their first rows in the file). A set of the classes 1 and -1, or 1 and 0, is then
  * the binary problem the trainers know (+1/-1, zero_one for 0/1), as before; any other
  * set keeps its names (prob->named) and trains as LIBLINEAR trains it:
+ *   - one class (any name, 1, -1 and 0 too): LIBLINEAR's model of it, "nr_class 1",
+ *     trained on every row as positive, which predicts the class for every row;
  *   - two classes: one model, the first class positive (LIBLINEAR's "label a b": w
  *     scores a positive; a score of 0 is b);
  *   - more: one model per class against all the others (one-vs-rest), each an
@@ -135,6 +137,19 @@ st_status_t st_glm_problem_classify(strata_glm_problem_t *prob, MPI_Comm comm)
     prob->named    = 0;
     if (n == 0) {
         /* (no rows: nothing to train, a binary set as before) */
+    } else if (n == 1) {
+        /* one class, whatever its name: LIBLINEAR's model of it ("nr_class 1", which
+         * predicts it for every row; before: 1, -1 and 0 alone trained a model of two
+         * classes, which named the one never seen for rows of negative score, and others
+         * were refused). A binary file's -1 of 0/1 data is the class 0. */
+        if (d->label_kind == ST_GLM_LABEL_CLASS && d->zero_one && list[0] == -1.0) {
+            list[0] = 0.0;
+        }
+        for (i = 0; i < d->n_rows; i++) {
+            d->y[i] = list[0];
+        }
+        d->zero_one = 0;
+        prob->named = 1;
     } else if (st_glm_classes_within(list, n, 1.0, -1.0)) {
         /* the binary set of before: +1 first, as LIBLINEAR swaps it there (list has
          * room for 8) */
@@ -258,9 +273,8 @@ strata_status_t st_glm_train_named(const strata_glm_problem_t *prob,
     int64_t j, n_w = prob->data->n_cols + (param->bias > 0);
     char why[1024];
 
-    if (k < 2) {
-        st_glm_msg(msg, msg_len, "every training example is of class %.17g: a classifier "
-                   "needs two classes", k == 1 ? prob->classes[0] : 0.0);
+    if (k < 1) {
+        st_glm_msg(msg, msg_len, "no training examples: no class to train");
         return STRATA_ERR_INVALID_PARAM;
     }
     if (k > 2 && st_glm_weighted(param)) {
@@ -309,6 +323,12 @@ strata_status_t st_glm_train_named(const strata_glm_problem_t *prob,
            weight, the rest's by 1; two classes, each its own (times the parameters') */
         if (nr_w > 1) {
             p.weight_pos = st_glm_class_weight(prob, prob->classes[c]);
+            p.weight_neg = 1.0;
+        } else if (k == 1) {   /* (LIBLINEAR's one class: its rows all positive) */
+            p.weight_pos = st_glm_class_weight(prob, prob->classes[0]) *
+                           (prob->classes[0] == 1.0 ? param->weight_pos :
+                            prob->classes[0] == -1.0 || prob->classes[0] == 0.0
+                                ? param->weight_neg : 1.0);
             p.weight_neg = 1.0;
         } else {
             p.weight_pos = param->weight_pos * st_glm_class_weight(prob, prob->classes[0]);

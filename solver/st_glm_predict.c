@@ -14,7 +14,9 @@
  * A model of more than two classes (one-vs-rest, st_glm_multi.c) scores a row for
  * each class, each sum in the same order, and predicts the class of the largest score
  * (the first of equals), as LIBLINEAR's predict_values; its "score" (strata_glm_predict)
- * is that class's label.
+ * is that class's label. So is a model of one class's (LIBLINEAR's "nr_class 1", from
+ * training data of a single label): it predicts that class for every row, with
+ * probability 1.
  *
  * Metrics (strata_glm_evaluate) are computed by rank 0 over all ranks' rows in the
  * global row order, so they do not depend on the number of ranks, bit for bit:
@@ -24,8 +26,8 @@
  *                 + #{... z_i = z_j} / 2) / (n_pos n_neg)  (Mann-Whitney; exact)
  *     RMSE     = sqrt((1/n) sum_i (z_i - y_i)^2)
  * with y_i +1 for the model's first class, -1 for its second; a test row of another
- * class is counted wrong and leaves the log loss and the AUC undefined (NaN). More
- * than two classes: the accuracy alone, of the predicted labels.
+ * class is counted wrong and leaves the log loss and the AUC undefined (NaN). One
+ * class, or more than two: the accuracy alone, of the predicted labels.
  * The AUC sorts the positives' and the negatives' scores and counts, for each positive,
  * the negatives below and equal to it by a merge: O(n log n). Rank 0 holds 16 bytes a
  * row (scores and labels) plus 8 for the sort.
@@ -151,14 +153,14 @@ static double st_glm_dec_label(const strata_glm_model_t *model, const double *de
     return model->labels[best];
 }
 
-/* A row's "score": its decision value, or for more than two classes the label
+/* A row's "score": its decision value, or for one class or more than two the label
  * predicted (@a dec: room for the classes' values). */
 static double st_glm_row_score(const strata_glm_model_t *model, int64_t nnz,
                                const uint32_t *indices, const double *v64, const float *v32,
                                double *dec)
 {
     st_glm_dec_values(model, nnz, indices, v64, v32, dec);
-    return (model->nr_class > 2) ? st_glm_dec_label(model, dec) : dec[0];
+    return st_glm_model_by_label(model) ? st_glm_dec_label(model, dec) : dec[0];
 }
 
 ST_EXPORT double strata_glm_predict_label(const strata_glm_model_t *model, int64_t nnz,
@@ -209,6 +211,10 @@ ST_EXPORT double strata_glm_predict_probability(const strata_glm_model_t *model,
         probs[1] = 1.0 - probs[0];
         return label;
     }
+    if (k == 1) {   /* (LIBLINEAR's normalized sigmoid of one class: 1, never 0/0) */
+        probs[0] = (logistic && !isnan(label)) ? 1.0 : NAN;
+        return label;
+    }
     for (c = 0; c < k; c++) {   /* LIBLINEAR's: each class's, normalized */
         probs[c] = logistic ? model->loss->link(probs[c]) : NAN;
         sum     += probs[c];
@@ -227,7 +233,7 @@ ST_EXPORT double strata_glm_predict_row(const strata_glm_model_t *model, int64_t
     if (model == NULL || model->w == NULL) {
         return NAN;
     }
-    if (model->nr_class > 2) {
+    if (st_glm_model_by_label(model)) {
         return strata_glm_predict_label(model, nnz, indices, values, NULL);
     }
     st_glm_dec_values(model, nnz, indices, values, NULL, &z);
@@ -236,8 +242,9 @@ ST_EXPORT double strata_glm_predict_row(const strata_glm_model_t *model, int64_t
 
 ST_EXPORT double strata_glm_predict_prob(const strata_glm_model_t *model, double score)
 {
-    /* (more than two classes: the "score" is a label, whose link is no probability) */
-    if (model == NULL || model->loss == NULL || model->nr_class > 2) {
+    /* (one class or more than two: the "score" is a label, whose link is no
+       probability) */
+    if (model == NULL || model->loss == NULL || st_glm_model_by_label(model)) {
         return NAN;
     }
     return model->loss->link(score);
@@ -248,7 +255,7 @@ ST_EXPORT double strata_glm_predict_class(const strata_glm_model_t *model, doubl
     /* the second class: -1, or 0 for a model of 0/1 data (strata_glm_model_classes') */
     double second = (model != NULL && model->zero_one) ? 0.0 : -1.0;
 
-    if (model != NULL && model->nr_class > 2) {
+    if (model != NULL && st_glm_model_by_label(model)) {
         return score;   /* (the label already) */
     }
     if (model != NULL && model->nr_class == 2) {
@@ -380,7 +387,7 @@ static st_status_t st_glm_metrics(const strata_glm_model_t *model, int64_t n, co
         m->rmse = sqrt(sum / (double)n);
         return ST_OK;
     }
-    if (model->nr_class > 2) {   /* (the scores are the labels predicted) */
+    if (st_glm_model_by_label(model)) {   /* (the scores are the labels predicted) */
         for (i = 0; i < n; i++) {
             correct += (z[i] == y[i]);
         }
@@ -534,7 +541,7 @@ static double st_glm_eval_label(const strata_glm_model_t *model,
         return prob->data->y[i];   /* (targets) */
     }
     raw = st_glm_problem_label(prob, i);
-    if (model->nr_class > 2) {
+    if (st_glm_model_by_label(model)) {
         return raw;
     }
     if (model->nr_class == 2) {

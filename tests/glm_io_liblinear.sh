@@ -270,14 +270,35 @@ same "-1/+1: the model, binary vs text" "$dir/st_pmb.model" "$dir/st_pm.model"
 grep -q '^label 1 -1$' "$dir/st_pmb.model" ||
     { echo "FAIL: -1/+1 binary: no 'label 1 -1'"; head -5 "$dir/st_pmb.model"; fail=1; }
 
-# LIBLINEAR's model of one class (training data of a single label): refused, saying so
-# (before: "nr_class '1' is not an integer from 2 to ...")
-printf '3 1:0.5 2:1\n3 1:-0.5 3:2\n3 2:1\n' >"$dir/one.svm"
-run "one class: liblinear-train" liblinear-train -q "$dir/one.svm" "$dir/one.model"
-if $P "$dir/one.svm" "$dir/one.model" "$dir/one.out" >"$dir/stdout" 2>"$dir/stderr" ||
-    ! grep -q "one.model:2: nr_class 1: a model of one class" "$dir/stderr"; then
-    echo "FAIL: one class: strata-predict did not refuse naming it:"; cat "$dir/stderr"; fail=1
-fi
+# LIBLINEAR's model of one class (training data of a single label: "nr_class 1", one
+# weight a feature, which predicts that label for every row, with probability 1): read,
+# its labels and probabilities liblinear-predict's; strata-train's model of such data
+# (alone and on 2 ranks) is LIBLINEAR's, its header the same lines. (Before: the file
+# refused, "nr_class 1: a model of one class"; strata-train wrote "label 1 -1" for 1,
+# -1 or 0 alone, whose rows of negative score were the class never seen, P < 1, and
+# refused other names, "a classifier needs two classes".)
+for cls in 3 -1 0 1; do
+    head -100 "$dir/train.svm" | sed "s/^[-+0-9]* /$cls /" >"$dir/one.svm"
+    run "one class $cls: liblinear-train" \
+        liblinear-train -q -s 0 "$dir/one.svm" "$dir/one_ll.model" || continue
+    compare "one class $cls: LIBLINEAR's model, -b 1" "$dir/one_ll.model" "$dir/test.svm" \
+        "-b 1"
+    grep -q "^labels $cls\$" "$dir/st.out" && grep -q "^$cls 1\$" "$dir/st.out" ||
+        { echo "FAIL: one class $cls: not 'labels $cls', '$cls 1'"; head -3 "$dir/st.out"; fail=1; }
+    for np in 1 2; do
+        if ! $ST_MPIRUN -np $np tools/strata-train -q -s 0 "$dir/one.svm" \
+            "$dir/one_st.model" >"$dir/stdout" 2>"$dir/stderr"; then
+            echo "FAIL: one class $cls, $np rank(s): strata-train:"; cat "$dir/stderr"; fail=1
+            continue
+        fi
+        head -5 "$dir/one_ll.model" >"$dir/one_ll.head"
+        head -5 "$dir/one_st.model" >"$dir/one_st.head"
+        same "one class $cls, $np rank(s): the header, strata-train vs LIBLINEAR" \
+            "$dir/one_st.head" "$dir/one_ll.head"
+        compare "one class $cls, $np rank(s): strata-train's model, -b 1" \
+            "$dir/one_st.model" "$dir/test.svm" "-b 1"
+    done
+done
 
 [ $fail -eq 0 ] && echo "glm_io_liblinear: PASS"
 exit $fail

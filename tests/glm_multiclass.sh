@@ -159,9 +159,19 @@ expect 1 "a label of 1.5" "$train" -q bad.svm mb
 contains "a label of 1.5: file and line" "bad.svm:2: label '1.5' is not a class label"
 expect 1 "a label of 1.5 to predict" "$predict" bad.svm m4
 contains "a label of 1.5 to predict: file and line" "bad.svm:2: label '1.5' is not a class"
+# one class named 5: LIBLINEAR's model of it (nr_class 1), 5 for every row, P 1 (before:
+# refused, "a classifier needs two classes")
 printf '5 1:1\n5 2:1\n' >one.svm
-expect 1 "one class named 5" "$train" -q one.svm mb
-contains "one class named 5" "every training example is of class 5: a classifier needs two"
+printf '5 1:-1\n3 2:-1\n' >one_test.svm
+expect 0 "one class named 5" "$train" -q -s 0 one.svm m1
+contains "one class named 5: warned" "warning: every training example is of class 5: .*predicts that class for every row"
+[ "$(sed -n 2,3p m1 | tr '\n' ' ')" = "nr_class 1 label 5 " ] ||
+    { echo "FAIL: one class named 5: not 'nr_class 1', 'label 5'"; head -3 m1; fail=1; }
+expect 0 "one class named 5: predict" "$predict" -b 1 one_test.svm m1 p1
+contains "one class named 5: accuracy" "^Accuracy = 50% (1/2)$"
+[ "$(tr '\n' ' ' <p1)" = "labels 5 5 1 5 1 " ] ||
+    { echo "FAIL: one class named 5: predicted"; cat p1; fail=1; }
+rm -f m1 p1 one_test.svm
 expect 1 "--weight-pos with 4 classes" "$train" -q --weight-pos 2 train.svm mb
 contains "--weight-pos with 4 classes" "class weights (weight_pos, weight_neg: --weight-pos, --weight-neg) with 4 classes: .*-wLABEL"
 expect 1 "checkpoints with 4 classes" "$train" -q --checkpoint ck --checkpoint-every 1 \

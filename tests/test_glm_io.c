@@ -539,8 +539,11 @@ static void t_malformed(void)
          "one-class SVM (train -s 21)"},
         {"solver_type\n", 1, "solver_type needs 1 value"},
         {"solver_type L2R_LR L2R_LR\n", 1, "trailing text after solver_type: 'L2R_LR'"},
-        {"solver_type L2R_LR\nnr_class 1\n", 2, "nr_class 1: a model of one class (LIBLINEAR"},
-        {"solver_type L2R_LR\nnr_class 0\n", 2, "nr_class '0' is not an integer from 2"},
+        /* (nr_class 1: LIBLINEAR's model of one class, read; before: refused) */
+        {"solver_type L2R_LR\nnr_class 0\n", 2, "nr_class '0' is not an integer from 1"},
+        {"solver_type L2R_LR\nnr_class 1\nlabel 5 3\n", 3, "trailing text after label"},
+        {"solver_type L2R_L2LOSS_SVR\nnr_class 1\nnr_feature 1\nbias -1\nw\n1\n", 2,
+         "nr_class 1 in a regression model"},
         {"solver_type L2R_LR\nlabel 1 -1 2\nnr_class 2\nnr_feature 1\nbias -1\nw\n1\n", 2,
          "3 labels, but nr_class 2 (on line 3)"},
         {"solver_type L2R_LR\nlabel 5\nnr_class 2\nnr_feature 1\nbias -1\nw\n1\n", 2,

@@ -22,8 +22,9 @@
  *     strata_glm_find_cost's best C the best of those cross-validations;
  *   - strata_glm_problem_read(_prec) of the same set: the same classes, a float copy's
  *     accuracy by hand, a label 2.5 refused on every rank;
- *   - refusals: class weights and checkpoints with more than two classes, a set of one
- *     named class ("needs two classes").
+ *   - refusals: class weights and checkpoints with more than two classes;
+ *   - a set of one class (5, -1, 0 or 1): LIBLINEAR's model of it, "nr_class 1", which
+ *     predicts that class for every row, with probability 1.
  * The model files, the svmlight file and the refused checkpoint live in a temporary
  * directory (rank 0's, under $TMPDIR or /tmp), removed at the end.
  */
@@ -290,7 +291,8 @@ static void check_all_labels(void)
 
         check_labels("5 first, then 2", y_two, 0, want, 2, 0);
     }
-    /* one class alone: a named one, and either of a binary set's */
+    /* one class alone: a named one, and either of a binary set's (all named: LIBLINEAR's
+     * model of one class, check_one_class) */
     for (c = 0; c < 3; c++) {
         static const double alone[3] = {5, -1, 1};
         char what[32];
@@ -299,7 +301,7 @@ static void check_all_labels(void)
             y[g] = alone[c];
         }
         snprintf(what, sizeof(what), "%g alone", alone[c]);
-        check_labels(what, y, 0, &alone[c], 1, c > 0);
+        check_labels(what, y, 0, &alone[c], 1, 0);
     }
     /* the extreme names */
     for (g = 0; g < N_ROWS; g++) {
@@ -1030,10 +1032,8 @@ static void refused(const char *what, const double *y, const strata_glm_param_t 
 
 static void check_refusals(void)
 {
-    static double y[N_ROWS];
     strata_glm_param_t p;
     char path[300];
-    int64_t g;
 
     params(&p, "logistic", -1);
     p.weight_pos = 2;
@@ -1054,13 +1054,92 @@ static void check_refusals(void)
     p.checkpoint_every = 0;
     p.resume           = 1;
     refused("4 classes, resume", y_multi, &p, STRATA_ERR_INVALID_PARAM, NULL);
+}
+
+/* ---- one class: LIBLINEAR's model of it ---- */
+
+/* Training data of the class @a cls alone: LIBLINEAR's model of one class ("nr_class 1",
+ * "label cls", one weight per feature), which predicts @a cls for every row, a row of
+ * negative score too, with probability 1 (logistic), and is written and read back as
+ * such. (Before: 1, -1 and 0 alone trained a model of two classes, which predicted the
+ * class never seen, -1 or 1, for rows of negative score, P(cls) < 1; other names were
+ * refused, "a classifier needs two classes".) */
+static void check_one_class(const char *solver, double cls)
+{
+    static double y[N_ROWS];
+    strata_glm_problem_t *prob;
+    strata_glm_model_t *model = NULL, *back = NULL;
+    strata_glm_param_t p;
+    strata_glm_metrics_t m;
+    char msg[512] = "", what[64], path[300], line[128];
+    double got[MAX_CLASSES], vals[N_COLS], probs[2], dec, label;
+    int64_t g, k, lo, hi, nnz, wrong = 0, unsure = 0, negative = 0;
+    int n, header = 0;
+    FILE *f;
+
+    snprintf(what, sizeof(what), "%s, the class %g alone", solver, cls);
     for (g = 0; g < N_ROWS; g++) {
-        y[g] = 5;
+        y[g] = cls;
     }
-    params(&p, "logistic", -1);
-    refused("the class 5 alone", y, &p, STRATA_ERR_INVALID_PARAM, "needs two classes");
-    params(&p, "svm", 1);
-    refused("the class 5 alone (svm)", y, &p, STRATA_ERR_INVALID_PARAM, "needs two classes");
+    params(&p, solver, -1);   /* (no bias: a row negated scores negative) */
+    prob = rows_with(y, 0, 0, NULL, NULL, 0);
+    CHECKF(strata_glm_train(prob, &p, MPI_COMM_WORLD, msg, sizeof(msg), &model) == STRATA_OK,
+           "%s: refused: %s", what, msg);
+    if (model == NULL) {
+        strata_glm_problem_free(prob);
+        return;
+    }
+    n = model_labels(model, got);
+    CHECKF(n == 1 && got[0] == cls, "%s: the model's classes %s, want [%g]", what,
+           list_str(got, n, line, sizeof(line)), cls);
+    /* every row, and its negation (a negative score), predicted cls */
+    my_range(0, &lo, &hi);
+    for (g = lo; g < hi; g++) {
+        nnz = ds.indptr[g + 1] - ds.indptr[g];
+        for (k = 0; k < nnz; k++) {
+            vals[k] = -ds.values[ds.indptr[g] + k];
+        }
+        label = strata_glm_predict_label(model, nnz, ds.indices + ds.indptr[g],
+                                         ds.values + ds.indptr[g], NULL);
+        wrong += (label != cls);
+        label = strata_glm_predict_label(model, nnz, ds.indices + ds.indptr[g], vals, &dec);
+        wrong += (label != cls);
+        negative += (dec < 0);
+        label = strata_glm_predict_probability(model, nnz, ds.indices + ds.indptr[g], vals,
+                                               probs);
+        wrong += (label != cls);
+        unsure += !strcmp(solver, "logistic") ? (probs[0] != 1.0) : !isnan(probs[0]);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &negative, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    CHECKF(wrong == 0, "%s: %lld labels predicted not %g", what, (long long)wrong, cls);
+    CHECKF(negative > 0, "%s: no row of negative score tried", what);
+    CHECKF(unsure == 0, "%s: %lld probabilities not %s", what, (long long)unsure,
+           !strcmp(solver, "logistic") ? "1" : "NaN");
+    CHECKF(strata_glm_evaluate(model, prob, MPI_COMM_WORLD, &m) == STRATA_OK &&
+           m.accuracy == 1.0 && isnan(m.auc) && isnan(m.logloss), "%s: evaluate: accuracy "
+           "%g, AUC %g, log loss %g (want 1, nan, nan)", what, m.accuracy, m.auc, m.logloss);
+    /* the file: LIBLINEAR's lines, read back alike */
+    snprintf(path, sizeof(path), "%s/one-%d.model", tmpdir, rank);
+    CHECKF(strata_glm_model_save(model, path, msg, sizeof(msg)) == STRATA_OK,
+           "%s: save: %s", what, msg);
+    snprintf(msg, sizeof(msg), "label %g\n", cls);
+    f = fopen(path, "r");
+    for (n = 1; f != NULL && fgets(line, sizeof(line), f) != NULL; n++) {
+        header += (n == 2 && !strcmp(line, "nr_class 1\n")) + (n == 3 && !strcmp(line, msg));
+    }
+    if (f != NULL) {
+        fclose(f);
+    }
+    CHECKF(header == 2, "%s: the file lacks 'nr_class 1' on line 2 or '%s' on line 3", what,
+           "label cls");
+    CHECKF(strata_glm_model_load(path, msg, sizeof(msg), &back) == STRATA_OK,
+           "%s: load: %s", what, msg);
+    CHECKF(back != NULL && st_glm_model_hash(back) == st_glm_model_hash(model),
+           "%s: the model read back differs", what);
+    unlink(path);
+    strata_glm_model_free(back);
+    strata_glm_model_free(model);
+    strata_glm_problem_free(prob);
 }
 
 /* ---- verbose: a line per class ---- */
@@ -1258,6 +1337,11 @@ int main(int argc, char **argv)
 
     check_all_labels();
     check_read();
+    check_one_class("logistic", 5);
+    check_one_class("logistic", -1);
+    check_one_class("logistic", 0);
+    check_one_class("logistic", 1);
+    check_one_class("svm", 5);
 
     model = check_ovr("logistic", -1, 300, NULL, NULL);
     if (model != NULL) {

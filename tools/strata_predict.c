@@ -77,8 +77,8 @@ static void predict_usage(FILE *f)
             "Predicts TEST_FILE (svmlight text or Strata binary CSR) with the model in\n"
             "MODEL_FILE (strata-train's, or LIBLINEAR's for the same models) and prints the\n"
             "metrics: accuracy, AUC and (logistic models) log loss for classification,\n"
-            "the accuracy alone for more than two classes; a test row of a class the model\n"
-            "has not is counted wrong, and then the AUC is nan and the log loss left out;\n"
+            "the accuracy alone for one class or more than two; a test row of a class the\n"
+            "model has not is counted wrong, and then the AUC is nan and the log loss left out;\n"
             "mean squared error, squared correlation coefficient and RMSE for regression.\n"
             "With OUTPUT_FILE, writes one line per test row, in the file's\n"
             "order: the predicted label (1/-1, 1/0 for a model of 0/1 data, or the classes\n"
@@ -491,7 +491,7 @@ static void predict_print_metrics(const strata_glm_metrics_t *m, int classificat
     }
     fprintf(f, "Accuracy = %g%% (%" PRId64 "/%" PRId64 ")\n", 100.0 * m->accuracy,
             (int64_t)llround(m->accuracy * (double)m->n), m->n);
-    if (classes > 2) {
+    if (classes != 2) {   /* (one class, or more than two) */
         return;   /* (LIBLINEAR's line alone) */
     }
     if (isnan(m->auc)) {

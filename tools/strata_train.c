@@ -837,9 +837,9 @@ int main(int argc, char **argv)
     int opt, nranks, regression, l1, kind, cost_set = 0, prec = 0, rc = 0, weights_set = 0, same;
     int lambda_set = 0, eta_set = 0, inner_set = 0, gpu_mem_set = 0, gpu_rows_set = 0;
     int eps_set = 0, forder_set = 0, longindex = -1;
-    int zero_one = 0, folds = 0, find_c = 0;
+    int folds = 0, find_c = 0;
     static const char shortopts[] = ":s:l:c:e:r:E:t:p:B:v:Cqh";
-    int64_t classes[2];
+    double classes_one[1];
     strata_status_t status;
 
     st_stdout_check("strata-train");
@@ -1267,13 +1267,12 @@ int main(int argc, char **argv)
     if (!regression && (rc = apply_class_weights(prob)) != 0) {
         goto out;
     }
-    if (!regression &&
-        strata_glm_problem_classes(prob, world, classes, &zero_one) == STRATA_OK) {
-        if ((classes[0] == 0 || classes[1] == 0) && rank == 0) {
-            fprintf(stderr, "strata-train: warning: every training example is of class %s: "
-                    "the model never sees another class, so it tells none apart (is this the "
-                    "data you meant?)\n", classes[0] > 0 ? "1" : zero_one ? "0" : "-1");
-        }
+    /* one class: LIBLINEAR's model of it, which predicts it for every row */
+    if (!regression && strata_glm_problem_labels(prob, NULL) == 1 && rank == 0) {
+        strata_glm_problem_labels(prob, classes_one);
+        fprintf(stderr, "strata-train: warning: every training example is of class %.17g: "
+                "the model never sees another class, so it predicts that class for every row "
+                "(is this the data you meant?)\n", classes_one[0]);
     }
     if (find_c) {
         rc = find_cost(prob, &param, folds, cost_set ? cost : 0, eps_set ? param.epsilon : 0);

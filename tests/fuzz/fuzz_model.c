@@ -144,7 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ST_FUZZ_CHECK(m->n_features >= 0 && m->n_features <= (int64_t)UINT32_MAX,
                   "n_features %lld", (long long)m->n_features);
     ST_FUZZ_CHECK(m->bias == -1.0 || (m->bias > 0 && isfinite(m->bias)), "bias %g", m->bias);
-    ST_FUZZ_CHECK(m->nr_class == 0 || (m->nr_class >= 2 && m->labels != NULL),
+    ST_FUZZ_CHECK(m->nr_class == 0 || (m->nr_class >= 1 && m->labels != NULL),
                   "nr_class %d", m->nr_class);
     nr_w  = st_glm_model_nr_w(m);
     n_w   = (m->n_features + (m->bias > 0 ? 1 : 0)) * nr_w;
