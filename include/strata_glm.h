@@ -490,7 +490,10 @@ strata_status_t strata_glm_evaluate(const strata_glm_model_t *model,
  * by at most one); for each fold a model is trained with @a param on the other folds'
  * rows (strata_glm_train over the same ranks, each rank its own rows) and scores the
  * fold's rows. The metrics are those of all rows' out-of-fold scores, as
- * strata_glm_evaluate computes them.
+ * strata_glm_evaluate computes them. As LIBLINEAR's folds, a class that a fold's
+ * training rows lack is never predicted for its rows (more than two classes: the
+ * label of the largest score among the classes present; a fold trained on one of two
+ * classes: its rows' scores take that class's sign).
  *
  * @param folds      2 to the number of rows
  * @param cost       > 0 and finite: each fold's lambda is 1/(cost x the fold's training

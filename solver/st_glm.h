@@ -170,6 +170,16 @@ st_status_t st_glm_evaluate_scores(const strata_glm_model_t *model,
                                    const strata_glm_problem_t *prob, const double *z,
                                    st_status_t local, MPI_Comm comm, strata_glm_metrics_t *m);
 
+/* The scores of @a prob's rows (strata_glm_predict's, in @a scores) as LIBLINEAR's model
+ * of the classes present[c] != 0 alone (strata_glm_model_classes' order) would give
+ * them, @a model trained on rows that lack the others: more than two classes, the label
+ * of the largest score among those present; two, of which one present, a score of that
+ * class's sign (its magnitude kept). Cross-validation's folds (st_glm_cv.c).
+ * ST_ERR_NO_MEMORY, or ST_OK. */
+st_status_t st_glm_predict_present(const strata_glm_model_t *model,
+                                   const strata_glm_problem_t *prob, const int *present,
+                                   double *scores);
+
 /* A model of @a loss with zero weights; NULL without memory. */
 strata_glm_model_t *st_glm_model_new(const st_glm_model_t *loss, int64_t n_features,
                                      double bias);

@@ -98,6 +98,82 @@ static st_status_t st_glm_cv_rows(const strata_glm_problem_t *src, const int *fo
     return ST_OK;
 }
 
+/* A class and its place in the model's order (st_glm_cv_present's lookups). */
+typedef struct {
+    double label;
+    int    c;
+} st_glm_cv_class_t;
+
+static int st_glm_cv_class_cmp(const void *a, const void *b)
+{
+    double x = ((const st_glm_cv_class_t *)a)->label, y = ((const st_glm_cv_class_t *)b)->label;
+
+    return (x > y) - (x < y);
+}
+
+/* LIBLINEAR's folds know the classes of their training rows alone (its train groups
+ * them afresh): a class that @a train's rows lack is never predicted for @a test's rows,
+ * and a fold of one class predicts that class for every row. Strata's folds keep the
+ * data's classes (so that their scores mean the same), so the scores @a z of @a test's
+ * rows are made so (st_glm_predict_present) where a class is absent (before: a class of
+ * one example, left out of its fold's training rows, could still be predicted for it,
+ * and counted right: -v accuracies above LIBLINEAR's). Collective; ST_ERR_NO_MEMORY on
+ * every rank, or ST_OK. */
+static st_status_t st_glm_cv_present(const strata_glm_problem_t *train,
+                                     const strata_glm_model_t *model,
+                                     const strata_glm_problem_t *test, double *z,
+                                     MPI_Comm comm)
+{
+    int k = strata_glm_model_classes(model, NULL), c, all = 1, *present = NULL;
+    st_glm_cv_class_t *sorted = NULL, key, *hit;
+    const st_glm_data_t *d = train->data;
+    int64_t *count = NULL, i;
+    st_status_t status = ST_OK;
+
+    if (k < 2) {
+        return ST_OK;   /* (regression; a model of one class predicts it already) */
+    }
+    count   = calloc((size_t)k, sizeof(*count));
+    present = malloc((size_t)k * sizeof(*present));
+    sorted  = (model->nr_class > 0) ? malloc((size_t)k * sizeof(*sorted)) : NULL;
+    if (!st_glm_agree(comm, count != NULL && present != NULL &&
+                            (model->nr_class == 0 || sorted != NULL))) {
+        status = ST_ERR_NO_MEMORY;
+        goto out;
+    }
+    for (c = 0; sorted != NULL && c < k; c++) {
+        sorted[c].label = model->labels[c];
+        sorted[c].c     = c;
+    }
+    if (sorted != NULL) {
+        qsort(sorted, (size_t)k, sizeof(*sorted), st_glm_cv_class_cmp);
+    }
+    for (i = 0; i < d->n_rows; i++) {
+        if (sorted == NULL) {   /* (1 and -1, or 0: +1 the first) */
+            count[d->y[i] > 0 ? 0 : 1]++;
+            continue;
+        }
+        key.label = d->y[i];
+        hit       = bsearch(&key, sorted, (size_t)k, sizeof(*sorted), st_glm_cv_class_cmp);
+        if (hit != NULL) {
+            count[hit->c]++;
+        }
+    }
+    st_glm_allreduce(comm, count, k, MPI_INT64_T, MPI_SUM);
+    for (c = 0; c < k; c++) {
+        present[c] = (count[c] > 0);
+        all       &= present[c];
+    }
+    if (!all) {
+        status = st_glm_predict_present(model, test, present, z);
+    }
+out:
+    free(sorted);
+    free(present);
+    free(count);
+    return status;
+}
+
 /* a search's folds kept between its C's up to this many bytes a rank (the copies of
    every fold's rows: the folds' count times the data), else made again for each C */
 #define ST_GLM_CV_KEEP_BYTES (256.0 * 1024 * 1024)
@@ -294,6 +370,9 @@ static strata_status_t st_glm_cv_run(const strata_glm_problem_t *prob,
         /* (this rank's alone: more than two classes allocate; agreed on with the
            metrics) */
         if ((st = strata_glm_predict(model, test, z)) != ST_OK) {
+            local = st;
+        }
+        if ((st = st_glm_cv_present(train, model, test, z, comm)) != ST_OK) {
             local = st;
         }
         for (t = 0, i = 0; i < d->n_rows; i++) {

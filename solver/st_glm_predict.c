@@ -36,6 +36,7 @@
 
 #include "st_glm.h"
 
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -294,6 +295,45 @@ ST_EXPORT strata_status_t strata_glm_predict(const strata_glm_model_t *model,
     if (dec != &one) {
         free(dec);
     }
+    return ST_OK;
+}
+
+st_status_t st_glm_predict_present(const strata_glm_model_t *model,
+                                   const strata_glm_problem_t *prob, const int *present,
+                                   double *scores)
+{
+    const st_glm_data_t *d = prob->data;
+    int nr_w = st_glm_model_nr_w(model), c, best;
+    double *dec;
+    int64_t r, lo, hi;
+
+    if (nr_w == 1) {   /* (two classes, one present: its side; 0 is the second's) */
+        for (r = 0; r < d->n_rows; r++) {
+            scores[r] = present[0] ? ST_MAX(fabs(scores[r]), DBL_TRUE_MIN)
+                                   : -fabs(scores[r]);
+        }
+        return ST_OK;
+    }
+    dec = malloc((size_t)nr_w * sizeof(double));
+    if (dec == NULL) {
+        return ST_ERR_NO_MEMORY;
+    }
+    for (r = 0; r < d->n_rows; r++) {
+        lo = d->indptr[r];
+        hi = d->indptr[r + 1];
+        st_glm_dec_values(model, hi - lo, d->indices + lo, d->val64 ? d->val64 + lo : NULL,
+                          d->val32 ? d->val32 + lo : NULL, dec);
+        for (best = -1, c = 0; c < nr_w; c++) {
+            if (present[c] && (best < 0 || dec[c] > dec[best] || isnan(dec[c]))) {
+                best = c;
+            }
+            if (best >= 0 && isnan(dec[best])) {
+                break;   /* (no class: the caller names the row, as st_glm_dec_label) */
+            }
+        }
+        scores[r] = (best < 0 || isnan(dec[best])) ? NAN : model->labels[best];
+    }
+    free(dec);
     return ST_OK;
 }
 

@@ -129,6 +129,24 @@ acc=$(sed -n 's/^Cross Validation Accuracy = \(.*\)%$/\1/p' "$out")
 expect 0 "4 classes: -v 4 on 3 ranks" $run -np 3 "$train" -q -s 0 -c 1 -v 4 train.svm
 contains "4 classes: the same CV accuracy on 3 ranks ($acc)" \
     "^Cross Validation Accuracy = $acc%$"
+# a class of one example, and a fold whose training rows are of one class: as LIBLINEAR's
+# folds, which know their training rows' classes alone, the class a fold's training rows
+# lack is never predicted for its rows (leave-one-out, the same folds for LIBLINEAR:
+# 60 % and 75 %, liblinear-train -v's; before: 80 % and 100 %, the lone row's class
+# predicted by a model that never saw it)
+printf '5 1:-1 2:-1\n2 1:1 2:0.5\n3 1:0.5 2:1\n3 1:1 2:1\n3 1:1 2:1.2\n' >lone.svm
+printf '1 1:-1 2:-1\n-1 1:1 2:0.5\n-1 1:0.5 2:1\n-1 1:1 2:1\n' >lone2.svm
+for np in 1 2; do
+    expect 0 "a class of one example, -v 5, $np rank(s)" $run -np $np "$train" -q -s 0 -v 5 \
+        lone.svm
+    contains "a class of one example, -v 5, $np rank(s)" "^Cross Validation Accuracy = 60%$"
+    expect 0 "a fold of one class, -v 4, $np rank(s)" $run -np $np "$train" -q -s 0 -v 4 \
+        lone2.svm
+    contains "a fold of one class, -v 4, $np rank(s)" "^Cross Validation Accuracy = 75%$"
+done
+expect 0 "a class of one example, -C -v 5" "$train" -q -s 0 -C -v 5 lone.svm
+contains "a class of one example, -C -v 5" "^Best C = [0-9.e-]*  CV accuracy = 60%$"
+rm -f lone.svm lone2.svm
 expect 0 "4 classes: -C" "$train" -q -s 2 -C train.svm
 contains "4 classes: -C's best C" "^Best C = [0-9.e-]*  CV accuracy = [89][0-9.]*%$"
 # the smallest C's: every class's model resolved, not w = 0 nor a start left at the
