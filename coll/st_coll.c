@@ -1029,7 +1029,9 @@ ST_EXPORT strata_status_t strata_comm_stats(MPI_Comm comm, strata_comm_stats_t *
     st_plan_t *plan;
     int found, finalized;
 
-    if (stats_p == NULL || comm == MPI_COMM_NULL) {
+    /* a null handle (a zeroed MPI_Comm) is refused here, as MPI_COMM_NULL: looking up
+     * its plan would raise MPI_Comm_get_attr's error, fatal by default */
+    if (stats_p == NULL || comm == MPI_COMM_NULL || comm == (MPI_Comm)NULL) {
         return STRATA_ERR_INVALID_PARAM;
     }
     if (!st_coll_ensure_plans()) {   /* (MPI up; Strata enabled or not: zeros then) */
@@ -1059,8 +1061,8 @@ static strata_status_t st_coll_plan_layout(MPI_Comm comm, st_plan_t **plan_p)
 {
     st_plan_t *plan;
 
-    if (comm == MPI_COMM_NULL || st_coll_is_freeing(comm)) {
-        return STRATA_ERR_INVALID_PARAM;
+    if (comm == MPI_COMM_NULL || comm == (MPI_Comm)NULL || st_coll_is_freeing(comm)) {
+        return STRATA_ERR_INVALID_PARAM;   /* (a null handle: as in strata_comm_stats) */
     }
     if (!st_coll_ensure_plans()) {
         return STRATA_ERR_NOT_INITIALIZED;

@@ -146,8 +146,11 @@ typedef struct {
  *
  * @param [out] stats_p  filled on success (all zero when Strata never saw @a comm, as
  *                       when it is disabled: STRATA_ENABLE=n).
- * @return STRATA_OK, STRATA_ERR_INVALID_PARAM for a NULL pointer or MPI_COMM_NULL,
- *         STRATA_ERR_NOT_INITIALIZED outside MPI_Init ... MPI_Finalize.
+ * @return STRATA_OK, STRATA_ERR_INVALID_PARAM for a NULL pointer, MPI_COMM_NULL or a
+ *         null handle (a zeroed MPI_Comm), STRATA_ERR_NOT_INITIALIZED outside
+ *         MPI_Init ... MPI_Finalize. Another invalid handle (a copy of a freed
+ *         communicator's) is as erroneous as in any MPI call: Open MPI's error handler
+ *         reports it, or the process crashes as in MPI_Comm_size.
  */
 strata_status_t strata_comm_stats(MPI_Comm comm, strata_comm_stats_t *stats_p);
 
@@ -204,8 +207,9 @@ typedef struct {
  *
  * @param [out] layout_p  filled on success.
  * @param [out] places    NULL, or an array of size(comm) entries filled by rank.
- * @return STRATA_OK; STRATA_ERR_INVALID_PARAM for MPI_COMM_NULL, NULL @a layout_p,
- *         or @a comm being freed (called from its attribute delete callbacks);
+ * @return STRATA_OK; STRATA_ERR_INVALID_PARAM for MPI_COMM_NULL, a null handle (a
+ *         zeroed MPI_Comm), NULL @a layout_p, or @a comm being freed (called from its
+ *         attribute delete callbacks; other invalid handles: as strata_comm_stats());
  *         STRATA_ERR_UNSUPPORTED for an intercommunicator;
  *         STRATA_ERR_NOT_INITIALIZED outside MPI_Init ... MPI_Finalize;
  *         STRATA_ERR_MPI when building the plan failed.

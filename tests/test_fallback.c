@@ -640,7 +640,9 @@ static void test_alias_one(MPI_Comm comm, const char *name)
  * MPI_Allreduce reports MPI_ERR_COMM on MPI_COMM_WORLD once, as Open MPI's does.
  * Strata's attribute lookup reported it first, as an error of MPI_Comm_get_attr: a
  * custom handler ran twice, and the fatal default named a function the program
- * never called.
+ * never called. strata.h's functions refuse the handle, STRATA_ERR_INVALID_PARAM as
+ * for MPI_COMM_NULL, without an MPI error (before: MPI_Comm_get_attr's, which aborted
+ * the job under the default handler).
  */
 static int zero_comm_calls, zero_comm_class;
 
@@ -672,6 +674,27 @@ static void test_zero_comm(void)
         CHECKF(zero_comm_calls == 1 && zero_comm_class == MPI_ERR_COMM,
                "%s: the handler ran %d times (last class %d)", what[pass], zero_comm_calls,
                zero_comm_class);
+    }
+    zero_comm_calls = 0;
+    {
+        strata_comm_stats_t st;
+        strata_layout_t lay;
+        MPI_Comm sub = MPI_COMM_WORLD;
+        strata_status_t got[5];
+        int k;
+
+        got[0] = strata_comm_stats(zero, &st);
+        got[1] = strata_comm_layout(zero, &lay, NULL);
+        got[2] = strata_comm_level(zero, STRATA_LEVEL_NODE, &sub);
+        got[3] = strata_comm_level(zero, STRATA_LEVEL_CLUSTER, &sub);
+        got[4] = strata_comm_leaders(zero, STRATA_LEVEL_NODE, &sub);
+        for (k = 0; k < 5; k++) {
+            CHECKF(got[k] == STRATA_ERR_INVALID_PARAM, "a zeroed handle: strata.h call %d "
+                   "returned %d (%s)", k, (int)got[k], strata_status_string(got[k]));
+        }
+        CHECKF(sub == MPI_COMM_WORLD, "a zeroed handle: strata_comm_level set its result");
+        CHECKF(zero_comm_calls == 0, "a zeroed handle: strata.h's calls raised %d MPI errors "
+               "(class %d)", zero_comm_calls, zero_comm_class);
     }
     ST_TEST_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, world_eh));
     ST_TEST_MPI(MPI_Errhandler_free(&world_eh));
