@@ -159,8 +159,14 @@ strata_status_t st_glm_train_named(const strata_glm_problem_t *prob,
 /* The metrics of this rank's scores @a z of @a prob's rows (strata_glm_predict's;
  * @a local: this rank's status in computing them; any rank's error is every rank's),
  * over all ranks of @a comm as strata_glm_evaluate computes them (st_glm_predict.c). */
+/* Why st_glm_comm_init() refused a communicator with @a status, in @a msg: MPI not
+ * initialized, or MPI_Comm_size/_rank failed (an invalid handle under a handler that
+ * returns). @return @a status as the API's. */
+strata_status_t st_glm_comm_refused(st_status_t status, char *msg, size_t msg_len);
+
 /* Collective over @a comm: may @a prob be worked on over @a comm? MPI is up (where
- * @a comm is not MPI_COMM_NULL: else STRATA_ERR_NOT_INITIALIZED) and these ranks hold
+ * @a comm is not MPI_COMM_NULL: else STRATA_ERR_NOT_INITIALIZED, or STRATA_ERR_MPI
+ * for a handle MPI refused under a handler that returns) and these ranks hold
  * all of the problem's rows: it was read or made on @a comm, or on a communicator of
  * the same ranks (else STRATA_ERR_INVALID_PARAM). The training and the searches ask. */
 strata_status_t st_glm_problem_on(const strata_glm_problem_t *prob, MPI_Comm comm, char *msg,

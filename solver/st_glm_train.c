@@ -393,13 +393,12 @@ ST_EXPORT strata_status_t strata_glm_problem_create(int64_t n_rows, int64_t n_co
     int64_t nnz, r, k;
     strata_glm_problem_t *prob = NULL;
     st_glm_data_t *data = NULL;
+    st_status_t status;
     st_glm_comm_t c;
     int ok = 1;
 
-    if (st_glm_comm_init(comm, &c) != ST_OK) {   /* (before MPI_Init, after MPI_Finalize) */
-        st_glm_msg(msg, msg_len, "MPI is not initialized (or already finalized) for the "
-                   "communicator given; MPI_COMM_NULL works without MPI");
-        return STRATA_ERR_NOT_INITIALIZED;
+    if ((status = st_glm_comm_init(comm, &c)) != ST_OK) {
+        return st_glm_comm_refused(status, msg, msg_len);
     }
     nnz = (n_rows >= 0 && indptr != NULL) ? indptr[n_rows] : -1;
     if (n_rows < 0 || n_cols < 0 || nnz < 0 || prob_p == NULL || (n_rows > 0 && y == NULL) ||
@@ -491,19 +490,32 @@ ST_EXPORT int strata_glm_problem_prec(const strata_glm_problem_t *prob)
     return (prob != NULL && prob->data != NULL) ? prob->data->prec : 0;
 }
 
+/* (st_glm.h) Before: "MPI is not initialized" whatever the reason (a zeroed handle
+ * under MPI_ERRORS_RETURN, MPI_Comm_size failing, said so too). */
+strata_status_t st_glm_comm_refused(st_status_t status, char *msg, size_t msg_len)
+{
+    if (status == ST_ERR_NOT_INITIALIZED) {
+        st_glm_msg(msg, msg_len, "MPI is not initialized (or already finalized) for the "
+                   "communicator given; MPI_COMM_NULL works without MPI");
+    } else {
+        st_glm_msg(msg, msg_len, "the communicator given is not valid (MPI_Comm_size or "
+                   "MPI_Comm_rank failed on it)");
+    }
+    return (strata_status_t)status;
+}
+
 /* (st_glm.h) Else a rank would train on its own rows while counting everyone's
  * (before: STRATA_OK, and a different wrong model on every rank, for MPI_COMM_SELF or
  * MPI_COMM_NULL). */
 strata_status_t st_glm_problem_on(const strata_glm_problem_t *prob, MPI_Comm comm, char *msg,
                                   size_t msg_len)
 {
+    st_status_t status;
     st_glm_comm_t c;
     int64_t rows;
 
-    if (st_glm_comm_init(comm, &c) != ST_OK) {
-        st_glm_msg(msg, msg_len, "MPI is not initialized (or already finalized) for the "
-                   "communicator given; MPI_COMM_NULL works without MPI");
-        return STRATA_ERR_NOT_INITIALIZED;
+    if ((status = st_glm_comm_init(comm, &c)) != ST_OK) {
+        return st_glm_comm_refused(status, msg, msg_len);
     }
     rows = prob->data->n_rows;
     st_glm_allreduce(c.comm, &rows, 1, MPI_INT64_T, MPI_SUM);

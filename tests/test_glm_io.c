@@ -1473,6 +1473,56 @@ static void t_serial_train(void)
  * before MPI_Init; cross-validation on MPI_COMM_SELF trained every fold, then failed
  * with "cannot compute the metrics: invalid parameter").
  */
+/*
+ * Communicators MPI refuses, under MPI_ERRORS_RETURN on MPI_COMM_WORLD (where Open MPI
+ * reports an invalid handle): a zeroed MPI_Comm is STRATA_ERR_MPI from every
+ * collective, naming the communicator (before: STRATA_ERR_NOT_INITIALIZED, "MPI is not
+ * initialized", from problem_create, train, cross-validation and the searches).
+ */
+static void t_bad_comms(const t_set_t *s)
+{
+    strata_glm_problem_t *prob, *made = NULL;
+    strata_glm_model_t *model = NULL;
+    strata_glm_metrics_t met;
+    strata_glm_param_t p;
+    strata_status_t st[6];
+    char msg[6][T_MSG_LEN];
+    MPI_Errhandler world_eh;
+    int64_t counts[2];
+    MPI_Comm zero;
+    double best_c;
+    int k;
+
+    memset(&zero, 0, sizeof(zero));
+    prob = t_problem(s, 0, s->n, 0, MPI_COMM_NULL);
+    if (prob == NULL) {
+        return;
+    }
+    strata_glm_param_default(&p);
+    MPI_Comm_get_errhandler(MPI_COMM_WORLD, &world_eh);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    for (k = 0; k < 6; k++) {
+        msg[k][0] = '\0';
+    }
+    st[0] = strata_glm_problem_create(s->n, T_COLS, s->indptr, s->indices, s->values, s->y, 0,
+                                      zero, msg[0], sizeof(msg[0]), &made);
+    st[1] = strata_glm_train(prob, &p, zero, msg[1], sizeof(msg[1]), &model);
+    st[2] = strata_glm_cross_validate(prob, &p, 3, 0, zero, msg[2], sizeof(msg[2]), NULL, NULL,
+                                      &met);
+    st[3] = strata_glm_find_cost(prob, &p, 3, 0, 4, zero, msg[3], sizeof(msg[3]), &best_c, &met,
+                                 NULL);
+    st[4] = strata_glm_problem_classes(prob, zero, counts, NULL);
+    st[5] = strata_glm_problem_read("no-such-file", 0, zero, msg[5], sizeof(msg[5]), &made);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, world_eh);
+    MPI_Errhandler_free(&world_eh);
+    for (k = 0; k < 6; k++) {
+        CHECK(st[k] == STRATA_ERR_MPI && strstr(msg[k], "not initialized") == NULL,
+              "a zeroed communicator handle, call %d: status %d, '%s'", k, (int)st[k], msg[k]);
+    }
+    CHECK(made == NULL && model == NULL, "a zeroed communicator handle: a result was set");
+    strata_glm_problem_free(prob);
+}
+
 static void t_api_misuse(void)
 {
     strata_glm_problem_t *prob, *real;
@@ -1538,6 +1588,7 @@ static void t_api_misuse(void)
         strata_glm_problem_free(real);
         return;
     }
+    t_bad_comms(&s);
     if (t_size < 2) {
         return;
     }
