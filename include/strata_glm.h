@@ -20,7 +20,8 @@
  * same order. MPI_COMM_NULL as the communicator means this process alone: no
  * MPI call is made, so a program may use the library without MPI_Init. Another
  * communicator before MPI_Init or after MPI_Finalize: STRATA_ERR_NOT_INITIALIZED from
- * every collective function; a handle MPI refuses (a zeroed MPI_Comm) is MPI's error,
+ * every collective function; an intercommunicator: STRATA_ERR_UNSUPPORTED (on every
+ * rank, before any communication); a handle MPI refuses (a zeroed MPI_Comm) is MPI's error,
  * raised on MPI_COMM_WORLD (fatal by default), then STRATA_ERR_MPI where the handler
  * returns. Ownership:
  * objects returned through *_p arguments belong to the caller and are released with

@@ -160,8 +160,8 @@ strata_status_t st_glm_train_named(const strata_glm_problem_t *prob,
  * @a local: this rank's status in computing them; any rank's error is every rank's),
  * over all ranks of @a comm as strata_glm_evaluate computes them (st_glm_predict.c). */
 /* Why st_glm_comm_init() refused a communicator with @a status, in @a msg: MPI not
- * initialized, or MPI_Comm_size/_rank failed (an invalid handle under a handler that
- * returns). @return @a status as the API's. */
+ * initialized, an intercommunicator, or MPI_Comm_size/_rank failed (an invalid handle
+ * under a handler that returns). @return @a status as the API's. */
 strata_status_t st_glm_comm_refused(st_status_t status, char *msg, size_t msg_len);
 
 /* Collective over @a comm: may @a prob be worked on over @a comm? MPI is up (where

@@ -31,7 +31,7 @@ void st_glm_data_opts_init(st_glm_data_opts_t *opts)
 st_status_t st_glm_comm_init(MPI_Comm comm, st_glm_comm_t *comm_p)
 {
     st_glm_comm_t c = {MPI_COMM_NULL, 0, 1};
-    int init = 0, fini = 0;
+    int init = 0, fini = 0, inter = 0;
 
     if (comm != MPI_COMM_NULL) {
         if (ST_MPI_CALL(MPI_Initialized(&init)) != ST_OK ||
@@ -42,8 +42,14 @@ st_status_t st_glm_comm_init(MPI_Comm comm, st_glm_comm_t *comm_p)
             return ST_ERR_NOT_INITIALIZED;
         }
         if (ST_MPI_CALL(MPI_Comm_size(comm, &c.size)) != ST_OK ||
-            ST_MPI_CALL(MPI_Comm_rank(comm, &c.rank)) != ST_OK) {
+            ST_MPI_CALL(MPI_Comm_rank(comm, &c.rank)) != ST_OK ||
+            ST_MPI_CALL(MPI_Comm_test_inter(comm, &inter)) != ST_OK) {
             return ST_ERR_MPI;
+        }
+        if (inter) {
+            /* (every rank alike; before, the sums in place were MPI_ERR_BUFFER's abort,
+               or under MPI_ERRORS_RETURN a crash) */
+            return ST_ERR_UNSUPPORTED;
         }
         if (c.size > 1) {
             c.comm = comm;

@@ -280,6 +280,9 @@ typedef struct st_glm_err {
  * FIRST, naming @a path) when they are invalid. */
 void st_glm_data_opts_resolve(const st_glm_data_opts_t *opts, const char *path, int prec0,
                               st_glm_data_opts_t *o_p, st_glm_err_t *err);
+/* @a comm as the data layer sees it: ST_ERR_NOT_INITIALIZED outside MPI_Init ...
+ * MPI_Finalize, ST_ERR_UNSUPPORTED for an intercommunicator, ST_ERR_MPI where MPI
+ * refused the handle (under a handler that returns). */
 st_status_t st_glm_comm_init(MPI_Comm comm, st_glm_comm_t *comm_p);
 void st_glm_err_init(st_glm_err_t *err);
 void st_glm_err_set(st_glm_err_t *err, st_status_t status, int64_t key, const char *fmt, ...)

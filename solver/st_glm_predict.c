@@ -545,20 +545,14 @@ static st_status_t st_glm_evaluate_labels(const strata_glm_model_t *model,
                                           const double *y, st_status_t local, MPI_Comm comm,
                                           strata_glm_metrics_t *m)
 {
-    int rank = 0, size = 1, flag;
+    st_status_t status;
+    st_glm_comm_t c;
 
-    if (comm != MPI_COMM_NULL) {
-        if (MPI_Initialized(&flag) != MPI_SUCCESS || !flag ||
-            MPI_Finalized(&flag) != MPI_SUCCESS || flag) {
-            return ST_ERR_NOT_INITIALIZED;   /* (before MPI_Init, or after MPI_Finalize) */
-        }
-        if (ST_MPI_CALL(MPI_Comm_size(comm, &size)) != ST_OK ||
-            ST_MPI_CALL(MPI_Comm_rank(comm, &rank)) != ST_OK) {
-            return ST_ERR_MPI;
-        }
+    if ((status = st_glm_comm_init(comm, &c)) != ST_OK) {
+        return status;   /* (before MPI_Init or after MPI_Finalize, an intercommunicator) */
     }
-    if (size > 1) {
-        return st_glm_evaluate_mpi(model, d, z, y, local, comm, rank, size, m);
+    if (c.size > 1) {
+        return st_glm_evaluate_mpi(model, d, z, y, local, comm, c.rank, c.size, m);
     }
     if (local == ST_OK && d->n_rows != d->n_rows_global) {
         local = ST_ERR_INVALID_PARAM;

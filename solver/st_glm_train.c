@@ -497,6 +497,9 @@ strata_status_t st_glm_comm_refused(st_status_t status, char *msg, size_t msg_le
     if (status == ST_ERR_NOT_INITIALIZED) {
         st_glm_msg(msg, msg_len, "MPI is not initialized (or already finalized) for the "
                    "communicator given; MPI_COMM_NULL works without MPI");
+    } else if (status == ST_ERR_UNSUPPORTED) {
+        st_glm_msg(msg, msg_len, "the communicator given is an intercommunicator: the "
+                   "collective functions take an intracommunicator (or MPI_COMM_NULL)");
     } else {
         st_glm_msg(msg, msg_len, "the communicator given is not valid (MPI_Comm_size or "
                    "MPI_Comm_rank failed on it)");

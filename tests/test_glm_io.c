@@ -1474,6 +1474,55 @@ static void t_serial_train(void)
  * with "cannot compute the metrics: invalid parameter").
  */
 /*
+ * An intercommunicator (the two halves of the world) is STRATA_ERR_UNSUPPORTED from
+ * every collective, on every rank, naming it (before: MPI_ERR_BUFFER's abort in the
+ * first sum in place; under MPI_ERRORS_RETURN, a crash).
+ */
+static void t_intercomm(const t_set_t *s, const strata_glm_problem_t *prob)
+{
+    strata_glm_problem_t *made = NULL;
+    strata_glm_model_t *model = NULL, *alone = NULL;
+    strata_glm_metrics_t met;
+    strata_glm_param_t p;
+    strata_status_t st[7];
+    char msg[7][T_MSG_LEN];
+    int64_t counts[2];
+    MPI_Comm half, inter;
+    double best_c;
+    int lower = t_rank < t_size / 2, k;
+
+    strata_glm_param_default(&p);
+    st[0] = strata_glm_train(prob, &p, MPI_COMM_NULL, msg[0], sizeof(msg[0]), &alone);
+    CHECK(st[0] == STRATA_OK, "train alone: status %d, '%s'", (int)st[0], msg[0]);
+    MPI_Comm_split(MPI_COMM_WORLD, lower, t_rank, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, lower ? t_size / 2 : 0, 41, &inter);
+    for (k = 0; k < 7; k++) {
+        msg[k][0] = '\0';
+    }
+    st[0] = strata_glm_problem_create(s->n, T_COLS, s->indptr, s->indices, s->values, s->y, 0,
+                                      inter, msg[0], sizeof(msg[0]), &made);
+    st[1] = strata_glm_train(prob, &p, inter, msg[1], sizeof(msg[1]), &model);
+    st[2] = strata_glm_cross_validate(prob, &p, 3, 0, inter, msg[2], sizeof(msg[2]), NULL,
+                                      NULL, &met);
+    st[3] = strata_glm_find_cost(prob, &p, 3, 0, 4, inter, msg[3], sizeof(msg[3]), &best_c,
+                                 &met, NULL);
+    st[4] = strata_glm_problem_classes(prob, inter, counts, NULL);
+    st[5] = strata_glm_problem_read("no-such-file", 0, inter, msg[5], sizeof(msg[5]), &made);
+    st[6] = (alone != NULL) ? strata_glm_evaluate(alone, prob, inter, &met)
+                            : STRATA_ERR_UNSUPPORTED;
+    for (k = 0; k < 7; k++) {
+        CHECK(st[k] == STRATA_ERR_UNSUPPORTED && (k == 4 || k == 5 || k == 6 ||
+                                                  strstr(msg[k], "intercommunicator") != NULL),
+              "an intercommunicator, call %d: status %d, '%s'", k, (int)st[k],
+              (k == 4 || k == 6) ? "" : msg[k]);
+    }
+    CHECK(made == NULL && model == NULL, "an intercommunicator: a result was set");
+    strata_glm_model_free(alone);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+}
+
+/*
  * Communicators MPI refuses, under MPI_ERRORS_RETURN on MPI_COMM_WORLD (where Open MPI
  * reports an invalid handle): a zeroed MPI_Comm is STRATA_ERR_MPI from every
  * collective, naming the communicator (before: STRATA_ERR_NOT_INITIALIZED, "MPI is not
@@ -1520,6 +1569,9 @@ static void t_bad_comms(const t_set_t *s)
               "a zeroed communicator handle, call %d: status %d, '%s'", k, (int)st[k], msg[k]);
     }
     CHECK(made == NULL && model == NULL, "a zeroed communicator handle: a result was set");
+    if (t_size >= 2) {
+        t_intercomm(s, prob);
+    }
     strata_glm_problem_free(prob);
 }
 
