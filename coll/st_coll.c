@@ -1107,9 +1107,12 @@ ST_EXPORT strata_status_t strata_comm_layout(MPI_Comm comm, strata_layout_t *lay
     layout_p->nnodes          = topo->nnodes;
     layout_p->socket_level    = topo->socket_level;
     layout_p->nsockets        = topo->nsockets;
-    layout_p->fast_path       = (plan->state == ST_PLAN_READY);
+    /* a plan ready, but the process's MPI_Allreduce is Open MPI's (libstrata linked
+     * after libmpi, or dlopen'ed as by ctypes): no call takes Strata's path */
+    layout_p->fast_path       = (plan->state == ST_PLAN_READY) && strata_active();
     layout_p->fallback_reason = layout_p->fast_path ? STRATA_FALLBACK_LAST
-                                                    : plan->fallback_reason;
+                                : (plan->state == ST_PLAN_READY) ? STRATA_FALLBACK_DISABLED
+                                                                 : plan->fallback_reason;
     if (plan->hier != NULL) {
         layout_p->shm_chunk = st_hier_chunk(plan->hier);
         layout_p->small_msg = st_hier_small_msg(plan->hier);

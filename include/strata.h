@@ -50,7 +50,9 @@ typedef enum {
  * of the communicator, so all ranks of one call take the same path.
  */
 typedef enum {
-    STRATA_FALLBACK_DISABLED = 0,  /**< STRATA_ENABLE=n */
+    STRATA_FALLBACK_DISABLED = 0,  /**< STRATA_ENABLE=n (in strata_layout_t also: the
+                                        process's MPI_Allreduce is not libstrata's,
+                                        strata_active() 0) */
     STRATA_FALLBACK_NOT_INITIALIZED, /**< called outside MPI_Init ... MPI_Finalize */
     STRATA_FALLBACK_REENTRY,       /**< called from inside Strata (a nested tool) */
     STRATA_FALLBACK_INTERCOMM,     /**< intercommunicator */
@@ -189,7 +191,10 @@ typedef struct {
     int    socket_level;  /**< 1 when the socket level is in use */
     int    nsockets;      /**< socket groups in all, over all nodes (nnodes when off) */
     char   why[96];       /**< when socket_level is 0: why ("ranks are not bound ...") */
-    int    fast_path;     /**< 1 when eligible MPI_Allreduce calls take Strata's path */
+    int    fast_path;     /**< 1 when eligible MPI_Allreduce calls take Strata's path;
+                               0 where strata_active() is 0 (libstrata linked after
+                               libmpi, or loaded by dlopen with RTLD_LOCAL: the
+                               process's MPI_Allreduce is Open MPI's) */
     strata_fallback_t fallback_reason; /**< otherwise, why not */
     size_t shm_chunk;     /**< bytes per rank per pipeline step of large messages (0: no
                                shared-memory path) */
@@ -224,9 +229,9 @@ strata_status_t strata_comm_layout(MPI_Comm comm, strata_layout_t *layout_p,
  * Collective over @a comm, like MPI_Comm_split: every rank of @a comm calls it
  * with the same @a level (the first call per level creates the communicator;
  * later calls return the same one and are local). Use it as any communicator:
- * MPI_Allreduce on it takes Strata's path. It belongs to Strata: do not free it;
- * it stays valid until @a comm is freed (or MPI_Finalize). STRATA_LEVEL_CLUSTER
- * returns @a comm itself.
+ * MPI_Allreduce on it takes Strata's path (where strata_active() is 1). It belongs
+ * to Strata: do not free it; it stays valid until @a comm is freed (or MPI_Finalize).
+ * STRATA_LEVEL_CLUSTER returns @a comm itself.
  *
  * @param [out] subcomm_p  set on success.
  * @return as strata_comm_layout(), and STRATA_ERR_INVALID_PARAM for a bad level.
