@@ -598,7 +598,9 @@ strata_status_t strata_glm_model_load(const char *path, char *msg, size_t msg_le
 void strata_glm_model_free(strata_glm_model_t *model);
 
 /** Route the library's progress output (verbose training) through @a fn; NULL
- *  restores the default (stdout). */
+ *  restores the default (stdout). Process-wide; may be called from any thread, also
+ *  while another thread trains: each line goes to the function set when it is printed
+ *  (a line printed as the function is replaced may still reach the one before). */
 void strata_glm_set_print_function(void (*fn)(const char *line));
 
 #ifdef __cplusplus

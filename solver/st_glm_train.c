@@ -63,23 +63,27 @@
 
 /* ---- output ---- */
 
-static void (*st_glm_print_fn)(const char *line);
+/* atomic: set from any thread, also while another one trains (before: a plain pointer,
+ * a data race ThreadSanitizer reported) */
+typedef void (*st_glm_print_fn_t)(const char *line);
+static _Atomic(st_glm_print_fn_t) st_glm_print_fn;
 
 ST_EXPORT void strata_glm_set_print_function(void (*fn)(const char *line))
 {
-    st_glm_print_fn = fn;
+    atomic_store_explicit(&st_glm_print_fn, fn, memory_order_release);
 }
 
 void st_glm_print(const char *fmt, ...)
 {
+    st_glm_print_fn_t fn = atomic_load_explicit(&st_glm_print_fn, memory_order_acquire);
     char line[1024];
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(line, sizeof(line), fmt, ap);
     va_end(ap);
-    if (st_glm_print_fn != NULL) {
-        st_glm_print_fn(line);
+    if (fn != NULL) {
+        fn(line);
     } else {
         fputs(line, stdout);
         fflush(stdout);

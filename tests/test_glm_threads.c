@@ -8,6 +8,7 @@
  * MPI_COMM_WORLD alone makes, bit for bit. Before: a process-wide lock, held across the
  * trainings' sums, made each rank's first training wait for the peer's, which waited
  * for its own lock: a hang (a watchdog ends the test with a message after 60 s).
+ * Last, the print hook swapped while a training prints (test_print_swap).
  */
 #include "config.h"
 
@@ -97,6 +98,57 @@ static void run_pair(const dataset_t *ds, int method, const strata_glm_model_t *
     }
 }
 
+/* The print hook swapped by one thread while another trains verbosely (the header:
+ * any thread, at any time). Before, a plain pointer: ThreadSanitizer (make check-tsan)
+ * reported the data race between the swap and the training's progress line. */
+static int hook_lines[2];
+static void hook_a(const char *line)
+{
+    (void)line;
+    __atomic_add_fetch(&hook_lines[0], 1, __ATOMIC_RELAXED);
+}
+static void hook_b(const char *line)
+{
+    (void)line;
+    __atomic_add_fetch(&hook_lines[1], 1, __ATOMIC_RELAXED);
+}
+
+static void *swap_hooks(void *arg)
+{
+    job_t *j = arg;
+
+    while (!__atomic_load_n(&j->done, __ATOMIC_ACQUIRE)) {
+        strata_glm_set_print_function(hook_b);
+        strata_glm_set_print_function(hook_a);
+    }
+    return NULL;
+}
+
+static void test_print_swap(const dataset_t *ds)
+{
+    strata_glm_param_t p;
+    pthread_t thread;
+    job_t job;
+
+    memset(&job, 0, sizeof(job));
+    job.prob = my_rows(ds, 0, 0);
+    strata_glm_set_print_function(hook_a);
+    CHECKF(pthread_create(&thread, NULL, swap_hooks, &job) == 0, "thread");
+    param_of(&p, STRATA_GLM_METHOD_CD);
+    p.verbose  = 1;
+    job.status = strata_glm_train(job.prob, &p, MPI_COMM_WORLD, job.msg, sizeof(job.msg),
+                                  &job.model);
+    __atomic_store_n(&job.done, 1, __ATOMIC_RELEASE);
+    pthread_join(thread, NULL);
+    strata_glm_set_print_function(NULL);
+    CHECKF(job.status == STRATA_OK, "verbose training, hooks swapped: %s", job.msg);
+    CHECKF(rank != 0 || hook_lines[0] + hook_lines[1] >= p.max_rounds, "verbose training, "
+           "hooks swapped: %d + %d progress lines, expected %d or more", hook_lines[0],
+           hook_lines[1], p.max_rounds);
+    strata_glm_model_free(job.model);
+    strata_glm_problem_free(job.prob);
+}
+
 int main(int argc, char **argv)
 {
     static const int methods[] = {STRATA_GLM_METHOD_CD, STRATA_GLM_METHOD_NEWTON};
@@ -132,6 +184,7 @@ int main(int argc, char **argv)
         strata_glm_model_free(ref);
         strata_glm_problem_free(prob);
     }
+    test_print_swap(&ds);
     MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) {
         printf("test_glm_threads: %s\n", failures ? "FAIL" : "PASS");
