@@ -491,6 +491,16 @@ ST_EXPORT int strata_config_count(void)
     return (int)ST_ARRAY_SIZE(st_config_table);
 }
 
+/* Copy @a s into @a slot unless it holds it already: a string strata_config_get has
+ * handed out is written again only where the value in effect changed (st_coll's
+ * agreement at MPI_Init), so threads reading what they got race with no one. */
+static void st_config_keep(char *slot, size_t len, const char *s)
+{
+    if (strcmp(slot, s) != 0) {
+        snprintf(slot, len, "%s", s);
+    }
+}
+
 ST_EXPORT strata_status_t strata_config_get(int index, strata_config_entry_t *entry_p)
 {
     /* formatted strings live as long as the process: one slot per knob */
@@ -498,6 +508,7 @@ ST_EXPORT strata_status_t strata_config_get(int index, strata_config_entry_t *en
     static char values[ST_ARRAY_SIZE(st_config_table)][ST_CONFIG_STRLEN];
     static char types[ST_ARRAY_SIZE(st_config_table)][128];
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    char name[sizeof(names[0])], value[sizeof(values[0])], type[sizeof(types[0])];
     const st_config_field_t *f;
     size_t used;
     int i;
@@ -508,26 +519,28 @@ ST_EXPORT strata_status_t strata_config_get(int index, strata_config_entry_t *en
     st_config_init();
     f = &st_config_table[index];
 
-    pthread_mutex_lock(&lock);
-    snprintf(names[index], sizeof(names[index]), ST_CONFIG_PREFIX "%s", f->name);
-    st_config_format(f, (const char*)&st_config + f->offset, values[index],
-                     sizeof(values[index]));
+    snprintf(name, sizeof(name), ST_CONFIG_PREFIX "%s", f->name);
+    st_config_format(f, (const char*)&st_config + f->offset, value, sizeof(value));
     switch (f->type) {
-    case ST_CONFIG_BOOL: snprintf(types[index], sizeof(types[index]), "bool"); break;
-    case ST_CONFIG_INT:  snprintf(types[index], sizeof(types[index]), "int"); break;
-    case ST_CONFIG_SIZE: snprintf(types[index], sizeof(types[index]), "size"); break;
-    case ST_CONFIG_STRING: snprintf(types[index], sizeof(types[index]), "string"); break;
+    case ST_CONFIG_BOOL: snprintf(type, sizeof(type), "bool"); break;
+    case ST_CONFIG_INT:  snprintf(type, sizeof(type), "int"); break;
+    case ST_CONFIG_SIZE: snprintf(type, sizeof(type), "size"); break;
+    case ST_CONFIG_STRING: snprintf(type, sizeof(type), "string"); break;
     case ST_CONFIG_ENUM:
-        used = (size_t)snprintf(types[index], sizeof(types[index]), "enum(");
-        for (i = 0; f->enum_names[i] != NULL && used < sizeof(types[index]); i++) {
-            used += (size_t)snprintf(types[index] + used, sizeof(types[index]) - used, "%s%s",
+        used = (size_t)snprintf(type, sizeof(type), "enum(");
+        for (i = 0; f->enum_names[i] != NULL && used < sizeof(type); i++) {
+            used += (size_t)snprintf(type + used, sizeof(type) - used, "%s%s",
                                      i ? "|" : "", f->enum_names[i]);
         }
-        if (used < sizeof(types[index])) {
-            snprintf(types[index] + used, sizeof(types[index]) - used, ")");
+        if (used < sizeof(type)) {
+            snprintf(type + used, sizeof(type) - used, ")");
         }
         break;
     }
+    pthread_mutex_lock(&lock);
+    st_config_keep(names[index], sizeof(names[index]), name);
+    st_config_keep(values[index], sizeof(values[index]), value);
+    st_config_keep(types[index], sizeof(types[index]), type);
     pthread_mutex_unlock(&lock);
 
     entry_p->name        = names[index];

@@ -81,7 +81,10 @@ const char *strata_fallback_string(strata_fallback_t reason);
 /** One knob of the configuration table. */
 typedef struct {
     const char *name;        /**< environment variable, e.g. "STRATA_LOG_LEVEL" */
-    const char *value;       /**< value in effect, formatted as it can be set */
+    const char *value;       /**< value in effect, formatted as it can be set (the
+                                  library's string, written again only where that
+                                  value changes: at MPI_Init, a job-wide knob taking
+                                  rank 0's) */
     const char *default_str; /**< default value */
     const char *type;        /**< "bool", "size", "int", "enum(a|b|c)", ... */
     const char *description; /**< one sentence */

@@ -8,6 +8,10 @@
  * 3. The environment: STRATA_* variables set before the first st_config_init(), read
  *    back through st_config and strata_config_get(), and the warnings of
  *    st_config_report() captured from stderr.
+ * 4. strata_config_get() from two threads at once, each reading the strings it got
+ *    (the header: any thread, any time). Before, every call wrote its index's slots
+ *    again while the other thread read them: a data race ThreadSanitizer reported
+ *    (make check-tsan runs this test).
  */
 #include "config.h"
 
@@ -15,6 +19,7 @@
 #include "st_coll.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -533,6 +538,42 @@ static void t_small_auto(void)
     }
 }
 
+static void *t_config_reader(void *arg)
+{
+    strata_config_entry_t e;
+    int *bad = arg, i, k;
+
+    for (k = 0; k < 100; k++) {
+        for (i = 0; i < strata_config_count(); i++) {
+            /* (the value read too: a knob's may be "") */
+            if (strata_config_get(i, &e) != STRATA_OK || strncmp(e.name, "STRATA_", 7) != 0 ||
+                e.type[0] == '\0' || strlen(e.value) >= ST_CONFIG_STRLEN) {
+                (*bad)++;
+            }
+        }
+    }
+    return NULL;
+}
+
+static void t_threads(void)
+{
+    pthread_t thread[2];
+    int bad[2] = {0, 0}, k;
+
+    for (k = 0; k < 2; k++) {
+        if (pthread_create(&thread[k], NULL, t_config_reader, &bad[k]) != 0) {
+            t_fail("pthread_create failed");
+            return;
+        }
+    }
+    for (k = 0; k < 2; k++) {
+        pthread_join(thread[k], NULL);
+        if (bad[k] != 0) {
+            t_fail("thread %d: %d bad strata_config_get entries", k, bad[k]);
+        }
+    }
+}
+
 int main(void)
 {
     size_t i;
@@ -553,6 +594,7 @@ int main(void)
     }
     t_check_environment();
     t_small_auto();
+    t_threads();
 
     if (t_failures > 0) {
         return 1;
