@@ -194,11 +194,12 @@ fi
 # 10. a writer ended by a signal while its temporary is being written (stopped there,
 # then SIGTERM, SIGINT, SIGHUP): the old file as it was and no temporary left (before:
 # "<file>.tmp.<pid>.<n>", as large as what was written). env --default-signal: a
-# background job's SIGINT is otherwise ignored, as a shell sets it.
+# background job's SIGINT is otherwise ignored, as a shell sets it, and SIGHUP where
+# the suite runs under nohup.
 for sig in TERM INT HUP; do
     echo "old set" >"$dir/sig.svm"
     cp "$dir/sig.svm" "$dir/sig.keep"
-    env --default-signal=INT $gen dense -n 300000 -d 50 -q "$dir/sig.svm" >"$out" 2>&1 &
+    env --default-signal=TERM,INT,HUP $gen dense -n 300000 -d 50 -q "$dir/sig.svm" >"$out" 2>&1 &
     job=$!
     i=0
     while ! ls "$dir"/sig.svm.tmp.* >/dev/null 2>&1 && [ $i -lt 3000 ]; do
