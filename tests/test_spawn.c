@@ -586,50 +586,75 @@ static void check_own_world(void)
     }
 }
 
+/* What both sides of @a inter (the spawn's) check together: the intercommunicator,
+ * both merge orders, communicators made from the merged one, then each job on its own
+ * world at once. @a child: this side is the children. */
+static void meet(MPI_Comm inter, int child, const char *phase, int rounds)
+{
+    MPI_Comm merged;
+
+    check_inter(inter, child);
+    ST_TEST_MPI(MPI_Intercomm_merge(inter, child, &merged));
+    check_merged(merged, phase, "merged, parents first");
+    ST_TEST_MPI(MPI_Comm_free(&merged));
+    ST_TEST_MPI(MPI_Intercomm_merge(inter, !child, &merged));
+    check_merged(merged, phase, "merged, children first");
+    check_churn(merged, child, rounds);
+    ST_TEST_MPI(MPI_Comm_free(&merged));
+    ST_TEST_MPI(MPI_Barrier(inter));
+    check_own_world();
+    ST_TEST_MPI(MPI_Barrier(inter));
+}
+
+/* The same two jobs connected (MPI_Comm_connect/accept) and merged; disconnects. */
+static void meet_connected(MPI_Comm *inter2, int child)
+{
+    MPI_Comm merged;
+
+    check_inter(*inter2, child);
+    ST_TEST_MPI(MPI_Intercomm_merge(*inter2, child, &merged));
+    check_some(merged, "connected and merged");
+    check_churn(merged, child, 1);
+    ST_TEST_MPI(MPI_Comm_free(&merged));
+    ST_TEST_MPI(MPI_Comm_disconnect(inter2));
+}
+
+/* Jobs whose STRATA_* settings differ, merged children first (rank 0 of the merged
+ * is a child, whose log level is error: the difference is said at warning level, and
+ * the harness fails on stderr): Open MPI's calls, counted as 'config'; disconnects. */
+static void meet_unalike(MPI_Comm *inter, int child)
+{
+    MPI_Comm merged;
+    uint64_t fb0;
+
+    ST_TEST_MPI(MPI_Intercomm_merge(*inter, !child, &merged));
+    fb0 = st_test_fallback_calls(merged, STRATA_FALLBACK_CONFIG);
+    check_call(merged, type_named(MPI_INT), O_SUM, 37, 0, 0, "jobs with other settings");
+    check_call(merged, type_named(MPI_DOUBLE), O_SUM, LARGE_BYTES / 8, 1, 0,
+               "jobs with other settings");
+    CHECK(st_test_fallback_calls(merged, STRATA_FALLBACK_CONFIG) == fb0 + 2);
+    ST_TEST_MPI(MPI_Comm_free(&merged));
+    ST_TEST_MPI(MPI_Comm_disconnect(inter));
+}
+
 /* ---- the children ---- */
 
 /* A child of phase @a phase ("first", "second", "env"). */
 static int child_main(MPI_Comm parent, const char *phase, int rounds)
 {
     char port[MPI_MAX_PORT_NAME];
-    MPI_Comm merged, inter2;
-    uint64_t fb0;
+    MPI_Comm inter2;
 
     if (strcmp(phase, "env") == 0) {
-        /* children first: rank 0 of the merged is a child, whose log level is error
-         * (the settings differ: said at warning level, and the harness fails on
-         * stderr) */
-        ST_TEST_MPI(MPI_Intercomm_merge(parent, 0, &merged));
-        fb0 = st_test_fallback_calls(merged, STRATA_FALLBACK_CONFIG);
-        check_call(merged, type_named(MPI_INT), O_SUM, 37, 0, 0, "jobs with other settings");
-        check_call(merged, type_named(MPI_DOUBLE), O_SUM, LARGE_BYTES / 8, 1, 0,
-                   "jobs with other settings");
-        CHECK(st_test_fallback_calls(merged, STRATA_FALLBACK_CONFIG) == fb0 + 2);
-        ST_TEST_MPI(MPI_Comm_free(&merged));
-        ST_TEST_MPI(MPI_Comm_disconnect(&parent));
+        meet_unalike(&parent, 1);
         return st_test_finish("test_spawn (children, other settings)");
     }
-    check_inter(parent, 1);
-    ST_TEST_MPI(MPI_Intercomm_merge(parent, 1, &merged));
-    check_merged(merged, phase, "merged, parents first");
-    ST_TEST_MPI(MPI_Comm_free(&merged));
-    ST_TEST_MPI(MPI_Intercomm_merge(parent, 0, &merged));
-    check_merged(merged, phase, "merged, children first");
-    check_churn(merged, 1, rounds);
-    ST_TEST_MPI(MPI_Comm_free(&merged));
-    ST_TEST_MPI(MPI_Barrier(parent));
-    check_own_world();
-    ST_TEST_MPI(MPI_Barrier(parent));
+    meet(parent, 1, phase, rounds);
     if (strcmp(phase, "first") == 0) {
         /* connect to the port the parents opened */
         ST_TEST_MPI(MPI_Bcast(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, parent));
         ST_TEST_MPI(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter2));
-        check_inter(inter2, 1);
-        ST_TEST_MPI(MPI_Intercomm_merge(inter2, 1, &merged));
-        check_some(merged, "connected and merged");
-        check_churn(merged, 1, 1);
-        ST_TEST_MPI(MPI_Comm_free(&merged));
-        ST_TEST_MPI(MPI_Comm_disconnect(&inter2));
+        meet_connected(&inter2, 1);
     }
     check_no_names("children");
     ST_TEST_MPI(MPI_Comm_disconnect(&parent));
@@ -688,7 +713,7 @@ static MPI_Comm spawn(char *self, const char *phase, int nchildren, const char *
 static void parent_phase(char *self, const char *phase, int nchildren, int rounds)
 {
     char port[MPI_MAX_PORT_NAME] = "";
-    MPI_Comm inter, inter2, merged;
+    MPI_Comm inter, inter2;
     int rank, root;
 
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -697,29 +722,14 @@ static void parent_phase(char *self, const char *phase, int nchildren, int round
     if (inter == MPI_COMM_NULL) {
         return;
     }
-    check_inter(inter, 0);
-    ST_TEST_MPI(MPI_Intercomm_merge(inter, 0, &merged));
-    check_merged(merged, phase, "merged, parents first");
-    ST_TEST_MPI(MPI_Comm_free(&merged));
-    ST_TEST_MPI(MPI_Intercomm_merge(inter, 1, &merged));
-    check_merged(merged, phase, "merged, children first");
-    check_churn(merged, 0, rounds);
-    ST_TEST_MPI(MPI_Comm_free(&merged));
-    ST_TEST_MPI(MPI_Barrier(inter));
-    check_own_world();
-    ST_TEST_MPI(MPI_Barrier(inter));
+    meet(inter, 0, phase, rounds);
     if (strcmp(phase, "first") == 0) {
         if (rank == 0) {
             ST_TEST_MPI(MPI_Open_port(MPI_INFO_NULL, port));
         }
         ST_TEST_MPI(MPI_Bcast(port, MPI_MAX_PORT_NAME, MPI_CHAR, root, inter));
         ST_TEST_MPI(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter2));
-        check_inter(inter2, 0);
-        ST_TEST_MPI(MPI_Intercomm_merge(inter2, 0, &merged));
-        check_some(merged, "connected and merged");
-        check_churn(merged, 0, 1);
-        ST_TEST_MPI(MPI_Comm_free(&merged));
-        ST_TEST_MPI(MPI_Comm_disconnect(&inter2));
+        meet_connected(&inter2, 0);
         if (rank == 0) {
             ST_TEST_MPI(MPI_Close_port(port));
         }
@@ -730,8 +740,7 @@ static void parent_phase(char *self, const char *phase, int nchildren, int round
 /* Children with other STRATA_* settings (MPI_Info "env"). */
 static void parent_env(char *self, int nchildren)
 {
-    MPI_Comm inter, merged;
-    uint64_t fb0;
+    MPI_Comm inter;
     /* the opposite of ours for a knob that changes the first thing a rank does */
     const char *env = (strcmp(st_test_config("STRATA_CHECK_ARGS"), "y") == 0)
                               ? "STRATA_CHECK_ARGS=n\nSTRATA_LOG_LEVEL=error"
@@ -741,14 +750,7 @@ static void parent_env(char *self, int nchildren)
     if (inter == MPI_COMM_NULL) {
         return;
     }
-    ST_TEST_MPI(MPI_Intercomm_merge(inter, 1, &merged));
-    fb0 = st_test_fallback_calls(merged, STRATA_FALLBACK_CONFIG);
-    check_call(merged, type_named(MPI_INT), O_SUM, 37, 0, 0, "jobs with other settings");
-    check_call(merged, type_named(MPI_DOUBLE), O_SUM, LARGE_BYTES / 8, 1, 0,
-               "jobs with other settings");
-    CHECK(st_test_fallback_calls(merged, STRATA_FALLBACK_CONFIG) == fb0 + 2);
-    ST_TEST_MPI(MPI_Comm_free(&merged));
-    ST_TEST_MPI(MPI_Comm_disconnect(&inter));
+    meet_unalike(&inter, 0);
 }
 
 static void watchdog(int sig)
