@@ -102,7 +102,8 @@ int strata_config_count(void);
  * table, parsing the environment on first use.
  *
  * @param [out] entry_p  filled on success.
- * @return STRATA_OK, or STRATA_ERR_INVALID_PARAM when @a index is out of range.
+ * @return STRATA_OK, or STRATA_ERR_INVALID_PARAM when @a index is out of range or
+ *         @a entry_p is NULL.
  */
 strata_status_t strata_config_get(int index, strata_config_entry_t *entry_p);
 

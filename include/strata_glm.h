@@ -477,13 +477,15 @@ double strata_glm_predict_prob(const strata_glm_model_t *model, double score);
 double strata_glm_predict_class(const strata_glm_model_t *model, double score);
 
 /** Scores of this rank's rows of @a prob into @a scores (rows(prob) entries); for a
- *  model of one class or more than two, the labels predicted. */
+ *  model of one class or more than two, the labels predicted. Features beyond the
+ *  model's are ignored, as in strata_glm_predict_row and LIBLINEAR's predict. */
 strata_status_t strata_glm_predict(const strata_glm_model_t *model,
                                    const strata_glm_problem_t *prob, double *scores);
 
 /** Metrics of @a model on @a prob over all ranks (collective over @a comm). A row of a
  *  class the model has not is wrong (0 for a model of the classes 1 and -1, -1 for
- *  one of 1 and 0: LIBLINEAR's predict counts them so) and leaves no AUC or log loss. */
+ *  one of 1 and 0: LIBLINEAR's predict counts them so) and leaves no AUC or log loss.
+ *  Features beyond the model's are ignored, as in strata_glm_predict. */
 strata_status_t strata_glm_evaluate(const strata_glm_model_t *model,
                                     const strata_glm_problem_t *prob, MPI_Comm comm,
                                     strata_glm_metrics_t *metrics_p);
