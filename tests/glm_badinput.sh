@@ -228,6 +228,10 @@ contains "lbfgs, -e 1e-14: the warning" "warning: the relative gap .* did not re
 $T/strata-train --method cd -l 1e-4 -r 20 "$dir/t12.svm" "$dir/o.model" >"$out" 2>"$err"
 check "cd, 20 rounds on t12: exit 0" test $? -eq 0
 check "cd, 20 rounds: the warning" grep -q "^strata-train: warning: the relative gap .* did not reach -e 0.001 in 20 rounds: raise -r, or try --method newton or lbfgs" "$err"
+# L-BFGS (auto's pick for dense rows outnumbering the columns) stopped at -r: newton
+# suggested (before: "raise -r to go on" alone, where newton converges in far fewer)
+$T/strata-train -q --method lbfgs -l 1e-4 -r 3 "$dir/train.svm" "$dir/o.model" >"$out" 2>"$err"
+check "lbfgs, 3 rounds: newton suggested" grep -q "in 3 rounds: raise -r, or try --method newton (fewer rounds where classes" "$err"
 $T/strata-train -q -s svm -r 3 "$dir/train.svm" "$dir/o.model" >"$out" 2>"$err"
 check "svm, 3 rounds: the warning without --method" grep -q "in 3 rounds: raise -r to go on$" "$err"
 # the methods suggested must take the run's options: neither primal method takes
