@@ -267,12 +267,17 @@ static double loss(const char *s, double z, double y)
 }
 
 /* the binary labels (+1/-1) and weights of the model of class @a cls (its name), or of
-   the regression */
+   the regression. Rows all of one class train LIBLINEAR's model of one class, every row
+   positive, weighed by weight_pos where the class is 1, weight_neg where it is -1 or 0,
+   neither where it has another name (the sign of yb does not change the optimum) */
 static void binary_of(int multi, double cls, double *yb, double *c)
 {
     int64_t i;
-    int k;
+    int k, one = !S.regression && !multi && S.n > 0;
 
+    for (i = 1; i < S.n && one; i++) {
+        one = (S.y[i] == S.y[0]);
+    }
     for (i = 0; i < S.n; i++) {
         double cwi = 1;
 
@@ -289,6 +294,8 @@ static void binary_of(int multi, double cls, double *yb, double *c)
         yb[i] = S.y[i] == cls ? 1 : -1;
         if (multi) {
             c[i] = S.y[i] == cls ? cwi : 1;
+        } else if (one) {
+            c[i] = cwi * (S.y[i] == 1 ? S.wpos : (S.y[i] == 0 || S.y[i] == -1) ? S.wneg : 1);
         } else {
             c[i] = cwi * (yb[i] > 0 ? S.wpos : S.wneg);
         }
