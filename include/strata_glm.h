@@ -100,7 +100,9 @@ enum {
     /** Chosen when training starts, the same on every rank. For a smooth L2 model
         without checkpoints, hierarchical schedule or GPU: _LBFGS on data with at
         least as many rows as columns and at least 5 % of the entries stored (the bias
-        counted as a column), where it was far faster than SDCA; else _NEWTON where
+        counted as a column), where it was far faster than SDCA (short of tol after
+        100 iterations, with rounds left, Newton goes on from its point: L-BFGS crawls
+        on nearly separable classes at a small lambda); else _NEWTON where
         the dual's condition number L mean(c_i ||x_i||^2) / (lambda n) is at least 10
         (L: the loss's curvature bound), where SDCA needs many epochs (bench/RESULTS.md).
         _CD otherwise. The L1 models: _NEWTON. strata_glm_info_t.method says which

@@ -2263,6 +2263,57 @@ static int st_glm_method_choose(const st_glm_model_t *loss, const strata_glm_pro
     return method;
 }
 
+/* STRATA_GLM_METHOD_AUTO's L-BFGS hands over to Newton after this many iterations short
+   of tol: on its sets (dense rows outnumbering the columns) it converges in 7-18
+   (bench/RESULTS.md, "The three methods on the rule's sets"), and where it crawls
+   (classes nearly separable at a small lambda: a squared hinge's rows past the margin
+   add no curvature) Newton from its point converges in a few steps */
+#define ST_GLM_AUTO_LBFGS_ROUNDS 100
+
+/* L-BFGS; picked by STRATA_GLM_METHOD_AUTO (param->method), with up to
+ * ST_GLM_AUTO_LBFGS_ROUNDS iterations, then, short of tol with rounds left, Newton from
+ * where it stopped for the rest (@a method_p then says Newton; model->info counts both).
+ * Before: -s sqsvm, 74 rows of 37 dense features, lambda 7.8e-4, ended its 200 rounds
+ * at a relative gap of 62 with P 12 % above the optimum, which Newton reaches in 62. */
+static strata_status_t st_glm_train_lbfgs_auto(const st_glm_model_t *loss,
+                                               const strata_glm_problem_t *prob,
+                                               const strata_glm_param_t *param, MPI_Comm comm,
+                                               char *msg, size_t msg_len,
+                                               strata_glm_model_t *model, int *method_p)
+{
+    strata_glm_param_t first = *param, rest = *param;
+    strata_glm_info_t before;
+    strata_status_t status;
+    int rank, nranks;
+
+    if (param->method != STRATA_GLM_METHOD_AUTO ||
+        param->max_rounds <= ST_GLM_AUTO_LBFGS_ROUNDS) {
+        return st_glm_train_lbfgs(loss, prob, param, comm, msg, msg_len, model);
+    }
+    first.max_rounds = ST_GLM_AUTO_LBFGS_ROUNDS;
+    status = st_glm_train_lbfgs(loss, prob, &first, comm, msg, msg_len, model);
+    /* (short of tol at its bound, the same on every rank; one that stopped by itself
+       found no step left in double precision, nor would Newton) */
+    if (status != STRATA_OK || model->info.converged ||
+        model->info.rounds < first.max_rounds) {
+        return status;
+    }
+    before          = model->info;
+    rest.max_rounds = param->max_rounds - before.rounds;
+    st_glm_comm_shape(comm, &rank, &nranks);
+    if (param->verbose && rank == 0) {
+        st_glm_print("method auto: L-BFGS short of -e %g after %d rounds (relative gap "
+                     "%.3e): Newton from there\n", param->tol, before.rounds,
+                     before.gap / fmax(fabs(before.primal), 1e-300));
+    }
+    status = st_glm_train_newton(loss, prob, &rest, comm, msg, msg_len, model);
+    model->info.rounds       += before.rounds;
+    model->info.seconds      += before.seconds;
+    model->info.comm_seconds += before.comm_seconds;
+    *method_p = STRATA_GLM_METHOD_NEWTON;
+    return status;
+}
+
 /* The first feature (the file's 1-based index; the bias, -B: n_cols + 1) whose value in
  * some row of some rank has a square beyond double precision, or where a row's sum of
  * squares first overflows (values above 1.3e154: the solvers' curvatures x_ij^2 and
@@ -2468,7 +2519,8 @@ ST_EXPORT strata_status_t strata_glm_train_from(const strata_glm_problem_t *prob
                             ? st_glm_train_serial(loss, prob, param, comm, msg, msg_len, model)
                             : st_glm_train_primal(loss, prob, param, comm, msg, msg_len, model))
              : (method == STRATA_GLM_METHOD_LBFGS)
-                     ? st_glm_train_lbfgs(loss, prob, param, comm, msg, msg_len, model)
+                     ? st_glm_train_lbfgs_auto(loss, prob, param, comm, msg, msg_len, model,
+                                               &method)
              : (method == STRATA_GLM_METHOD_NEWTON)
                      ? st_glm_train_newton(loss, prob, param, comm, msg, msg_len, model)
                      : st_glm_train_dual(loss, prob, param, comm, msg, msg_len, model);
