@@ -57,7 +57,13 @@
 #define ST_GLM_NEWTON_CG_ETA_SQ 0.01  /* ... for the squared hinge */
 #define ST_GLM_NEWTON_CG_MAX   250    /* CG steps per Newton step at most */
 #define ST_GLM_NEWTON_ARMIJO   0.01   /* sufficient decrease: P(w + t s) <= P + c t g.s */
-#define ST_GLM_NEWTON_BACKTRACK 20    /* halvings of t before giving up */
+#define ST_GLM_NEWTON_BACKTRACK 60     /* halvings of t before giving up (t 2^-60: w + t s
+                                          rounds to w unless s is 1e12 times w; 20 gave up
+                                          where the squared hinge's generalized Hessian,
+                                          lambda alone along rows past the margin, asked
+                                          for a step 1e7 too long: sqsvm stopped at a
+                                          relative gap of 8.5e-3, "no step makes
+                                          progress") */
 /* the passes' sums by column from this many threads, where the copies of the rows of
  * all the host's ranks fit in half its available memory (the copy's allocation failing
  * keeps the rows); STRATA_GLM_NEWTON_BY_COLUMN=1 without that estimate, 0 never. On 2

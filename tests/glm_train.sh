@@ -354,6 +354,17 @@ for np in 1 2; do
     contains "auto, sqsvm, $np rank(s): converged" "^converged after"
     near "auto, sqsvm, $np rank(s): the optimum" "$(converged_primal)" 1.4747e-04 1e-3
 done
+# Newton's line search halves the step up to 60 times: on these 69 rows (sqsvm, lambda
+# 1.9e-5) a step of the generalized Hessian needed more than 20 halvings (before: "no
+# step makes progress any more in double precision" at a relative gap of 8.5e-3 on 1
+# rank, 2.5e-2 on 3)
+nw69="${top_srcdir}/tests/data/sqsvm/newton69.svm"
+for np in 1 3; do
+    expect 0 "newton, sqsvm, long steps, $np rank(s)" $ST_MPIRUN -np $np tools/strata-train \
+        -q -s sqsvm -l 1.9425893295575522e-05 -B 0.75081237144618629 --method newton \
+        -e 1e-6 -r 600 "$nw69" "$dir/mnw"
+    contains "newton, sqsvm, long steps, $np rank(s): converged" "^converged after"
+done
 # the L1 models across ranks: block proximal Newton (auto) takes l1-logistic on the
 # dense rows to 1e-3 in 6 rounds on 2 ranks, ProxCoCoA+ (--method cd) in 88; both
 # reach the same optimum
