@@ -22,6 +22,14 @@
 #include <string.h>
 #include <strings.h>
 
+/* the C layouts of MPI's pair types (MPI_FLOAT_INT ... MPI_LONG_DOUBLE_INT) */
+typedef struct { float v; int i; }       pair_float_int_t;
+typedef struct { double v; int i; }      pair_double_int_t;
+typedef struct { long v; int i; }        pair_long_int_t;
+typedef struct { int v; int i; }         pair_2int_t;
+typedef struct { short v; int i; }       pair_short_int_t;
+typedef struct { long double v; int i; } pair_ldouble_int_t;
+
 /* failed checks printed in full per rank; the rest are only counted */
 #define ST_TEST_MAX_REPORTS 30
 

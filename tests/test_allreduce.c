@@ -91,14 +91,6 @@ static MPI_Op op_handle(op_t op)
 #define OPS_FINT (OPB(SUM) | OPB(PROD) | OPB(MIN) | OPB(MAX) | OPB(BAND) | OPB(BOR) | OPB(BXOR))
 #define OPS_MULTI OPS_FINT
 
-/* the C layouts of MPI's pair types */
-typedef struct { float v; int i; }       pair_float_int_t;
-typedef struct { double v; int i; }      pair_double_int_t;
-typedef struct { long v; int i; }        pair_long_int_t;
-typedef struct { int v; int i; }         pair_2int_t;
-typedef struct { short v; int i; }       pair_short_int_t;
-typedef struct { long double v; int i; } pair_ldouble_int_t;
-
 /* bytes of a long double that hold its value (x87 80-bit: 10 of 16) */
 #define LDBL_VALUE_BYTES ((LDBL_MANT_DIG == 64) ? 10 : sizeof(long double))
 #define VALUE_BYTES(_T) (sizeof(_T) == sizeof(long double) ? LDBL_VALUE_BYTES : sizeof(_T))

@@ -60,13 +60,6 @@ enum { O_SUM, O_PROD, O_MIN, O_MAX, O_LAND, O_LOR, O_LXOR, O_BAND, O_BOR, O_BXOR
 #define OPS_COMPLEX ((1u << O_SUM) | (1u << O_PROD))
 #define OPS_PAIR    ((1u << O_MAXLOC) | (1u << O_MINLOC))
 
-typedef struct { double v; int i; } pair_d_t;
-typedef struct { float v; int i; } pair_f_t;
-typedef struct { long v; int i; } pair_l_t;
-typedef struct { int v; int i; } pair_2i_t;
-typedef struct { short v; int i; } pair_s_t;
-typedef struct { long double v; int i; } pair_ld_t;
-
 typedef struct {
     const char  *name;
     MPI_Datatype type;
@@ -144,12 +137,12 @@ static void types_init(void)
     TYPE(MPI_C_FLOAT_COMPLEX, K_COMPLEX, sizeof(float _Complex), OPS_COMPLEX);
     TYPE(MPI_C_DOUBLE_COMPLEX, K_COMPLEX, sizeof(double _Complex), OPS_COMPLEX);
     TYPE(MPI_C_LONG_DOUBLE_COMPLEX, K_COMPLEX, sizeof(long double _Complex), OPS_COMPLEX);
-    TYPE(MPI_DOUBLE_INT, K_PAIR, sizeof(pair_d_t), OPS_PAIR);
-    TYPE(MPI_FLOAT_INT, K_PAIR, sizeof(pair_f_t), OPS_PAIR);
-    TYPE(MPI_LONG_INT, K_PAIR, sizeof(pair_l_t), OPS_PAIR);
-    TYPE(MPI_2INT, K_PAIR, sizeof(pair_2i_t), OPS_PAIR);
-    TYPE(MPI_SHORT_INT, K_PAIR, sizeof(pair_s_t), OPS_PAIR);
-    TYPE(MPI_LONG_DOUBLE_INT, K_PAIR, sizeof(pair_ld_t), OPS_PAIR);
+    TYPE(MPI_DOUBLE_INT, K_PAIR, sizeof(pair_double_int_t), OPS_PAIR);
+    TYPE(MPI_FLOAT_INT, K_PAIR, sizeof(pair_float_int_t), OPS_PAIR);
+    TYPE(MPI_LONG_INT, K_PAIR, sizeof(pair_long_int_t), OPS_PAIR);
+    TYPE(MPI_2INT, K_PAIR, sizeof(pair_2int_t), OPS_PAIR);
+    TYPE(MPI_SHORT_INT, K_PAIR, sizeof(pair_short_int_t), OPS_PAIR);
+    TYPE(MPI_LONG_DOUBLE_INT, K_PAIR, sizeof(pair_ldouble_int_t), OPS_PAIR);
     TYPE(MPI_INTEGER, K_INT, 0, OPS_F_INT);
     TYPE(MPI_INTEGER1, K_INT, 0, OPS_F_INT);
     TYPE(MPI_INTEGER2, K_INT, 0, OPS_F_INT);
@@ -238,17 +231,17 @@ static void elem(const type_t *t, int o, uint64_t call, int r, size_t i, void *p
     default:
         memset(p, 0, t->size);
         if (t->type == MPI_DOUBLE_INT) {
-            PAIR_SET(pair_d_t, p, v, idx);
+            PAIR_SET(pair_double_int_t, p, v, idx);
         } else if (t->type == MPI_FLOAT_INT) {
-            PAIR_SET(pair_f_t, p, (float)v, idx);
+            PAIR_SET(pair_float_int_t, p, (float)v, idx);
         } else if (t->type == MPI_LONG_INT) {
-            PAIR_SET(pair_l_t, p, v, idx);
+            PAIR_SET(pair_long_int_t, p, v, idx);
         } else if (t->type == MPI_2INT) {
-            PAIR_SET(pair_2i_t, p, v, idx);
+            PAIR_SET(pair_2int_t, p, v, idx);
         } else if (t->type == MPI_SHORT_INT) {
-            PAIR_SET(pair_s_t, p, (short)v, idx);
+            PAIR_SET(pair_short_int_t, p, (short)v, idx);
         } else {
-            PAIR_SET(pair_ld_t, p, v, idx);
+            PAIR_SET(pair_ldouble_int_t, p, v, idx);
         }
         break;
     }
@@ -331,17 +324,17 @@ static void combine(const type_t *t, int o, void *acc, const void *x)
         break;
     default:
         if (t->type == MPI_DOUBLE_INT) {
-            PAIR_OP(pair_d_t);
+            PAIR_OP(pair_double_int_t);
         } else if (t->type == MPI_FLOAT_INT) {
-            PAIR_OP(pair_f_t);
+            PAIR_OP(pair_float_int_t);
         } else if (t->type == MPI_LONG_INT) {
-            PAIR_OP(pair_l_t);
+            PAIR_OP(pair_long_int_t);
         } else if (t->type == MPI_2INT) {
-            PAIR_OP(pair_2i_t);
+            PAIR_OP(pair_2int_t);
         } else if (t->type == MPI_SHORT_INT) {
-            PAIR_OP(pair_s_t);
+            PAIR_OP(pair_short_int_t);
         } else {
-            PAIR_OP(pair_ld_t);
+            PAIR_OP(pair_ldouble_int_t);
         }
         break;
     }
@@ -361,17 +354,17 @@ static int same(const type_t *t, const void *a, const void *b)
         return memcmp(a, b, t->size) == 0;
     }
     if (t->type == MPI_DOUBLE_INT) {
-        return PAIR_SAME(pair_d_t);
+        return PAIR_SAME(pair_double_int_t);
     } else if (t->type == MPI_FLOAT_INT) {
-        return PAIR_SAME(pair_f_t);
+        return PAIR_SAME(pair_float_int_t);
     } else if (t->type == MPI_LONG_INT) {
-        return PAIR_SAME(pair_l_t);
+        return PAIR_SAME(pair_long_int_t);
     } else if (t->type == MPI_2INT) {
-        return PAIR_SAME(pair_2i_t);
+        return PAIR_SAME(pair_2int_t);
     } else if (t->type == MPI_SHORT_INT) {
-        return PAIR_SAME(pair_s_t);
+        return PAIR_SAME(pair_short_int_t);
     }
-    return PAIR_SAME(pair_ld_t);
+    return PAIR_SAME(pair_ldouble_int_t);
 }
 
 /* no padding: the ranks' bytes themselves must agree */

@@ -27,8 +27,6 @@
 #define LARGE_EVERY 10   /* one call in LARGE_EVERY moves more than 1 MB */
 #define MAX_THREADS 3
 
-typedef struct { int v; int i; } pair_2int_t;
-
 typedef enum { K_INT_SUM, K_DOUBLE_SUM, K_INT8_SUM, K_U64_BXOR, K_FLOAT_MAX, K_2INT_MINLOC,
                K_LAST } kind_t;
 
