@@ -89,4 +89,24 @@ done
 expect 2 "allreduce_demo 1000 2x" $ST_MPIRUN -np 1 examples/allreduce_demo 1000 2x
 contains "allreduce_demo 1000 2x: named" "allreduce_demo: invalid steps '2x'"
 
+# 7. an install with the runtime's file only (libstrata.so.0, as a distribution's
+# runtime package has it, without the development link libstrata.so): strata-run
+# preloads it by its soname (before: "libstrata.so not found")
+inst=$(mktemp -d)
+mkdir "$inst/bin" "$inst/lib"
+cp tools/strata-run "$inst/bin/"
+cp -P .libs/libstrata.so.[0-9]* "$inst/lib/"
+soname=$(cd "$inst/lib" && ls libstrata.so.[0-9]* | sort | head -n 1)
+installed=$(sed -n 's|^ *for c in "\$here/../.libs/libstrata.so" "\([^"]*\)".*|\1|p' tools/strata-run)
+if [ -n "$installed" ] && [ -f "$installed" ]; then
+    echo "note: $installed exists: the runtime-only install check skipped"
+else
+    got=$("$inst/bin/strata-run" --lib 2>"$err")
+    check "runtime-only install: strata-run --lib finds $soname" \
+        test "$got" = "$inst/lib/$soname"
+    got=$("$inst/bin/strata-run" sh -c 'echo "$LD_PRELOAD"' 2>"$err")
+    check "runtime-only install: the soname preloaded" test "$got" = "$inst/lib/$soname"
+fi
+rm -rf "$inst"
+
 exit $fail
