@@ -9,6 +9,8 @@
  *   racy   an MPI_Allreduce (SUM of float, double or int) called back to back with
  *          the previous one, no PMPI_Barrier between them, adds 1 to its last
  *          output element: a race between consecutive calls, seen only in a loop
+ *   skew   as racy, on rank 0 of the communicator only, and doubling that element:
+ *          the ranks' outputs differ, by more than rounding
  * and FAKE_PROCESSOR_NAME, where set, is MPI_Get_processor_name's answer (cut to
  * MPI_MAX_PROCESSOR_NAME - 1 characters, as the standard allows).
  */
@@ -76,6 +78,14 @@ static int fake_stale(fake_cache_t *cache, fake_allreduce_fn_t fn, const void *s
     return rc;
 }
 
+static int fake_rank(MPI_Comm comm)
+{
+    int rank = -1;
+
+    MPI_Comm_rank(comm, &rank);
+    return rank;
+}
+
 int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dtype, MPI_Op op,
                   MPI_Comm comm)
 {
@@ -93,14 +103,16 @@ int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dtype, M
         rc = next(sbuf, rbuf, count, dtype, op, comm);
     }
     fake_inside--;
-    if (fake_mode("racy") && fake_since_barrier++ > 0 && rc == MPI_SUCCESS && count > 0 &&
-        op == MPI_SUM) {
+    if ((fake_mode("racy") || (fake_mode("skew") && fake_rank(comm) == 0)) &&
+        fake_since_barrier++ > 0 && rc == MPI_SUCCESS && count > 0 && op == MPI_SUM) {
+        int twice = fake_mode("skew");   /* (seen at any magnitude) */
+
         if (dtype == MPI_FLOAT) {
-            ((float*)rbuf)[count - 1] += 1;
+            ((float*)rbuf)[count - 1] += twice ? ((float*)rbuf)[count - 1] : 1;
         } else if (dtype == MPI_DOUBLE) {
-            ((double*)rbuf)[count - 1] += 1;
+            ((double*)rbuf)[count - 1] += twice ? ((double*)rbuf)[count - 1] : 1;
         } else if (dtype == MPI_INT) {
-            ((int*)rbuf)[count - 1] += 1;
+            ((int*)rbuf)[count - 1] += twice ? ((int*)rbuf)[count - 1] : 1;
         }
     }
     if (fake_mode("stall") && calls++ == 0) {

@@ -374,6 +374,27 @@ check "strata-bench, an allreduce wrong back to back: Strata's column fails" \
     test "$(grep -c ' FAIL(strata)$' "$out")" -eq 4
 contains "strata-bench, an allreduce wrong back to back: named" \
     "strata double 8 bytes: the last call of a repetition: output element 0 is 3, expected 2"
+# in place, where each call sums the last one's output, the last call of a
+# repetition is checked too: against its known value (ints, which wrap; floating
+# point on 1 or 2 ranks, or while the sums stay exact), and always for bitwise
+# agreement across ranks (before: only the first call, and both passed, exit 0)
+expect 1 "strata-bench --in-place, an allreduce wrong back to back" $ST_MPIRUN -np 1 env \
+    LD_PRELOAD="$fake" FAKE_ALLREDUCE=racy "$bench" --in-place -b 8 -e 8 -r 2 -i 3 -w 0
+contains "strata-bench --in-place, an allreduce wrong back to back: named" \
+    "strata double 8 bytes: the last call of a repetition (in place, each call summing the last's output): output element 0 is 3, expected 2"
+# 3 ranks, float, 17 calls: past 2^24, where the order of the additions decides the
+# value: only the ranks' agreement can tell (rank 0's last element doubled)
+expect 1 "strata-bench --in-place, ranks disagreeing" $ST_MPIRUN -np 3 env \
+    LD_PRELOAD="$fake" FAKE_ALLREDUCE=skew "$bench" --in-place -t float -b 8 -e 8 -r 2 \
+    -i 17 -w 0
+contains "strata-bench --in-place, ranks disagreeing: named" \
+    "strata float 8 bytes: the ranks' results are not bitwise identical"
+# and a healthy allreduce passes those checks: sums that wrap (int, 3^39) and that
+# overflow to infinity (float, 2^199) included
+for np in 2 3; do
+    expect 0 "strata-bench --in-place, $np ranks, 200 calls" $ST_MPIRUN -np $np "$bench" \
+        --in-place -t float,double,int -b 8 -e 4096 -r 2 -i 200 -w 0 --compare
+done
 # the iteration count from the fastest of several probes: a first call stalled 5 ms
 # (a rank descheduled) leaves the count to the calls' own time (before: it set 4)
 expect 0 "strata-bench, a stalled call" $ST_MPIRUN -np 1 env LD_PRELOAD="$fake" \

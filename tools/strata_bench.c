@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -68,9 +69,14 @@ typedef int (*bench_allreduce_fn_t)(const void *sbuf, void *rbuf, int count,
  * bench_fill_T:  p[i] = in_tab[i mod 17], i < count.
  * bench_check_T: how many p[i] differ from exp_tab[i mod 17]; the first one's
  *                index and value go to first_p and got_p.
+ * bench_again_T: what an element whose first sum over @a n ranks is @a s holds
+ *                after @a k sums in place (each the sum of n copies of the last):
+ *                s n^(k-1) in T's arithmetic, to @a out_p; 0 where the order of
+ *                the additions decides it (floating point, n > 2, past 2^mantissa).
+ * (The tables hold doubles: every value they take is exact in one.)
  */
 #define BENCH_TYPE_KERNELS(_sfx, _ctype) \
-    static void bench_fill_##_sfx(void *buf, size_t count, const long *in_tab) \
+    static void bench_fill_##_sfx(void *buf, size_t count, const double *in_tab) \
     { \
         _ctype *p = buf; \
         size_t i; \
@@ -84,7 +90,7 @@ typedef int (*bench_allreduce_fn_t)(const void *sbuf, void *rbuf, int count,
         } \
     } \
     \
-    static size_t bench_check_##_sfx(const void *buf, size_t count, const long *exp_tab, \
+    static size_t bench_check_##_sfx(const void *buf, size_t count, const double *exp_tab, \
                                      size_t *first_p, double *got_p) \
     { \
         const _ctype *p = buf; \
@@ -109,18 +115,59 @@ BENCH_TYPE_KERNELS(float, float)
 BENCH_TYPE_KERNELS(double, double)
 BENCH_TYPE_KERNELS(int, int)
 
+/* n copies of x summed in any order: exact while n x is an integer below 2^digits;
+ * for n = 2 (x + x) and n = 1 exact always (to infinity, as the sums are) */
+#define BENCH_AGAIN_FLOAT(_sfx, _ctype, _digits, _ldexp) \
+    static int bench_again_##_sfx(long s, int n, long k, double *out_p) \
+    { \
+        double x = (double)s; \
+        long i; \
+        \
+        if (n <= 2) { \
+            *out_p = (double)_ldexp((_ctype)s, (int)ST_MIN(k - 1, 100000L) * (n - 1)); \
+            return 1; \
+        } \
+        for (i = 1; i < k; i++) { \
+            x *= n; \
+            if (x >= 0x1p##_digits) { \
+                return 0; \
+            } \
+        } \
+        *out_p = x; \
+        return 1; \
+    }
+
+BENCH_AGAIN_FLOAT(float, float, 24, ldexpf)
+BENCH_AGAIN_FLOAT(double, double, 53, ldexp)
+
+/* int sums wrap: s n^(k-1) modulo 2^32 */
+static int bench_again_int(long s, int n, long k, double *out_p)
+{
+    unsigned p = 1, base = (unsigned)n;
+    unsigned long e = (unsigned long)(k - 1);
+
+    for (; e != 0; e >>= 1, base *= base) {
+        if (e & 1) {
+            p *= base;
+        }
+    }
+    *out_p = (double)(int)(p * (unsigned)s);
+    return 1;
+}
+
 typedef struct {
     const char *name;
     size_t      size;
-    void        (*fill)(void *buf, size_t count, const long *in_tab);
-    size_t      (*check)(const void *buf, size_t count, const long *exp_tab, size_t *first_p,
-                         double *got_p);
+    void        (*fill)(void *buf, size_t count, const double *in_tab);
+    size_t      (*check)(const void *buf, size_t count, const double *exp_tab,
+                         size_t *first_p, double *got_p);
+    int         (*again)(long s, int n, long k, double *out_p);
 } bench_type_t;
 
 static const bench_type_t bench_types[] = {
-    {"float",  sizeof(float),  bench_fill_float,  bench_check_float},
-    {"double", sizeof(double), bench_fill_double, bench_check_double},
-    {"int",    sizeof(int),    bench_fill_int,    bench_check_int},
+    {"float",  sizeof(float),  bench_fill_float,  bench_check_float,  bench_again_float},
+    {"double", sizeof(double), bench_fill_double, bench_check_double, bench_again_double},
+    {"int",    sizeof(int),    bench_fill_int,    bench_check_int,    bench_again_int},
 };
 
 #define BENCH_NTYPES ((int)(sizeof(bench_types) / sizeof(bench_types[0])))
@@ -529,8 +576,9 @@ typedef struct {
     size_t              count;
     size_t              bytes;
     int                 tindex;   /* its place in -t's list, which gives its seeds */
-    long                in_tab[BENCH_PERIOD];   /* this rank's inputs */
-    long                exp_tab[BENCH_PERIOD];  /* their sum over all ranks */
+    double              in_tab[BENCH_PERIOD];   /* this rank's inputs */
+    double              exp_tab[BENCH_PERIOD];  /* their sum over all ranks */
+    long                sum_tab[BENCH_PERIOD];  /* ... as integers */
 } bench_case_t;
 
 /* Per implementation results of one size. */
@@ -540,7 +588,7 @@ typedef struct {
     size_t   nbad;        /* this rank's validation errors */
     size_t   first_bad;
     double   first_got;
-    long     first_exp;
+    double   first_exp;
     const char *what;     /* which check found the first error */
     int      has_value;   /* first_bad, first_got and first_exp describe it */
     uint64_t hash;        /* of this rank's validated output */
@@ -552,11 +600,12 @@ static void bench_case_seed(const bench_t *b, bench_case_t *c, unsigned seed)
     int j, r;
 
     for (j = 0; j < BENCH_PERIOD; j++) {
-        c->in_tab[j]  = st_bench_input(j, b->rank, seed);
-        c->exp_tab[j] = 0;
+        c->in_tab[j]  = (double)st_bench_input(j, b->rank, seed);
+        c->sum_tab[j] = 0;
         for (r = 0; r < b->nranks; r++) {
-            c->exp_tab[j] += st_bench_input(j, r, seed);
+            c->sum_tab[j] += st_bench_input(j, r, seed);
         }
+        c->exp_tab[j] = (double)c->sum_tab[j];
     }
 }
 
@@ -588,20 +637,40 @@ static uint64_t bench_hash(const void *buf, size_t bytes)
     return h;
 }
 
-/* Check the output of a call made on bench_case_fill's data (local, no communication);
- * @a last: the last call of a repetition, made back to back with the others. */
-static void bench_case_validate(bench_t *b, bench_case_t *c, bench_result_t *res, int last)
+/* What the output holds after @a k calls in place from bench_case_fill's data, to
+ * @a want; 0 where floating point's order of additions decides it. */
+static int bench_case_again(const bench_t *b, const bench_case_t *c, long k, double *want)
 {
-    size_t i, n, first = 0;
+    int j;
+
+    for (j = 0; j < BENCH_PERIOD; j++) {
+        if (!c->type->again(c->sum_tab[j], b->nranks, k, &want[j])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Check the output (local, no communication) against @a want, a period of expected
+ * values (NULL: not known, the rest checked); @a last: the last call of a
+ * repetition, made back to back with the others. */
+static void bench_case_validate(bench_t *b, bench_case_t *c, bench_result_t *res, int last,
+                                const double *want)
+{
+    size_t i, n = 0, first = 0;
     double got = 0;
 
-    n = c->type->check(b->rbuf, c->count, c->exp_tab, &first, &got);
+    if (want != NULL) {
+        n = c->type->check(b->rbuf, c->count, want, &first, &got);
+    }
     if (n != 0 && res->nbad == 0) {
         res->first_bad = first;
         res->first_got = got;
-        res->first_exp = c->exp_tab[first % BENCH_PERIOD];
-        res->what      = last ? "the last call of a repetition: output element" :
-                                "output element";
+        res->first_exp = want[first % BENCH_PERIOD];
+        res->what      = !last ? "output element" :
+                         b->opts->in_place ? "the last call of a repetition (in place, each "
+                                             "call summing the last's output): output element" :
+                                             "the last call of a repetition: output element";
         res->has_value = 1;
     }
     res->nbad += n;
@@ -699,11 +768,14 @@ static int bench_auto_iters(bench_t *b, bench_case_t *c, int impl)
 /*
  * One repetition: seconds per call, the maximum over ranks. With @a validate, the
  * first call runs on fresh data and its output is checked before the others run
- * (the check and a barrier are not timed). Out of place, the last call's output is
- * checked too, after the timing: it ran back to back with the calls before it, on
- * the inputs the case holds (before: only the first, isolated by barriers, and an
- * allreduce wrong only in a loop passed). In place, each call sums the previous
- * one's output: the first call alone can be checked.
+ * (the check and a barrier are not timed). The last call's output is checked too,
+ * after the timing: it ran back to back with the calls before it (before: only the
+ * first, isolated by barriers, and an allreduce wrong only in a loop passed). Out of
+ * place, on the inputs the case holds. In place, where each call sums the previous
+ * one's output, against that output's value after the repetition's calls where it
+ * is known (bench_case_again: ints always; floating point on 1 or 2 ranks, or while
+ * the sums stay exact integers), and always for the bytes past the end and for
+ * bitwise agreement across ranks (before: the first call alone was checked).
  */
 static double bench_rep(bench_t *b, bench_case_t *c, int impl, int validate,
                         bench_result_t *res)
@@ -720,7 +792,7 @@ static double bench_rep(bench_t *b, bench_case_t *c, int impl, int validate,
     if (validate) {
         bench_call(b, c, impl);
         elapsed = MPI_Wtime() - t0;
-        bench_case_validate(b, c, res, 0);
+        bench_case_validate(b, c, res, 0, c->exp_tab);
         PMPI_Barrier(b->comm);
         t0 = MPI_Wtime();
         i  = 1;
@@ -729,8 +801,13 @@ static double bench_rep(bench_t *b, bench_case_t *c, int impl, int validate,
         bench_call(b, c, impl);
     }
     elapsed += MPI_Wtime() - t0;
-    if (!b->opts->in_place && !(validate && res->iters == 1)) {
-        bench_case_validate(b, c, res, 1);
+    if (!(validate && res->iters == 1)) {
+        double again[BENCH_PERIOD];
+
+        bench_case_validate(b, c, res, 1,
+                            !b->opts->in_place ? c->exp_tab :
+                            (validate && bench_case_again(b, c, res->iters, again)) ? again :
+                                                                                     NULL);
     }
     return bench_max_over_ranks(b, elapsed / res->iters);
 }
@@ -762,7 +839,7 @@ static void bench_agree(bench_t *b, bench_case_t *c, bench_result_t *res, int ni
                         res[impl].nbad);
             } else {
                 fprintf(stderr, BENCH_NAME ": rank %d: %s %s %zu bytes: %s %zu is %.17g, "
-                        "expected %ld (%zu wrong)\n", b->rank, bench_impl_names[impl],
+                        "expected %.17g (%zu wrong)\n", b->rank, bench_impl_names[impl],
                         c->type->name, c->bytes, res[impl].what, res[impl].first_bad,
                         res[impl].first_got, res[impl].first_exp, res[impl].nbad);
             }
