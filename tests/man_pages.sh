@@ -5,7 +5,9 @@
 # token of the help text), so that a page cannot silently fall behind its tool; and
 # every tool has --help and --version (before: strata-train, -predict, -gen, -bench,
 # -cluster and -cluster-agent had no --version; the agent took --help for an ssh
-# option and ignored it).
+# option and ignored it). And README.md's table of the STRATA_* knobs is strata-info
+# -c's: the same names and defaults (the table had no check: a knob added, or a default
+# changed, left the user's manual behind without a failure).
 # Needs groff (Debian: groff-base); without it (and without man), skipped.
 #
 . "${top_srcdir}/tests/common.sh"
@@ -14,6 +16,40 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 version=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$top_builddir/config.h")
+
+# (0) README.md's table of the knobs ("Configuration") is strata-info -c's: every
+# STRATA_* knob, with its default, and no row for a knob the library does not have;
+# and the knobs its "The same on every rank" paragraph names as exceptions are those
+# strata-info -c does not mark "same on every rank" (needs no groff: before the skip)
+readme=$top_srcdir/README.md
+st_program info tools/strata-info
+if ! "$info" -c >"$tmp/knobs" 2>&1; then
+    echo "FAIL: strata-info -c: exit $?"
+    cat "$tmp/knobs"
+    fail=1
+fi
+# NAME DEFAULT per knob, "(none)" for an empty default, as the README writes it
+sed -n 's/^# default: \([^ ][^ ]*\) .*/\1/p; s/^# default:    .*/(none)/p; s/^\(STRATA_[A-Z_]*\)=.*/\1/p' \
+    "$tmp/knobs" | paste - - | awk '{print $2, $1}' | sort >"$tmp/knobs.info"
+sed -n 's/^| `\(STRATA_[A-Z_]*\)` | `\{0,1\}\([^`|]*[^`| ]\)`\{0,1\} |.*/\1 \2/p' "$readme" |
+    sort >"$tmp/knobs.readme"
+if [ ! -s "$tmp/knobs.info" ] || ! cmp -s "$tmp/knobs.info" "$tmp/knobs.readme"; then
+    echo "FAIL: README.md's table of knobs (name, default) is not strata-info -c's:"
+    diff "$tmp/knobs.info" "$tmp/knobs.readme" | sed -n 's/^</  strata-info -c:/p; s/^>/  README.md:    /p'
+    fail=1
+fi
+awk '/^STRATA_[A-Z_]*=/ { if (!same) print substr($0, 1, index($0, "=") - 1); same = 0 }
+     /^# default: .*same on every rank/ { same = 1 }' "$tmp/knobs" | sort >"$tmp/local.info"
+sed -n '/^\*\*The same on every rank\.\*\*/,/^$/p' "$readme" | sed -n '1,/marks them/p' |
+    grep -o 'STRATA_[A-Z_]*' | sort -u >"$tmp/local.readme"
+if [ ! -s "$tmp/local.info" ] || ! cmp -s "$tmp/local.info" "$tmp/local.readme"; then
+    echo "FAIL: README.md's knobs that may differ by rank are not those strata-info -c does" \
+         "not mark 'same on every rank':"
+    diff "$tmp/local.info" "$tmp/local.readme" | sed -n 's/^</  strata-info -c:/p; s/^>/  README.md:    /p'
+    fail=1
+fi
+[ $fail -eq 0 ] && echo "README.md: its table names the $(wc -l <"$tmp/knobs.info") knobs" \
+                       "of strata-info -c with their defaults"
 TOOLS="strata-run strata-info strata-bench strata-train strata-predict strata-gen
        strata-cluster strata-cluster-agent"
 
