@@ -45,6 +45,10 @@ expect 0 "strata-info --topo, 2 virtual nodes" $ST_MPIRUN -np 2 -x STRATA_VIRTUA
     tools/strata-info --topo
 if [ "$out_ucx" -gt 0 ]; then
     contains "strata-info --topo across nodes" "UCX across the 2 nodes"
+    # nodes of one rank each have no segment (before: "shared memory in each node (0
+    # KB per rank per pipeline step)")
+    contains "strata-info --topo, nodes of one rank" \
+        "^allreduce: Strata, one rank in each node (no shared memory), UCX across"
 else
     contains "strata-info --topo across nodes" "PMPI_Allreduce (multinode)"
 fi

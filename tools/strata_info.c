@@ -232,10 +232,16 @@ static int print_topo(int json)
                    lay.why);
         }
         if (lay.fast_path && lay.nnodes > 1) {
-            printf("allreduce: Strata, shared memory in each node (%zu KB per rank per "
-                   "pipeline step), UCX across the %d nodes (node leaders up to %zu bytes, "
-                   "a lane per local rank above)\n", lay.shm_chunk >> 10, lay.nnodes,
-                   lay.small_msg);
+            /* shm_chunk is the largest node segment's step, 0 where no node has two
+             * ranks (and so no segment) */
+            if (lay.shm_chunk > 0) {
+                printf("allreduce: Strata, shared memory in each node (%zu KB per rank per "
+                       "pipeline step), ", lay.shm_chunk >> 10);
+            } else {
+                printf("allreduce: Strata, one rank in each node (no shared memory), ");
+            }
+            printf("UCX across the %d nodes (node leaders up to %zu bytes, a lane per local "
+                   "rank above)\n", lay.nnodes, lay.small_msg);
         } else if (lay.fast_path) {
             printf("allreduce: Strata shared memory, %zu KB per rank per pipeline step, "
                    "latency path up to %zu bytes\n", lay.shm_chunk >> 10, lay.small_msg);
