@@ -5,8 +5,8 @@
 # token of the help text), so that a page cannot silently fall behind its tool; and
 # every tool has --help and --version (before: strata-train, -predict, -gen, -bench,
 # -cluster and -cluster-agent had no --version; the agent took --help for an ssh
-# option and ignored it). And README.md's table of the STRATA_* knobs is strata-info
-# -c's: the same names and defaults (the table had no check: a knob added, or a default
+# option and ignored it). And README.md names every long option of --help, and its
+# table of the STRATA_* knobs is strata-info -c's: the same names and defaults (the table had no check: a knob added, or a default
 # changed, left the user's manual behind without a failure).
 # Needs groff (Debian: groff-base); without it (and without man), skipped.
 #
@@ -165,8 +165,15 @@ for t in $TOOLS; do
         echo "FAIL: $t: option '$o' (defined by $t --help) is not in man/$t.1's OPTIONS"
         fail=1
     done
+    # (4) README.md, the user's manual, names every long option of --help too (before:
+    # strata-train's --solver, --tol, ..., strata-bench's, strata-predict's
+    # --probability were in --help and the man pages only)
+    for o in $(absent "$readme" $(echo "$opts" | grep -- '^--')); do
+        echo "FAIL: $t: '$o' (in $t --help) is not in README.md"
+        fail=1
+    done
     [ $fail -eq $before ] &&
         echo "$t: man/$t.1 renders cleanly, names the $n option token(s) of --help," \
-             "its $d option(s) in OPTIONS"
+             "its $d option(s) in OPTIONS; README.md its long options"
 done
 exit $fail
