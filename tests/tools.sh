@@ -33,6 +33,16 @@ expect 0 "strata-info, good variables" tools/strata-info
 grep -q "REJECTED\|problems" "$out" && { echo "FAIL: strata-info reports problems"; cat "$out"; fail=1; }
 expect 2 "strata-info bad option" tools/strata-info --bogus
 contains "strata-info names the bad option" "bogus"
+# a usage error, every tool alike: the problem, then one line pointing at --help
+# (before: strata-bench and strata-info printed their whole usage, strata-gen
+# "(try ...)", strata-run and strata-cluster "see ...")
+for t in strata-info strata-bench strata-train strata-predict strata-gen strata-run \
+         strata-cluster; do
+    expect 2 "$t --bogus" tools/$t --bogus
+    check "$t --bogus: two lines, the second pointing at --help" \
+        test "$(sed -n 2p "$out")" = "Try '$t --help'." -a "$(wc -l <"$out")" -eq 2
+    contains "$t --bogus: named" "^$t: .*--bogus"
+done
 
 expect 0 "strata-info -c" tools/strata-info -c
 for knob in LEVELS VIRTUAL_NODES VIRTUAL_NODES_MAP TOPO_BIND TOPO_SYNTHETIC TOPO_XML; do

@@ -1281,7 +1281,7 @@ int main(int argc, char **argv)
     rc = bench_parse_args(argc, argv, b.rank, &opts);
     if (bench_args_agree(&b, &opts, rc) != 0) {
         if (b.rank == 0 && rc != 0) {
-            bench_usage(stderr);
+            fprintf(stderr, "Try '" BENCH_NAME " --help'.\n");
         }
         MPI_Finalize();
         return 2;

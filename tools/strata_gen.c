@@ -360,7 +360,7 @@ static void gen_usage_error(const char *fmt, ...)
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n(try '" GEN_NAME " --help')\n");
+    fprintf(stderr, "\nTry '" GEN_NAME " --help'.\n");
     exit(2);
 }
 

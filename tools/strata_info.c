@@ -301,12 +301,12 @@ int main(int argc, char **argv)
     if (topo || json) {
         if (i < argc) {
             fprintf(stderr, "strata-info: unexpected argument '%s' with --topo\n", argv[i]);
-            usage(stderr);
+            fprintf(stderr, "Try 'strata-info --help'.\n");
             return 2;
         }
         if (!topo) {
             fprintf(stderr, "strata-info: --json goes with --topo\n");
-            usage(stderr);
+            fprintf(stderr, "Try 'strata-info --help'.\n");
             return 2;
         }
         MPI_Init(&argc, &argv);
@@ -316,7 +316,7 @@ int main(int argc, char **argv)
     }
     if (argc > 2) {
         fprintf(stderr, "strata-info: too many arguments\n");
-        usage(stderr);
+        fprintf(stderr, "Try 'strata-info --help'.\n");
         return 2;
     }
     if (argc == 2) {
@@ -333,7 +333,7 @@ int main(int argc, char **argv)
             return 0;
         }
         fprintf(stderr, "strata-info: unknown option '%s'\n", argv[1]);
-        usage(stderr);
+        fprintf(stderr, "Try 'strata-info --help'.\n");
         return 2;
     }
 
