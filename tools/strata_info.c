@@ -25,7 +25,9 @@ static void usage(FILE *f)
             "                  PUs and the groups it leads (run it under mpirun)\n"
             "  -j, --json      with --topo: the same as JSON\n"
             "  -v, --version   the version\n"
-            "  -h, --help      this message\n");
+            "  -h, --help      this message\n"
+            "Exit status: 0 ok, 1 no layout for --topo or standard output not written,\n"
+            "2 bad usage.\n");
 }
 
 /* The lines MPI_Init would warn about (rejected values, unknown STRATA_* names),
