@@ -68,6 +68,19 @@ static MPI_Comm    st_coll_parent = MPI_COMM_NULL;
 static int         st_coll_tag_ub = 32767;
 static atomic_uint st_coll_made;
 
+/* The plans this thread looked up last, by communicator (direct-mapped): st_plan_get's
+ * answer without MPI_Comm_get_attr (a hash lookup under a lock in Open MPI), valid while
+ * no plan was freed since (st_coll_plans_freed): the handle of a freed communicator may
+ * come back for a new one, which must not be taken for the old. */
+#define ST_COLL_KNOWN 8
+typedef struct {
+    MPI_Comm   comm;
+    st_plan_t *plan;
+    uint64_t   freed;
+} st_coll_known_t;
+static __thread st_coll_known_t st_coll_known[ST_COLL_KNOWN];
+static _Atomic uint64_t st_coll_plans_freed;
+
 /* live plans, and the statistics of plans already freed */
 static pthread_mutex_t st_coll_lock = PTHREAD_MUTEX_INITIALIZER;
 static st_plan_t *st_coll_plans;
@@ -115,6 +128,7 @@ static void st_plan_destroy(st_plan_t *plan)
 {
     int l;
 
+    atomic_fetch_add(&st_coll_plans_freed, 1);   /* (every thread's st_coll_known) */
     pthread_mutex_lock(&st_coll_lock);
     if (plan->prev != NULL) {
         plan->prev->next = plan->next;
@@ -157,16 +171,28 @@ static int st_plan_delete_cb(MPI_Comm comm, int keyval, void *attr, void *extra)
     return MPI_SUCCESS;
 }
 
+/* This thread's slot for @a comm in st_coll_known. */
+static inline st_coll_known_t *st_plan_known(MPI_Comm comm)
+{
+    return &st_coll_known[(((uintptr_t)comm * 0x9e3779b97f4a7c15ULL) >> 32) % ST_COLL_KNOWN];
+}
+
 /* The plan cached on @a comm, created (without communication) on first sight. */
 static st_plan_t *st_plan_get(MPI_Comm comm)
 {
+    st_coll_known_t *k = st_plan_known(comm);
+    uint64_t freed     = atomic_load(&st_coll_plans_freed);
     st_plan_t *plan;
     int found;
 
+    if (k->comm == comm && k->freed == freed && k->plan != NULL) {
+        return k->plan;
+    }
     if (PMPI_Comm_get_attr(comm, st_coll_keyval, &plan, &found) != MPI_SUCCESS) {
         return NULL;
     }
     if (found) {
+        *k = (st_coll_known_t){comm, plan, freed};
         return plan;
     }
 
@@ -190,6 +216,7 @@ static st_plan_t *st_plan_get(MPI_Comm comm)
     }
     st_coll_plans = plan;
     pthread_mutex_unlock(&st_coll_lock);
+    *k = (st_coll_known_t){comm, plan, freed};
     return plan;
 }
 
