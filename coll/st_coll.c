@@ -177,6 +177,14 @@ static inline st_coll_known_t *st_plan_known(MPI_Comm comm)
     return &st_coll_known[(((uintptr_t)comm * 0x9e3779b97f4a7c15ULL) >> 32) % ST_COLL_KNOWN];
 }
 
+/* The plan of @a comm if this thread looked it up since the last plan was freed. */
+static inline st_plan_t *st_plan_known_get(MPI_Comm comm)
+{
+    const st_coll_known_t *k = st_plan_known(comm);
+
+    return (k->comm == comm && k->freed == atomic_load(&st_coll_plans_freed)) ? k->plan : NULL;
+}
+
 /* The plan cached on @a comm, created (without communication) on first sight. */
 static st_plan_t *st_plan_get(MPI_Comm comm)
 {
@@ -992,6 +1000,14 @@ static int st_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Dataty
     }
     if (ST_UNLIKELY(st_coll_freeing != NULL && st_coll_is_freeing(comm))) {
         return st_coll_pmpi(sbuf, rbuf, count, dtype, mop, comm);
+    }
+    if (ST_UNLIKELY(!st_coll_active)) {
+        /* disabled here (STRATA_ENABLE=n), and this thread already took part in the
+         * agreement of @a comm's ranks (st_coll_lazy_alike): nothing of Strata's to do */
+        plan = st_plan_known_get(comm);
+        if (plan != NULL && plan->alike != 0 && !st_coll_finalizing) {
+            return PMPI_Allreduce(sbuf, rbuf, count, dtype, mop, comm);
+        }
     }
     if (ST_UNLIKELY(!st_coll_ensure_init())) {
         if (st_coll_finalizing && st_config.enable) {
