@@ -546,7 +546,11 @@ strata_status_t strata_glm_cross_validate(const strata_glm_problem_t *prob,
  * @param max_c    the last C tried (LIBLINEAR: 1024)
  * @param unconverged_c_p  NULL, or the smallest C at which some fold's training stopped
  *                 at param->max_rounds before param->tol (0: none)
- * @return STRATA_OK with *best_c_p and its metrics in *best_p; otherwise as
+ * @return STRATA_OK with *best_c_p and its metrics in *best_p, and @a msg empty, or
+ *         a note where the search ended before max_c: a C the data cannot train at in
+ *         double precision (STRATA_ERR_INVALID_PARAM's reasons: its lambda, an objective
+ *         or coordinate descent's curvature ||x_i||^2 / (lambda n) overflowing) after
+ *         C's that trained, the best then of those; otherwise as
  *         strata_glm_cross_validate, the same on every rank.
  */
 strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,

@@ -550,6 +550,7 @@ static strata_status_t st_glm_cv_search_check(const strata_glm_problem_t *prob,
     return st_glm_rows_check(prob, param->bias, comm, msg, msg_len);
 }
 
+#define ST_GLM_CV_NOTE_LEN  512       /* a search's note (strata_glm_find_cost) */
 #define ST_GLM_CV_STILL     5         /* stop: the count of unchanged C's that ends it */
 #define ST_GLM_CV_STILL_REL 1e-6      /* ... unchanged: within this of their norm */
 #define ST_GLM_CV_EPS_STEPS 20        /* the epsilon search's steps (LIBLINEAR's) */
@@ -636,6 +637,17 @@ static strata_status_t st_glm_cv_search(const strata_glm_problem_t *prob,
     for (c = start_c; c <= max_c * (1 + 1e-12); c *= 2) {
         status = st_glm_cv_run(prob, &p, folds, c, comm, msg, msg_len, NULL, infos, &m,
                                fold_models, cache);
+        if (status == STRATA_ERR_INVALID_PARAM && c > start_c) {
+            /* a C beyond what the data train in double precision (its lambda, the
+               objective, coordinate descent's curvature), after C's that trained: the
+               search ends there (a larger C fares no better), the message a note */
+            char why[ST_GLM_CV_NOTE_LEN];
+
+            snprintf(why, sizeof(why), "%s", msg_len > 0 ? msg : "");
+            st_glm_msg(msg, msg_len, "C %g and above: %s", c, why);
+            status = STRATA_OK;
+            break;
+        }
         if (status != STRATA_OK) {
             break;
         }
@@ -700,6 +712,7 @@ ST_EXPORT strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
         return status;
     }
     memset(&best, 0, sizeof(best));
+    st_glm_msg(msg, msg_len, "%s", "");   /* (a note only where the search ends early) */
     st_glm_cv_folds_init(&cache, prob, folds, comm);
     /* every C up to max_c, also after models that stopped moving (lasso's first C's
        of w = 0 would end LIBLINEAR's rule at once; tests/glm_cv.sh) */
@@ -760,6 +773,7 @@ ST_EXPORT strata_status_t strata_glm_find_cost_epsilon(const strata_glm_problem_
         step = (int)fmin(floor(start_eps / (max_eps / ST_GLM_CV_EPS_STEPS)), step);
     }
     memset(&best, 0, sizeof(best));
+    st_glm_msg(msg, msg_len, "%s", "");   /* (a note only where a search ends early) */
     /* (the same folds at every epsilon) */
     st_glm_cv_folds_init(&cache, prob, folds, comm);
     p = *param;

@@ -1798,6 +1798,20 @@ static strata_status_t st_glm_train_dual(const st_glm_model_t *loss,
         tr.sqnorm[i] += (param->bias > 0) ? param->bias * param->bias : 0;
         tr.c[i] = st_glm_example_weight(loss, param, data->y[i]);
     }
+    /* a row whose step curvature q = scale ||x_i||^2 overflows (lambda 1e-300, features of
+       1e10) would never move: w stayed 0, or logistic's steps went astray (an objective
+       of 5e10 for w = 0's 0.69), with a warning to raise -r */
+    for (ok = 1, i = 0; i < m; i++) {
+        ok &= (tr.scale * tr.sqnorm[i] <= DBL_MAX);
+    }
+    if (!st_glm_agree(comm, ok)) {
+        st_glm_msg(msg, msg_len, "lambda %g is too small for coordinate descent on these rows "
+                   "(a row's ||x||^2 / (lambda n) overflows double precision): give a larger "
+                   "lambda (a smaller C) or scale the features%s", param->lambda,
+                   isfinite(loss->smoothness) ? ", or --method newton or lbfgs" : "");
+        st_glm_trainer_free(&tr);
+        return STRATA_ERR_INVALID_PARAM;
+    }
     if (param->gpu) {   /* the rank's rows go to its GPU (one worker) */
         ok = (st_glm_gpu_open(tr.data, tr.c, tr.sqnorm, st_glm_model_step(loss), tr.eps,
                               tr.bias, tr.d, tr.d_all, param->gpu_mem, param->gpu_rows,

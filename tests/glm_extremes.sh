@@ -26,4 +26,29 @@ check "primal 1e-306: the warning's gap 1" \
 check "primal 1e-306: no round's relative gap below 1" \
     test -z "$(sed -n 's/^round .* rel \([^ ]*\) .*/\1/p' "$out" | awk '$1 < 0.5')"
 
+# 2. Coordinate descent where a row's curvature ||x||^2 / (lambda n) overflows (-l 1e-300,
+# features of 1e10): refused, naming lambda (before: every step 0, a model of zeros, or
+# logistic's of objective 5e10, exit 0 with a warning to raise -r); L-BFGS trains it.
+printf '+1 1:1e10 2:1\n-1 1:-1e10 2:2\n+1 1:2e10 2:-1\n-1 1:1e9 2:0.5\n' >"$dir/e10.svm"
+for s in logistic ridge sqsvm svm svr; do
+    rm -f "$dir/m"
+    expect 1 "-l 1e-300, cd, $s" $T/strata-train -q -s $s --method cd -l 1e-300 -r 50 \
+        "$dir/e10.svm" "$dir/m"
+    contains "-l 1e-300, cd, $s: named" "lambda 1e-300 is too small for coordinate descent"
+    check "-l 1e-300, cd, $s: no model" test ! -e "$dir/m"
+done
+expect 1 "-c 1e300 -s 3 (svm), 2 ranks" $ST_MPIRUN -np 2 $T/strata-train -q -s 3 -c 1e300 \
+    "$dir/e10.svm" "$dir/m"
+contains "-c 1e300 -s 3, 2 ranks: named" "too small for coordinate descent"
+expect 0 "-l 1e-300, lbfgs" $T/strata-train -q -s ridge --method lbfgs -l 1e-300 \
+    "$dir/e10.svm" "$dir/m"
+
+# -C: the C's from the one whose curvature overflows end the search, with a warning
+# (before this refusal: scored as models of zeros; with it alone: the search failed)
+$T/strata-train -q -C -s 3 "$dir/sep.svm" >"$out" 2>"$err"
+check "-C -s 3, features of 1e153: exit 0" test $? -eq 0
+check "-C -s 3: a best C" grep -q '^Best C = ' "$out"
+said='warning: the search stopped short of C = 1024: C 64 and above: .*too small for coord'
+check "-C -s 3: the search's end said" grep -q "$said" "$err"
+
 exit $fail

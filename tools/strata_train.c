@@ -667,6 +667,10 @@ static int find_cost(const strata_glm_problem_t *prob, const strata_glm_param_t 
                     "before the gap reached -e %g: their scores are of models short of "
                     "the optimum (raise -r)\n", unconverged, param->max_rounds, param->tol);
         }
+        if (msg[0] != '\0') {   /* (the search ended before its last C) */
+            fprintf(stderr, "strata-train: warning: the search stopped short of C = %g: "
+                    "%s\n", max_c, msg);
+        }
     }
     return 0;
 }
