@@ -2504,6 +2504,13 @@ ST_EXPORT strata_status_t strata_glm_train_from(const strata_glm_problem_t *prob
                    "overflows)", param->lambda, (long long)prob->data->n_rows_global);
         return STRATA_ERR_INVALID_PARAM;
     }
+    if (!isfinite(param->lambda * (double)prob->data->n_rows_global)) {
+        /* (coordinate descent's scale 1 / (lambda n) was 0, its updates 0 / 0: every
+           objective NaN, refused as "the objective overflows ... scale them") */
+        st_glm_msg(msg, msg_len, "lambda %g is too large for %lld rows (lambda n "
+                   "overflows)", param->lambda, (long long)prob->data->n_rows_global);
+        return STRATA_ERR_INVALID_PARAM;
+    }
     if ((status = st_glm_rows_check(prob, param->bias, comm, msg, msg_len)) != STRATA_OK) {
         return status;
     }

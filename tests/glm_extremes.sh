@@ -51,4 +51,20 @@ check "-C -s 3: a best C" grep -q '^Best C = ' "$out"
 said='warning: the search stopped short of C = 1024: C 64 and above: .*too small for coord'
 check "-C -s 3: the search's end said" grep -q "$said" "$err"
 
+# 3. lambda n beyond double precision (-l 1e308, 5 rows): refused, naming lambda, as
+# LIBLINEAR refuses its C = 1/(lambda n) = 0 (before:
+# coordinate descent's scale 1 / (lambda n) was 0, its updates 0 / 0, every objective NaN,
+# refused as "the objective overflows (primal -nan) ... scale them"); C's side: -c 1e-309
+printf '+1 1:1 2:0.5\n-1 1:-1 2:2\n+1 1:2 2:-1\n-1 1:0.1 2:0.5\n+1 1:1 2:0.5\n' >"$dir/small.svm"
+for s in svm sqsvm logistic ridge svr lasso; do
+    expect 1 "-l 1e308, $s" $T/strata-train -q -s $s -l 1e308 "$dir/small.svm" "$dir/m"
+    contains "-l 1e308, $s: named" "lambda 1e+308 is too large for 5 rows (lambda n overflows)"
+done
+awk 'BEGIN { for (i = 0; i < 100; i++) printf "%+d 1:%g\n", (i % 2) ? 1 : -1, (i % 2) ? 1 : -1 }' \
+    >"$dir/hundred.svm"
+expect 1 "-s 3 -c 1e-309, 100 rows" \
+    $T/strata-train -q -s 3 -c 1e-309 "$dir/hundred.svm" "$dir/m"
+contains "-s 3 -c 1e-309: named" "is too large for 100 rows (lambda n overflows)"
+expect 0 "-s svm -l 3e307, 5 rows" $T/strata-train -q -s svm -l 3e307 "$dir/small.svm" "$dir/m"
+
 exit $fail
