@@ -13,6 +13,7 @@
 #include "st_glm_mem.h"
 #include "st_glm_perm.h"
 
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -456,7 +457,9 @@ static double st_glm_cv_start_c(const st_glm_model_t *loss, const strata_glm_pro
             m = fmax(m, st_glm_data_row_sqnorm(d, i) + b * b);
         }
         st_glm_allreduce(comm, &m, 1, MPI_DOUBLE, MPI_MAX);
-        c = 1.0 / ((loss->kind == ST_GLM_LOGISTIC ? 1.0 : 2.0) * n * m);
+        /* (divided in turn: n m overflows where the rows' squares near it, features
+           of 1e153, and the start C was 0: "no C to start from") */
+        c = 1.0 / ((loss->kind == ST_GLM_LOGISTIC ? 1.0 : 2.0) * n) / m;
         if (loss->kind == ST_GLM_SVR || loss->kind == ST_GLM_SQSVR) {
             /* LIBLINEAR's for -s 11: 0.1^2 sum_i max(0, |y_i| - eps)^2 / (8 (sum_i
                |y_i|)^2 max ||x_i||^2); no loss at w = 0 (eps beyond every |y_i|: w = 0
@@ -469,7 +472,7 @@ static double st_glm_cv_start_c(const st_glm_model_t *loss, const strata_glm_pro
                 sums[1] += fabs(d->y[i]);
             }
             st_glm_allreduce(comm, sums, 2, MPI_DOUBLE, MPI_SUM);
-            c = (sums[0] > 0) ? 0.01 * sums[0] / (8.0 * sums[1] * sums[1] * m) : INFINITY;
+            c = (sums[0] > 0) ? 0.01 * (sums[0] / sums[1]) / sums[1] / 8.0 / m : INFINITY;
             if (isinf(c)) {
                 return c;   /* (the last C alone, as LIBLINEAR's) */
             }
@@ -499,7 +502,12 @@ static double st_glm_cv_start_c(const st_glm_model_t *loss, const strata_glm_pro
         free(g);
         c = eta / m;   /* lambda_max = m / (n eta); C = 1 / (n lambda_max) */
     }
-    return (isnormal(c) && c > 0) ? pow(2.0, floor(log2(c))) : 0;
+    if (!(isfinite(c) && c > 0) && !(c == 0 && m > 0)) {
+        return 0;   /* (no features, no gradient) */
+    }
+    /* at least DBL_MIN, 2^-1022: below it a fold's lambda n = 1 / C overflows (before:
+       a C that underflowed to a subnormal or 0 read as "no C to start from") */
+    return pow(2.0, floor(log2(fmax(c, DBL_MIN))));
 }
 
 /* The best of a search so far (st_glm_cv_search). */

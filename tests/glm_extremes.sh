@@ -67,4 +67,14 @@ expect 1 "-s 3 -c 1e-309, 100 rows" \
 contains "-s 3 -c 1e-309: named" "is too large for 100 rows (lambda n overflows)"
 expect 0 "-s svm -l 3e307, 5 rows" $T/strata-train -q -s svm -l 3e307 "$dir/small.svm" "$dir/m"
 
+# 4. -C's first C where the rows' squares near double's limit (features of 1e153): LIBLINEAR's
+# 0.01 sum e^2 / (8 (sum |y|)^2 max ||x||^2) and 1 / (2 n max ||x||^2) divided in turn, at
+# least DBL_MIN (before: the product overflowed, the start C was 0, and the search refused:
+# "no C to start from: every example's features ... are 0")
+for s in 11 13; do
+    $T/strata-train -q -C -s $s "$dir/sep.svm" >"$out" 2>"$err"
+    check "-C -s $s, features of 1e153: exit 0" test $? -eq 0
+    check "-C -s $s, features of 1e153: a best C" grep -q '^Best C = ' "$out"
+done
+
 exit $fail
