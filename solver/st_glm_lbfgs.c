@@ -680,7 +680,9 @@ strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_
             continue;
         }
         if (tries > ST_GLM_LBFGS_BACKTRACK) {
-            if (ctx.info.rounds == 0 && isfinite(f)) {   /* infinite: reported by the caller */
+            /* (a start that no step lowers stays, as below: a search's warm start at
+               an optimum that double precision cannot move from) */
+            if (ctx.info.rounds == 0 && isfinite(f) && !warm) {   /* infinite: the caller's */
                 st_glm_msg(msg, msg_len, "L-BFGS found no step that lowers the objective "
                            "from w = 0 (features too large for double precision? scale "
                            "them, or --method newton)");

@@ -77,4 +77,14 @@ for s in 11 13; do
     check "-C -s $s, features of 1e153: a best C" grep -q '^Best C = ' "$out"
 done
 
+# 5. L-BFGS warm-started (a -C search's next C) where no step lowers the objective: the
+# start stays (before: "L-BFGS found no step that lowers the objective from w = 0", the
+# search's error at C = 2^-935 on 1000 rows of 1e152)
+awk 'BEGIN { for (i = 0; i < 1000; i++) { y = (i % 3) ? 1 : -1;
+    printf "%+d 1:%.6g 2:%.6g\n", y, y * (0.5 + (i % 7) / 4) * 1e152, (i * 37 % 100) / 50 - 1 } }' \
+    >"$dir/big.svm"
+$T/strata-train -q -C -s 1 "$dir/big.svm" >"$out" 2>"$err"
+check "-C -s 1, 1000 rows of 1e152: exit 0" test $? -eq 0
+check "-C -s 1, 1000 rows of 1e152: a best C" grep -q '^Best C = ' "$out"
+
 exit $fail
