@@ -11,6 +11,8 @@
 #include "st_glm_model.h"
 #include "st_glm_kernels.h"
 
+#include <float.h>
+#include <math.h>
 #include <string.h>
 
 struct strata_glm_problem {
@@ -85,6 +87,14 @@ static inline int st_glm_all_zero(const double *v, int64_t n)
     for (j = 0; j < n && v[j] == 0; j++) {
     }
     return j == n;
+}
+
+/* The relative duality gap reported and scheduled on: gap / |primal|, the smallest
+ * positive double standing in for a primal of 0 (any nonzero primal divides exactly:
+ * before, a floor of 1e-300 made a primal of 1e-306's gap 1e-6 of its size). */
+static inline double st_glm_rel_gap(double gap, double primal)
+{
+    return gap / fmax(fabs(primal), DBL_TRUE_MIN);
 }
 
 /* The weights per feature of @a model: one, or one per class (more than two). */

@@ -1189,7 +1189,7 @@ void st_glm_round_end(st_glm_round_ctx_t *ctx, const st_glm_objectives_t *objp)
     if (ctx->param->verbose && ctx->rank == 0) {
         st_glm_print("round %4d  primal %.10e  dual %.10e  gap %.3e  rel %.3e  "
                      "time %.3f s (allreduce %.3f s)\n", ctx->info.rounds, obj.primal,
-                     obj.dual, obj.gap, obj.gap / fmax(fabs(obj.primal), DBL_TRUE_MIN),
+                     obj.dual, obj.gap, st_glm_rel_gap(obj.gap, obj.primal),
                      ctx->info.seconds, ctx->info.comm_seconds);
     }
 }
@@ -1403,7 +1403,7 @@ static void st_glm_worker_certify(st_glm_worker_t *wk, int round, int due)
            gaps where the uninterrupted run did), not at the last round's forced
            gap */
         if (round > 0 && autogap) {
-            st_glm_gap_moved(&tr->gap, round, ctx->info.gap / fmax(fabs(obj.primal), DBL_TRUE_MIN),
+            st_glm_gap_moved(&tr->gap, round, st_glm_rel_gap(ctx->info.gap, obj.primal),
                              ctx->param->tol);
         }
         if (due) {
@@ -1935,14 +1935,14 @@ static st_status_t st_glm_serial_epoch_done(void *arg, int epoch, const double *
     if (obj != NULL) {
         sc->last = *obj;
         if (sc->every == 0) {
-            st_glm_gap_moved(&sc->gap, round, obj->gap / fmax(fabs(obj->primal), DBL_TRUE_MIN),
+            st_glm_gap_moved(&sc->gap, round, st_glm_rel_gap(obj->gap, obj->primal),
                              sc->tol);
         }
     }
     if (sc->verbose && obj != NULL) {   /* the rounds' line (one rank: no allreduce) */
         st_glm_print("round %4d  primal %.10e  dual %.10e  gap %.3e  rel %.3e  "
                      "time %.3f s (allreduce 0.000 s)\n", sc->done + epoch, obj->primal,
-                     obj->dual, obj->gap, obj->gap / fmax(fabs(obj->primal), DBL_TRUE_MIN),
+                     obj->dual, obj->gap, st_glm_rel_gap(obj->gap, obj->primal),
                      sc->info.seconds + st_glm_now() - sc->t0);
     }
     if (!st_glm_ckpt_due(&sc->ck, round)) {
@@ -2319,7 +2319,7 @@ static strata_status_t st_glm_train_lbfgs_auto(const st_glm_model_t *loss,
     if (param->verbose && rank == 0) {
         st_glm_print("method auto: L-BFGS short of -e %g after %d rounds (relative gap "
                      "%.3e): Newton from there\n", param->tol, before.rounds,
-                     before.gap / fmax(fabs(before.primal), DBL_TRUE_MIN));
+                     st_glm_rel_gap(before.gap, before.primal));
     }
     status = st_glm_train_newton(loss, prob, &rest, comm, msg, msg_len, model);
     model->info.rounds       += before.rounds;

@@ -436,7 +436,7 @@ static void warn_unconverged(const strata_glm_info_t *info, const strata_glm_par
                              const char *what)
 {
     const char *s = param->solver;
-    double rel    = info->gap / fmax(fabs(info->primal), DBL_TRUE_MIN);
+    double rel    = st_glm_rel_gap(info->gap, info->primal);
     const char *hint;
 
     if (train_classes > 2) {   /* (the rounds and the gap are the classes' sums) */
@@ -522,7 +522,7 @@ static void print_info(const char *what, const strata_glm_info_t *info,
         printf("%s%s after %d rounds: primal %.10e, gap %.3e (relative %.3e), %.3f s "
                "(allreduce %.3f s)\n", what, info->converged ? "converged" : "stopped",
                info->rounds, info->primal, info->gap,
-               info->gap / fmax(fabs(info->primal), DBL_TRUE_MIN), info->seconds,
+               st_glm_rel_gap(info->gap, info->primal), info->seconds,
                info->comm_seconds);
         if (info->nodes > 0) {
             /* (auto: the choice, which the first rounds, measuring, may not have run) */
