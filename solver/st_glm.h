@@ -231,6 +231,18 @@ void st_glm_allreduce(MPI_Comm comm, void *buf, int64_t count, MPI_Datatype type
  * @a ok itself). */
 int st_glm_agree(MPI_Comm comm, int ok);
 
+/* Are @a param's fields that steer a training (all but verbose, threads and gpu_mem) and
+ * the call's own @a nargs arguments at @a args the same on every rank of @a comm (a NULL
+ * param on every rank or none)? NULL when so (the same answer on every rank), else the
+ * first that differs. Collective. */
+const char *st_glm_param_alike(const strata_glm_param_t *param, const double *args, int nargs,
+                               MPI_Comm comm);
+
+/* st_glm_param_alike, as STRATA_ERR_INVALID_PARAM with "the parameters are not the same
+ * on every rank: X differs" in @a msg where they differ. Collective. */
+strata_status_t st_glm_params_agree(const strata_glm_param_t *param, const double *args,
+                                    int nargs, MPI_Comm comm, char *msg, size_t msg_len);
+
 /* Collective: STRATA_OK, or STRATA_ERR_INVALID_PARAM naming (in @a msg) the first
  * feature whose square, or a row's sum of squares with @a bias's, overflows double
  * precision on some rank (the solvers' curvatures would be infinite); a problem whose

@@ -426,7 +426,9 @@ ST_EXPORT strata_status_t strata_glm_cross_validate(const strata_glm_problem_t *
 
     /* (here, not in st_glm_cv_run: the searches ask once, st_glm_cv_search_check) */
     if (prob != NULL && prob->data != NULL &&
-        (status = st_glm_problem_on(prob, comm, msg, msg_len)) != STRATA_OK) {
+        ((status = st_glm_problem_on(prob, comm, msg, msg_len)) != STRATA_OK ||
+         (status = st_glm_params_agree(param, (const double[]){folds, cost}, 2, comm, msg,
+                                       msg_len)) != STRATA_OK)) {
         return status;
     }
     return st_glm_cv_run(prob, param, folds, cost, comm, msg, msg_len, scores, infos,
@@ -521,8 +523,9 @@ typedef struct {
  * *@a loss_p. */
 static strata_status_t st_glm_cv_search_check(const strata_glm_problem_t *prob,
                                               const strata_glm_param_t *param, int folds,
-                                              double start_c, double max_c, MPI_Comm comm,
-                                              char *msg, size_t msg_len, const double *best_c_p,
+                                              double start_c, double max_c, double start_eps,
+                                              MPI_Comm comm, char *msg, size_t msg_len,
+                                              const double *best_c_p,
                                               const strata_glm_metrics_t *best_p,
                                               const st_glm_model_t **loss_p)
 {
@@ -535,7 +538,9 @@ static strata_status_t st_glm_cv_search_check(const strata_glm_problem_t *prob,
         st_glm_msg(msg, msg_len, "no problem, parameters or result");
         return STRATA_ERR_INVALID_PARAM;
     }
-    if ((status = st_glm_problem_on(prob, comm, msg, msg_len)) != STRATA_OK) {
+    if ((status = st_glm_problem_on(prob, comm, msg, msg_len)) != STRATA_OK ||
+        (status = st_glm_params_agree(param, (const double[]){folds, start_c, max_c, start_eps},
+                                      4, comm, msg, msg_len)) != STRATA_OK) {
         return status;
     }
     if ((why = strata_glm_check_param(param)) != NULL ||
@@ -714,7 +719,7 @@ ST_EXPORT strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
     st_glm_cv_best_t best;
     strata_status_t status;
 
-    status = st_glm_cv_search_check(prob, param, folds, start_c, max_c, comm, msg, msg_len,
+    status = st_glm_cv_search_check(prob, param, folds, start_c, max_c, 0, comm, msg, msg_len,
                                     best_c_p, best_p, &loss);
     if (status != STRATA_OK) {
         return status;
@@ -756,8 +761,8 @@ ST_EXPORT strata_status_t strata_glm_find_cost_epsilon(const strata_glm_problem_
     int64_t i;
     int step;
 
-    status = st_glm_cv_search_check(prob, param, folds, start_c, ST_GLM_CV_SVR_MAX_C, comm,
-                                    msg, msg_len, best_c_p, best_p, &loss);
+    status = st_glm_cv_search_check(prob, param, folds, start_c, ST_GLM_CV_SVR_MAX_C,
+                                    start_eps, comm, msg, msg_len, best_c_p, best_p, &loss);
     if (status != STRATA_OK) {
         return status;
     }

@@ -56,6 +56,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2437,6 +2438,95 @@ static int st_glm_start_alike(const strata_glm_model_t *start, MPI_Comm comm)
     return h[0] == mine && h[1] == ~mine;
 }
 
+/* FNV-1a of @a n bytes at @a p (NULL: a value no bytes give), for st_glm_param_alike. */
+static uint64_t st_glm_param_word(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    uint64_t x = UINT64_C(0xcbf29ce484222325);
+    size_t k;
+
+    if (p == NULL) {
+        return 1;
+    }
+    for (k = 0; k < n; k++) {
+        x = (x ^ b[k]) * UINT64_C(0x100000001b3);
+    }
+    return x;
+}
+
+#define ST_GLM_PARAM_WORD(_f) {#_f, offsetof(strata_glm_param_t, _f), \
+                               sizeof(((strata_glm_param_t*)NULL)->_f)}
+
+/* (st_glm.h) Each field's FNV-1a, with its complement, in one allreduce of their
+ * maxima; before any check of the values, so that a value one rank refuses is refused
+ * by all (before, each rank checked its own and one returned alone while the others
+ * waited in the next sum). verbose (rank 0 prints), threads and gpu_mem (each rank's own
+ * resources: a rank's threads share its rows) may differ. */
+const char *st_glm_param_alike(const strata_glm_param_t *param, const double *args, int nargs,
+                               MPI_Comm comm)
+{
+    static const struct {
+        const char *name;
+        size_t      off, size;
+    } f[] = {
+        ST_GLM_PARAM_WORD(lambda), ST_GLM_PARAM_WORD(eta), ST_GLM_PARAM_WORD(tol),
+        ST_GLM_PARAM_WORD(max_rounds), ST_GLM_PARAM_WORD(gap_every),
+        ST_GLM_PARAM_WORD(local_epochs), ST_GLM_PARAM_WORD(thread_mode),
+        ST_GLM_PARAM_WORD(bias),
+        ST_GLM_PARAM_WORD(weight_pos), ST_GLM_PARAM_WORD(weight_neg), ST_GLM_PARAM_WORD(seed),
+        ST_GLM_PARAM_WORD(checkpoint_every), ST_GLM_PARAM_WORD(resume),
+        ST_GLM_PARAM_WORD(hierarchical), ST_GLM_PARAM_WORD(inner_rounds),
+        ST_GLM_PARAM_WORD(gpu), ST_GLM_PARAM_WORD(feature_order), ST_GLM_PARAM_WORD(method),
+        ST_GLM_PARAM_WORD(gpu_rows), ST_GLM_PARAM_WORD(epsilon)
+    };
+    enum { NF = sizeof(f) / sizeof(f[0]), NW = NF + 4 };
+    uint64_t mine[NW], h[2 * NW];
+    int k;
+
+    if (comm == MPI_COMM_NULL) {
+        return NULL;
+    }
+    memset(mine, 0, sizeof(mine));
+    mine[0] = (param == NULL) ? 1 : 2;
+    mine[3] = st_glm_param_word(args, (size_t)nargs * sizeof(double));
+    if (param != NULL) {
+        mine[1] = st_glm_param_word(param->solver,
+                                    param->solver == NULL ? 0 : strlen(param->solver));
+        mine[2] = st_glm_param_word(param->checkpoint,
+                                    param->checkpoint == NULL ? 0 : strlen(param->checkpoint));
+        for (k = 0; k < NF; k++) {
+            mine[4 + k] = st_glm_param_word((const char*)param + f[k].off, f[k].size);
+        }
+    }
+    for (k = 0; k < NW; k++) {
+        h[k]      = mine[k];
+        h[NW + k] = ~mine[k];
+    }
+    st_glm_allreduce(comm, h, 2 * NW, MPI_UINT64_T, MPI_MAX);
+    for (k = 0; k < NW; k++) {
+        if (h[k] != mine[k] || h[NW + k] != ~mine[k]) {
+            return (k == 0) ? "NULL on some rank" : (k == 1) ? "solver"
+                 : (k == 2) ? "checkpoint" : (k == 3) ? "the call's arguments (folds, C, epsilon)"
+                 : f[k - 4].name;
+        }
+    }
+    return NULL;
+}
+
+/* (st_glm.h) */
+strata_status_t st_glm_params_agree(const strata_glm_param_t *param, const double *args,
+                                    int nargs, MPI_Comm comm, char *msg, size_t msg_len)
+{
+    const char *why = st_glm_param_alike(param, args, nargs, comm);
+
+    if (why != NULL) {
+        st_glm_msg(msg, msg_len, "the parameters are not the same on every rank: %s %s", why,
+                   why[strlen(why) - 1] == ')' ? "differ" : "differs");
+        return STRATA_ERR_INVALID_PARAM;
+    }
+    return STRATA_OK;
+}
+
 ST_EXPORT strata_status_t strata_glm_train_from(const strata_glm_problem_t *prob,
                                                 const strata_glm_param_t *param,
                                                 MPI_Comm comm, char *msg, size_t msg_len,
@@ -2456,6 +2546,9 @@ ST_EXPORT strata_status_t strata_glm_train_from(const strata_glm_problem_t *prob
         return STRATA_ERR_INVALID_PARAM;
     }
     if ((status = st_glm_problem_on(prob, comm, msg, msg_len)) != STRATA_OK) {
+        return status;
+    }
+    if ((status = st_glm_params_agree(param, NULL, 0, comm, msg, msg_len)) != STRATA_OK) {
         return status;
     }
     if ((why = strata_glm_check_param(param)) != NULL) {

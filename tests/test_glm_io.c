@@ -1684,6 +1684,99 @@ static void t_api_misuse(void)
     strata_glm_problem_free(prob);
 }
 
+static void t_watchdog(int sig)
+{
+    static const char line[] = "test_glm_io: FAIL: a collective call hung (60 s)\n";
+
+    (void)sig;
+    if (write(2, line, sizeof(line) - 1) < 0) {
+        _exit(1);
+    }
+    _exit(1);
+}
+
+/*
+ * Parameters not the same on every rank (a larger lambda, fewer rounds, another solver,
+ * another method, a lambda one rank refuses, NULL on one rank): STRATA_ERR_INVALID_PARAM
+ * on every rank naming what differs (before: the ranks parted ways: a hang, or
+ * MPI_ERR_TRUNCATE's abort, and one rank's model). A thread count of its own is
+ * harmless: the same model on every rank.
+ */
+static void t_param_disagree(void)
+{
+    static const char *what[] = {"lambda", "max_rounds", "solver", "method", "lambda",
+                                 "NULL", "threads"};
+    strata_glm_problem_t *prob;
+    strata_glm_model_t *model;
+    strata_glm_param_t p;
+    strata_status_t st;
+    char msg[T_MSG_LEN];
+    int64_t lo, hi;
+    double w[2];
+    int last = (t_rank == t_size - 1), k;
+    t_set_t s;
+
+    t_make_set(&s, 31);
+    t_block(s.n, 0, &lo, &hi);
+    prob = t_problem(&s, lo, hi, 0, t_comm);
+    if (prob == NULL) {
+        return;
+    }
+    signal(SIGALRM, t_watchdog);
+    for (k = 0; k < (int)(sizeof(what) / sizeof(what[0])); k++) {
+        strata_glm_param_default(&p);
+        if (last) {
+            p.lambda     = (k == 0) ? 10 * p.lambda : (k == 4) ? -1 : p.lambda;
+            p.max_rounds = (k == 1) ? 2 : p.max_rounds;
+            p.solver     = (k == 2) ? "svm" : p.solver;
+            p.method     = (k == 3) ? STRATA_GLM_METHOD_NEWTON : p.method;
+            p.threads    = (k == 6) ? 2 : p.threads;
+        }
+        model  = NULL;
+        msg[0] = '\0';
+        alarm(60);
+        st = strata_glm_train(prob, (k == 5 && last) ? NULL : &p, t_comm, msg, sizeof(msg),
+                              &model);
+        alarm(0);
+        if (k == 6) {
+            w[0] = (model != NULL) ? strata_glm_model_weights(model)[0] : 0;
+            w[1] = -w[0];
+            MPI_Allreduce(MPI_IN_PLACE, w, 2, MPI_DOUBLE, MPI_MAX, t_comm);
+            CHECK(st == STRATA_OK && w[0] == -w[1], "threads on one rank only: status %d "
+                  "'%s', weights not the same on every rank", (int)st, msg);
+        } else {
+            CHECK(st == STRATA_ERR_INVALID_PARAM && model == NULL &&
+                          strstr(msg, "not the same on every rank") != NULL &&
+                          strstr(msg, k == 5 ? "NULL" : what[k]) != NULL,
+                  "%s on one rank only: status %d, '%s'", what[k], (int)st, msg);
+        }
+        strata_glm_model_free(model);
+    }
+    /* cross-validation: fewer rounds, or more folds, on one rank; a search: a lambda
+       one rank refuses (before: MPI_ERR_TRUNCATE's abort, a hang) */
+    for (k = 0; k < 3; k++) {
+        strata_glm_metrics_t met;
+        double best_c;
+
+        strata_glm_param_default(&p);
+        p.max_rounds = (last && k == 0) ? 2 : p.max_rounds;
+        p.lambda     = (last && k == 2) ? -1 : p.lambda;
+        msg[0]       = '\0';
+        alarm(60);
+        st = (k < 2) ? strata_glm_cross_validate(prob, &p, (last && k == 1) ? 4 : 3, 0, t_comm,
+                                                 msg, sizeof(msg), NULL, NULL, &met)
+                     : strata_glm_find_cost(prob, &p, 3, 0, 4, t_comm, msg, sizeof(msg),
+                                            &best_c, &met, NULL);
+        alarm(0);
+        CHECK(st == STRATA_ERR_INVALID_PARAM &&
+                      strstr(msg, k == 0 ? "max_rounds differs" : k == 1 ? "arguments (folds"
+                                                                         : "lambda differs"),
+              "%s on one rank only: status %d, '%s'", k == 0 ? "cross-validation's max_rounds"
+              : k == 1 ? "cross-validation's folds" : "a search's lambda", (int)st, msg);
+    }
+    strata_glm_problem_free(prob);
+}
+
 int main(int argc, char **argv)
 {
     const char *tmp;
@@ -1732,6 +1825,9 @@ int main(int argc, char **argv)
         t_read_prec();
     }
     t_api_misuse();
+    if (t_size >= 2) {
+        t_param_disagree();
+    }
     t_predict_edges();
     t_metrics();
     {
