@@ -23,7 +23,11 @@
  * every collective function; an intercommunicator: STRATA_ERR_UNSUPPORTED (on every
  * rank, before any communication); a handle MPI refuses (a zeroed MPI_Comm) is MPI's error,
  * raised on MPI_COMM_WORLD (fatal by default), then STRATA_ERR_MPI where the handler
- * returns. Ownership:
+ * returns. An MPI call failing on the communicator (its error handler
+ * MPI_ERRORS_RETURN): the function makes no further MPI call and returns
+ * STRATA_ERR_MPI, with nothing set and no checkpoint written, on every rank that saw
+ * the failure. The training parameters must be the same on every rank (all but
+ * verbose, threads and gpu_mem), else STRATA_ERR_INVALID_PARAM on every rank. Ownership:
  * objects returned through *_p arguments belong to the caller and are released with
  * the matching _free function. Messages go to the caller's buffer, msg_len bytes at
  * msg, the NUL included (msg NULL or msg_len 0: no message), which the library writes

@@ -224,12 +224,18 @@ double st_glm_now(void);
 void st_glm_comm_shape(MPI_Comm comm, int *rank_p, int *size_p);
 
 /* In-place allreduce of @a count elements, in pieces an int can count; nothing on
- * MPI_COMM_NULL. */
+ * MPI_COMM_NULL, nor once an MPI call of this thread's public call failed. */
 void st_glm_allreduce(MPI_Comm comm, void *buf, int64_t count, MPI_Datatype type, MPI_Op op);
 
 /* Collective over @a comm: 1 when @a ok is nonzero on every rank (on MPI_COMM_NULL,
- * @a ok itself). */
+ * @a ok itself); 0 once an MPI call failed. */
 int st_glm_agree(MPI_Comm comm, int ok);
+
+/* At the end of a public collective function (st_glm_mpi_enter, st_glm_data.h), with the
+ * status it would return: STRATA_ERR_MPI, saying so in @a msg, where an MPI call failed
+ * in it, else @a status. */
+strata_status_t st_glm_mpi_leave(strata_status_t status, char *msg, size_t msg_len);
+
 
 /* Are @a param's fields that steer a training (all but verbose, threads and gpu_mem) and
  * the call's own @a nargs arguments at @a args the same on every rank of @a comm (a NULL

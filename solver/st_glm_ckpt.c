@@ -430,6 +430,11 @@ strata_status_t st_glm_ckpt_save(st_glm_ckpt_t *ck, const strata_glm_info_t *inf
     double t0 = st_glm_now();
     st_glm_out_t out;
     st_glm_err_t err;
+
+    if (st_glm_mpi_failed()) {   /* (the state holds this rank's sums only) */
+        st_glm_msg(msg, msg_len, "an MPI call failed: no checkpoint written");
+        return STRATA_ERR_MPI;
+    }
     st_status_t status;
 
     st_glm_err_init(&err);
@@ -677,8 +682,9 @@ strata_status_t st_glm_ckpt_load(st_glm_ckpt_t *ck, strata_glm_info_t *info_p,
     }
     status = st_glm_err_agree(&ck->c, &err);
     if (status == ST_OK && ck->c.comm != MPI_COMM_NULL) {
-        MPI_Bcast(h, (int)sizeof(h), MPI_BYTE, 0, ck->c.comm);
-        MPI_Bcast(&fsize, 1, MPI_UINT64_T, 0, ck->c.comm);
+        ST_GLM_MPI(MPI_Bcast(h, (int)sizeof(h), MPI_BYTE, 0, ck->c.comm));
+        ST_GLM_MPI(MPI_Bcast(&fsize, 1, MPI_UINT64_T, 0, ck->c.comm));
+        status = st_glm_mpi_failed() ? ST_ERR_MPI : ST_OK;
     }
     if (status == ST_OK) {
         /* an older version's sections, if the header is one (else it is refused) */

@@ -415,12 +415,12 @@ out:
     return status;
 }
 
-ST_EXPORT strata_status_t strata_glm_cross_validate(const strata_glm_problem_t *prob,
-                                                    const strata_glm_param_t *param, int folds,
-                                                    double cost, MPI_Comm comm, char *msg,
-                                                    size_t msg_len, double *scores,
-                                                    strata_glm_info_t *infos,
-                                                    strata_glm_metrics_t *metrics_p)
+static strata_status_t st_glm_cross_validate_body(const strata_glm_problem_t *prob,
+                                                  const strata_glm_param_t *param, int folds,
+                                                  double cost, MPI_Comm comm, char *msg,
+                                                  size_t msg_len, double *scores,
+                                                  strata_glm_info_t *infos,
+                                                  strata_glm_metrics_t *metrics_p)
 {
     strata_status_t status;
 
@@ -433,6 +433,19 @@ ST_EXPORT strata_status_t strata_glm_cross_validate(const strata_glm_problem_t *
     }
     return st_glm_cv_run(prob, param, folds, cost, comm, msg, msg_len, scores, infos,
                          metrics_p, NULL, NULL);
+}
+
+ST_EXPORT strata_status_t strata_glm_cross_validate(const strata_glm_problem_t *prob,
+                                                    const strata_glm_param_t *param, int folds,
+                                                    double cost, MPI_Comm comm, char *msg,
+                                                    size_t msg_len, double *scores,
+                                                    strata_glm_info_t *infos,
+                                                    strata_glm_metrics_t *metrics_p)
+{
+    st_glm_mpi_enter();
+    return st_glm_mpi_leave(st_glm_cross_validate_body(prob, param, folds, cost, comm, msg,
+                                                       msg_len, scores, infos, metrics_p),
+                            msg, msg_len);
 }
 
 /* The search's first C (LIBLINEAR's calc_start_C, collective): the power of two at or
@@ -707,12 +720,12 @@ static strata_status_t st_glm_cv_search(const strata_glm_problem_t *prob,
     return status;
 }
 
-ST_EXPORT strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
-                                               const strata_glm_param_t *param, int folds,
-                                               double start_c, double max_c, MPI_Comm comm,
-                                               char *msg, size_t msg_len, double *best_c_p,
-                                               strata_glm_metrics_t *best_p,
-                                               double *unconverged_c_p)
+static strata_status_t st_glm_find_cost_body(const strata_glm_problem_t *prob,
+                                             const strata_glm_param_t *param, int folds,
+                                             double start_c, double max_c, MPI_Comm comm,
+                                             char *msg, size_t msg_len, double *best_c_p,
+                                             strata_glm_metrics_t *best_p,
+                                             double *unconverged_c_p)
 {
     const st_glm_model_t *loss = NULL;
     st_glm_cv_folds_t cache;
@@ -742,14 +755,40 @@ ST_EXPORT strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
     return status;
 }
 
-ST_EXPORT strata_status_t strata_glm_find_cost_epsilon(const strata_glm_problem_t *prob,
-                                                       const strata_glm_param_t *param,
-                                                       int folds, double start_c,
-                                                       double start_eps, MPI_Comm comm,
-                                                       char *msg, size_t msg_len,
-                                                       double *best_c_p, double *best_eps_p,
-                                                       strata_glm_metrics_t *best_p,
-                                                       double *unconverged_c_p)
+ST_EXPORT strata_status_t strata_glm_find_cost(const strata_glm_problem_t *prob,
+                                               const strata_glm_param_t *param, int folds,
+                                               double start_c, double max_c, MPI_Comm comm,
+                                               char *msg, size_t msg_len, double *best_c_p,
+                                               strata_glm_metrics_t *best_p,
+                                               double *unconverged_c_p)
+{
+    strata_glm_metrics_t best;
+    strata_status_t status;
+    double c = 0, unconverged = 0;
+
+    st_glm_mpi_enter();
+    status = st_glm_find_cost_body(prob, param, folds, start_c, max_c, comm, msg, msg_len,
+                                   best_c_p == NULL ? NULL : &c, best_p == NULL ? NULL : &best,
+                                   &unconverged);
+    status = st_glm_mpi_leave(status, msg, msg_len);
+    if (status == STRATA_OK) {   /* (set only now: an MPI failure sets nothing) */
+        *best_c_p = c;
+        *best_p   = best;
+        if (unconverged_c_p != NULL) {
+            *unconverged_c_p = unconverged;
+        }
+    }
+    return status;
+}
+
+static strata_status_t st_glm_find_cost_epsilon_body(const strata_glm_problem_t *prob,
+                                                     const strata_glm_param_t *param,
+                                                     int folds, double start_c,
+                                                     double start_eps, MPI_Comm comm,
+                                                     char *msg, size_t msg_len,
+                                                     double *best_c_p, double *best_eps_p,
+                                                     strata_glm_metrics_t *best_p,
+                                                     double *unconverged_c_p)
 {
     const st_glm_model_t *loss = NULL;
     const st_glm_data_t *d;
@@ -802,6 +841,36 @@ ST_EXPORT strata_status_t strata_glm_find_cost_epsilon(const strata_glm_problem_
         *best_p     = best.m;
         if (unconverged_c_p != NULL) {
             *unconverged_c_p = best.unconverged_c;
+        }
+    }
+    return status;
+}
+
+ST_EXPORT strata_status_t strata_glm_find_cost_epsilon(const strata_glm_problem_t *prob,
+                                                       const strata_glm_param_t *param,
+                                                       int folds, double start_c,
+                                                       double start_eps, MPI_Comm comm,
+                                                       char *msg, size_t msg_len,
+                                                       double *best_c_p, double *best_eps_p,
+                                                       strata_glm_metrics_t *best_p,
+                                                       double *unconverged_c_p)
+{
+    strata_glm_metrics_t best;
+    strata_status_t status;
+    double c = 0, eps = 0, unconverged = 0;
+
+    st_glm_mpi_enter();
+    status = st_glm_find_cost_epsilon_body(prob, param, folds, start_c, start_eps, comm, msg,
+                                           msg_len, best_c_p == NULL ? NULL : &c,
+                                           best_eps_p == NULL ? NULL : &eps,
+                                           best_p == NULL ? NULL : &best, &unconverged);
+    status = st_glm_mpi_leave(status, msg, msg_len);
+    if (status == STRATA_OK) {   /* (set only now: an MPI failure sets nothing) */
+        *best_c_p   = c;
+        *best_eps_p = eps;
+        *best_p     = best;
+        if (unconverged_c_p != NULL) {
+            *unconverged_c_p = unconverged;
         }
     }
     return status;

@@ -16,6 +16,41 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The first MPI error of this thread's public call (MPI_SUCCESS: none), and how deep
+ * its public calls nest (st_glm_data.h). */
+static __thread int st_glm_mpi_err = MPI_SUCCESS;
+static __thread int st_glm_mpi_depth;
+
+int st_glm_mpi_note(int rc)
+{
+    if (rc != MPI_SUCCESS && st_glm_mpi_err == MPI_SUCCESS) {
+        st_glm_mpi_err = rc;
+    }
+    return rc;
+}
+
+int st_glm_mpi_failed(void)
+{
+    return st_glm_mpi_err != MPI_SUCCESS;
+}
+
+void st_glm_mpi_enter(void)
+{
+    if (st_glm_mpi_depth++ == 0) {
+        st_glm_mpi_err = MPI_SUCCESS;
+    }
+}
+
+int st_glm_mpi_exit(void)
+{
+    int err = st_glm_mpi_err;
+
+    if (--st_glm_mpi_depth == 0) {
+        st_glm_mpi_err = MPI_SUCCESS;
+    }
+    return err;
+}
+
 void st_glm_data_opts_init(st_glm_data_opts_t *opts)
 {
     memset(opts, 0, sizeof(*opts));
@@ -94,7 +129,7 @@ st_status_t st_glm_allgather_i64(const st_glm_comm_t *comm, const int64_t *mine,
         memcpy(all, mine, (size_t)count * sizeof(*all));
         return ST_OK;
     }
-    return ST_MPI_CALL(MPI_Allgather(mine, count, MPI_INT64_T, all, count, MPI_INT64_T,
+    return ST_GLM_MPI_CALL(MPI_Allgather(mine, count, MPI_INT64_T, all, count, MPI_INT64_T,
                                      comm->comm));
 }
 
@@ -111,7 +146,7 @@ st_status_t st_glm_err_agree(const st_glm_comm_t *comm, st_glm_err_t *err)
     if (comm->comm == MPI_COMM_NULL) {
         return err->status;
     }
-    if (ST_MPI_CALL(MPI_Allreduce(&key, &min_key, 1, MPI_INT64_T, MPI_MIN,
+    if (ST_GLM_MPI_CALL(MPI_Allreduce(&key, &min_key, 1, MPI_INT64_T, MPI_MIN,
                                   comm->comm)) != ST_OK) {
         goto err_mpi;
     }
@@ -119,9 +154,9 @@ st_status_t st_glm_err_agree(const st_glm_comm_t *comm, st_glm_err_t *err)
         return ST_OK;
     }
     cand = (key == min_key) ? comm->rank : comm->size;
-    if (ST_MPI_CALL(MPI_Allreduce(&cand, &winner, 1, MPI_INT, MPI_MIN,
+    if (ST_GLM_MPI_CALL(MPI_Allreduce(&cand, &winner, 1, MPI_INT, MPI_MIN,
                                   comm->comm)) != ST_OK ||
-        ST_MPI_CALL(MPI_Bcast(err, (int)sizeof(*err), MPI_BYTE, winner,
+        ST_GLM_MPI_CALL(MPI_Bcast(err, (int)sizeof(*err), MPI_BYTE, winner,
                               comm->comm)) != ST_OK) {
         goto err_mpi;
     }
@@ -347,8 +382,8 @@ void st_glm_data_set_global(st_glm_data_t *data, MPI_Comm comm)
     if (comm == MPI_COMM_NULL) {
         return;
     }
-    MPI_Allreduce(MPI_IN_PLACE, all, 2, MPI_INT64_T, MPI_SUM, comm);
-    MPI_Exscan(&data->n_rows, &offset, 1, MPI_INT64_T, MPI_SUM, comm);
+    ST_GLM_MPI(MPI_Allreduce(MPI_IN_PLACE, all, 2, MPI_INT64_T, MPI_SUM, comm));
+    ST_GLM_MPI(MPI_Exscan(&data->n_rows, &offset, 1, MPI_INT64_T, MPI_SUM, comm));
     MPI_Comm_rank(comm, &rank);
     data->n_rows_global = all[0];
     data->nnz_global    = all[1];
@@ -393,10 +428,10 @@ st_status_t st_glm_data_label_stats(const st_glm_data_t *d, MPI_Comm comm,
     gmin = lmin;
     gmax = lmax;
     if (c.comm != MPI_COMM_NULL) {
-        if (ST_MPI_CALL(MPI_Allreduce(lcnt, gcnt, 3, MPI_INT64_T, MPI_SUM, c.comm)) != ST_OK ||
-            ST_MPI_CALL(MPI_Allreduce(loc, glob, 1, MPI_DOUBLE, MPI_SUM, c.comm)) != ST_OK ||
-            ST_MPI_CALL(MPI_Allreduce(&lmin, &gmin, 1, MPI_DOUBLE, MPI_MIN, c.comm)) != ST_OK ||
-            ST_MPI_CALL(MPI_Allreduce(&lmax, &gmax, 1, MPI_DOUBLE, MPI_MAX, c.comm)) != ST_OK) {
+        if (ST_GLM_MPI_CALL(MPI_Allreduce(lcnt, gcnt, 3, MPI_INT64_T, MPI_SUM, c.comm)) != ST_OK ||
+            ST_GLM_MPI_CALL(MPI_Allreduce(loc, glob, 1, MPI_DOUBLE, MPI_SUM, c.comm)) != ST_OK ||
+            ST_GLM_MPI_CALL(MPI_Allreduce(&lmin, &gmin, 1, MPI_DOUBLE, MPI_MIN, c.comm)) != ST_OK ||
+            ST_GLM_MPI_CALL(MPI_Allreduce(&lmax, &gmax, 1, MPI_DOUBLE, MPI_MAX, c.comm)) != ST_OK) {
             return ST_ERR_MPI;
         }
     }
@@ -408,7 +443,8 @@ st_status_t st_glm_data_label_stats(const st_glm_data_t *d, MPI_Comm comm,
     }
     glob[1] = loc[1];
     if (c.comm != MPI_COMM_NULL &&
-        ST_MPI_CALL(MPI_Allreduce(&loc[1], &glob[1], 1, MPI_DOUBLE, MPI_SUM, c.comm)) != ST_OK) {
+        ST_GLM_MPI_CALL(MPI_Allreduce(&loc[1], &glob[1], 1, MPI_DOUBLE, MPI_SUM, c.comm)) !=
+                ST_OK) {
         return ST_ERR_MPI;
     }
     s.n     = gcnt[0];
@@ -488,7 +524,7 @@ st_status_t st_glm_data_load(const char *path, const st_glm_data_opts_t *opts, M
     }
     /* the ranks may disagree only if the file changes under them: rank 0 decides */
     if (c.comm != MPI_COMM_NULL &&
-        ST_MPI_CALL(MPI_Bcast(&is_bin, 1, MPI_INT64_T, 0, c.comm)) != ST_OK) {
+        ST_GLM_MPI_CALL(MPI_Bcast(&is_bin, 1, MPI_INT64_T, 0, c.comm)) != ST_OK) {
         return ST_ERR_MPI;
     }
     if (is_bin) {

@@ -305,4 +305,34 @@ uint64_t st_glm_sum64(const void *buf, size_t esize, int64_t n, int64_t first, u
 int st_glm_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
 int st_glm_pread_all(int fd, void *buf, size_t len, uint64_t off);
 
+/*
+ * MPI calls that fail (a communicator whose error handler returns: MPI_ERRORS_RETURN).
+ * The first failure of a public collective call is kept (per thread: the call's MPI
+ * calls are made by its calling thread); from then on the library's further MPI calls
+ * of that call are skipped (their buffers keep this rank's values), the solvers' loops
+ * end at their next round, nothing is written, and the call returns STRATA_ERR_MPI
+ * (st_glm_mpi_leave). Every rank that saw the failure so returns promptly; under
+ * MPI_ERRORS_ARE_FATAL no call returns an error and nothing changes.
+ */
+/* Record @a rc, an MPI call's result; returns it. */
+int st_glm_mpi_note(int rc);
+
+/* Has an MPI call of this thread's public call failed? */
+int st_glm_mpi_failed(void);
+
+/* An MPI call, skipped once one failed, its result recorded; and as ST_MPI_CALL and
+ * ST_MPI_CALL_GOTO (a skipped call: ST_ERR_MPI). */
+#define ST_GLM_MPI(_call) ((void)(st_glm_mpi_failed() || st_glm_mpi_note(_call)))
+#define ST_GLM_MPI_CALL(_call) \
+    ST_MPI_CALL(st_glm_mpi_failed() ? MPI_ERR_OTHER : st_glm_mpi_note(_call))
+#define ST_GLM_MPI_CALL_GOTO(_call, _label, _status) \
+    ST_MPI_CALL_GOTO(st_glm_mpi_failed() ? MPI_ERR_OTHER : st_glm_mpi_note(_call), _label, \
+                     _status)
+
+/* At the start of a public collective function (calls nest: the outermost clears). */
+void st_glm_mpi_enter(void);
+
+/* At its end (st_glm_mpi_leave, st_glm.h): the MPI error it saw (MPI_SUCCESS: none). */
+int st_glm_mpi_exit(void);
+
 #endif /* ST_GLM_DATA_H */

@@ -148,7 +148,7 @@ st_status_t st_glm_data_checksum(const st_glm_data_t *d, MPI_Comm comm, uint64_t
         return status;
     }
     if (c.comm != MPI_COMM_NULL &&
-        ST_MPI_CALL(MPI_Exscan(&nnz, &nnz_off, 1, MPI_UINT64_T, MPI_SUM, c.comm)) != ST_OK) {
+        ST_GLM_MPI_CALL(MPI_Exscan(&nnz, &nnz_off, 1, MPI_UINT64_T, MPI_SUM, c.comm)) != ST_OK) {
         return ST_ERR_MPI;
     }
     nnz_off = (c.rank == 0) ? 0 : nnz_off;
@@ -161,7 +161,7 @@ st_status_t st_glm_data_checksum(const st_glm_data_t *d, MPI_Comm comm, uint64_t
                       (size_t)(d->prec / 8), d->nnz, (int64_t)nnz_off, 3 * ST_GLM_BIN_SALT);
     s += st_glm_sum64(d->y, 8, d->n_rows, d->row_offset, 4 * ST_GLM_BIN_SALT);
     if (c.comm != MPI_COMM_NULL &&
-        ST_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_UINT64_T, MPI_SUM, c.comm)) !=
+        ST_GLM_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_UINT64_T, MPI_SUM, c.comm)) !=
                 ST_OK) {
         return ST_ERR_MPI;
     }
@@ -721,7 +721,7 @@ st_status_t st_glm_data_read_bin(const char *path, const st_glm_data_opts_t *opt
     if (c.comm != MPI_COMM_NULL) {
         uint64_t sum0 = h.header_sum;
 
-        ST_MPI_CALL_GOTO(MPI_Bcast(&sum0, 1, MPI_UINT64_T, 0, c.comm), err_mpi, status);
+        ST_GLM_MPI_CALL_GOTO(MPI_Bcast(&sum0, 1, MPI_UINT64_T, 0, c.comm), err_mpi, status);
         if (sum0 != h.header_sum) {
             st_glm_err_set(&err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: rank %d reads another "
                            "header than rank 0 (do all ranks see the same file?)", path,
@@ -895,7 +895,7 @@ st_status_t st_glm_data_read_bin(const char *path, const st_glm_data_opts_t *opt
     /* the first 0 and the first -1 over the ranks (rows past a rank's error are not
      * looked at: a mix there would come after that error) */
     if (as_classes && c.comm != MPI_COMM_NULL) {
-        ST_MPI_CALL_GOTO(MPI_Allreduce(MPI_IN_PLACE, first, 2, MPI_INT64_T, MPI_MIN,
+        ST_GLM_MPI_CALL_GOTO(MPI_Allreduce(MPI_IN_PLACE, first, 2, MPI_INT64_T, MPI_MIN,
                                        c.comm), err_mpi, status);
     }
     if (first[0] != INT64_MAX && first[1] != INT64_MAX) {

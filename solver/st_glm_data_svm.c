@@ -751,7 +751,7 @@ st_status_t st_glm_data_read_svm(const char *path, const st_glm_data_opts_t *opt
     }
     size0 = size;
     if (c.comm != MPI_COMM_NULL) {
-        ST_MPI_CALL_GOTO(MPI_Bcast(&size0, 1, MPI_INT64_T, 0, c.comm), err_mpi, status);
+        ST_GLM_MPI_CALL_GOTO(MPI_Bcast(&size0, 1, MPI_INT64_T, 0, c.comm), err_mpi, status);
     }
     if (err.status == ST_OK && size != size0) {
         st_glm_err_set(&err, ST_ERR_IO, ST_GLM_ERR_KEY_FIRST, "%s: %lld bytes here but %lld "

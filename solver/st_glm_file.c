@@ -418,7 +418,11 @@ st_status_t st_glm_out_open_all(st_glm_out_t *o, const char *path, uint64_t size
     if (status == ST_OK && c->comm != MPI_COMM_NULL && c->size > 1) {
         int how[3] = {len, o->direct, o->replaced};
 
-        MPI_Bcast(how, 3, MPI_INT, 0, c->comm);
+        ST_GLM_MPI(MPI_Bcast(how, 3, MPI_INT, 0, c->comm));
+        if (st_glm_mpi_failed()) {
+            st_glm_err_set(err, ST_ERR_MPI, ST_GLM_ERR_KEY_FIRST, "MPI_Bcast failed");
+            return st_glm_err_agree(c, err);
+        }
         len         = how[0];
         o->direct   = how[1];   /* (the others write rank 0's file: what a failure left of */
         o->replaced = how[2];   /* it, st_glm_out_lost; they create and remove nothing) */
@@ -430,7 +434,11 @@ st_status_t st_glm_out_open_all(st_glm_out_t *o, const char *path, uint64_t size
     if (status == ST_OK && c->comm != MPI_COMM_NULL && c->size > 1) {
         /* the name to open: the temporary's, or the file's own where rank 0 writes it
            in place (the other ranks' copy is theirs to close, not to remove) */
-        MPI_Bcast(c->rank == 0 && o->direct ? o->dest : o->tmp, len, MPI_CHAR, 0, c->comm);
+        ST_GLM_MPI(MPI_Bcast(c->rank == 0 && o->direct ? o->dest : o->tmp, len, MPI_CHAR, 0,
+                             c->comm));
+        if (st_glm_mpi_failed()) {
+            st_glm_err_set(err, ST_ERR_MPI, ST_GLM_ERR_KEY_FIRST, "MPI_Bcast failed");
+        }
         if (c->rank != 0) {
             o->fd = open(o->tmp, O_WRONLY | O_CLOEXEC);
             if (o->fd < 0) {

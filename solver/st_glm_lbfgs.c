@@ -634,7 +634,7 @@ strata_status_t st_glm_train_lbfgs(const st_glm_model_t *loss, const strata_glm_
     /* w = 0 is never the answer (st_glm_newton.c says why); a start may be, and a gap
        of 0 (no features) is */
     ctx.info.converged = st_glm_converged(&ctx, &obj) && (warm || obj.gap <= 0);
-    while (status == STRATA_OK && !ctx.info.converged) {
+    while (status == STRATA_OK && !ctx.info.converged && !st_glm_mpi_failed()) {
         /* the direction; a step that does not descend (rounding) restarts the memory */
         st_glm_lbfgs_direction(d_all, g, minv, p, s, y, rho, first, count, alpha);
         gp = st_glm_vdot(g, p, d_all);

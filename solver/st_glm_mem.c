@@ -220,9 +220,10 @@ void st_glm_mem_worst(MPI_Comm comm, double host[2], char *name, int len)
     }
     MPI_Comm_rank(comm, &me.rank);
     me.short_by = host[0] - host[1];
-    MPI_Allreduce(&me, &worst, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm);
-    MPI_Bcast(host, 2, MPI_DOUBLE, worst.rank, comm);
-    MPI_Bcast(name, len, MPI_CHAR, worst.rank, comm);
+    worst = me;
+    ST_GLM_MPI(MPI_Allreduce(&me, &worst, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm));
+    ST_GLM_MPI(MPI_Bcast(host, 2, MPI_DOUBLE, worst.rank, comm));
+    ST_GLM_MPI(MPI_Bcast(name, len, MPI_CHAR, worst.rank, comm));
 }
 
 /* STRATA_GLM_MEM_AVAILABLE: bytes, with K, M, G or T (powers of 1024) after them,

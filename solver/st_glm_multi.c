@@ -107,7 +107,7 @@ st_status_t st_glm_problem_classify(strata_glm_problem_t *prob, MPI_Comm comm)
     /* the ranks' lists in rank order: the rows' global order */
     counts[0] = nmine;
     if (size > 1) {
-        MPI_Allgather(&nmine, 1, MPI_INT, counts, 1, MPI_INT, comm);
+        ST_GLM_MPI(MPI_Allgather(&nmine, 1, MPI_INT, counts, 1, MPI_INT, comm));
     }
     for (total = 0, r = 0; r < size; r++) {
         displs[r] = total;
@@ -119,7 +119,8 @@ st_status_t st_glm_problem_classify(strata_glm_problem_t *prob, MPI_Comm comm)
         goto out;
     }
     if (size > 1) {
-        MPI_Allgatherv(mine, nmine, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, comm);
+        ST_GLM_MPI(MPI_Allgatherv(mine, nmine, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE,
+                                  comm));
     } else if (nmine > 0) {
         memcpy(all, mine, (size_t)nmine * sizeof(double));
     }

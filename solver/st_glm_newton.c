@@ -957,7 +957,8 @@ strata_status_t st_glm_train_newton(const st_glm_model_t *loss, const strata_glm
        (before: "converged after 0 rounds", and one-vs-rest's models of zeros predicted
        the first class everywhere); a start may be, and a gap of 0 (no features) is */
     ctx.info.converged = st_glm_converged(&ctx, &obj) && (warm || obj.gap <= 0);
-    while (!ctx.info.converged && ctx.info.rounds < param->max_rounds && !nt.gpu_failed) {
+    while (!ctx.info.converged && ctx.info.rounds < param->max_rounds && !nt.gpu_failed &&
+           !st_glm_mpi_failed()) {
         cg += st_glm_newton_cg(&nt);
         if (nt.gpu_failed) {
             break;

@@ -469,7 +469,7 @@ static st_status_t st_glm_evaluate_mpi(const strata_glm_model_t *model,
     if (all == NULL) {
         return ST_ERR_NO_MEMORY;   /* cannot agree without memory for three numbers */
     }
-    ST_MPI_CALL_GOTO(MPI_Allgather(mine, 3, MPI_INT64_T, all, 3, MPI_INT64_T, comm),
+    ST_GLM_MPI_CALL_GOTO(MPI_Allgather(mine, 3, MPI_INT64_T, all, 3, MPI_INT64_T, comm),
                      out_all, status);
     for (r = 0; r < size; r++) {
         if (all[3 * r + 2] != ST_OK && status == ST_OK) {
@@ -505,14 +505,14 @@ static st_status_t st_glm_evaluate_mpi(const strata_glm_model_t *model,
             }
         }
     }
-    ST_MPI_CALL_GOTO(MPI_Bcast(&ok, 1, MPI_INT, 0, comm), out_bufs, status);
+    ST_GLM_MPI_CALL_GOTO(MPI_Bcast(&ok, 1, MPI_INT, 0, comm), out_bufs, status);
     if (!ok) {
         status = ST_ERR_NO_MEMORY;
         goto out_bufs;
     }
-    ST_MPI_CALL_GOTO(MPI_Gatherv(z, (int)d->n_rows, MPI_DOUBLE, all_z, counts, displs,
+    ST_GLM_MPI_CALL_GOTO(MPI_Gatherv(z, (int)d->n_rows, MPI_DOUBLE, all_z, counts, displs,
                                  MPI_DOUBLE, 0, comm), out_bufs, status);
-    ST_MPI_CALL_GOTO(MPI_Gatherv(y, (int)d->n_rows, MPI_DOUBLE, all_y, counts, displs,
+    ST_GLM_MPI_CALL_GOTO(MPI_Gatherv(y, (int)d->n_rows, MPI_DOUBLE, all_y, counts, displs,
                                  MPI_DOUBLE, 0, comm), out_bufs, status);
     if (rank == 0) {
         res[0] = (double)st_glm_metrics(model, total, all_z, all_y, m);
@@ -521,7 +521,7 @@ static st_status_t st_glm_evaluate_mpi(const strata_glm_model_t *model,
         res[3] = m->auc;
         res[4] = m->rmse;
     }
-    ST_MPI_CALL_GOTO(MPI_Bcast(res, 5, MPI_DOUBLE, 0, comm), out_bufs, status);
+    ST_GLM_MPI_CALL_GOTO(MPI_Bcast(res, 5, MPI_DOUBLE, 0, comm), out_bufs, status);
     status      = (st_status_t)res[0];
     m->n        = total;
     m->accuracy = res[1];
@@ -604,9 +604,9 @@ st_status_t st_glm_evaluate_scores(const strata_glm_model_t *model,
     return status;
 }
 
-ST_EXPORT strata_status_t strata_glm_evaluate(const strata_glm_model_t *model,
-                                              const strata_glm_problem_t *prob, MPI_Comm comm,
-                                              strata_glm_metrics_t *metrics_p)
+static strata_status_t st_glm_evaluate_body(const strata_glm_model_t *model,
+                                            const strata_glm_problem_t *prob, MPI_Comm comm,
+                                            strata_glm_metrics_t *metrics_p)
 {
     strata_glm_metrics_t m;
     const st_glm_data_t *d;
@@ -631,4 +631,12 @@ ST_EXPORT strata_status_t strata_glm_evaluate(const strata_glm_model_t *model,
         *metrics_p = m;
     }
     return status;
+}
+
+ST_EXPORT strata_status_t strata_glm_evaluate(const strata_glm_model_t *model,
+                                              const strata_glm_problem_t *prob, MPI_Comm comm,
+                                              strata_glm_metrics_t *metrics_p)
+{
+    st_glm_mpi_enter();
+    return st_glm_mpi_leave(st_glm_evaluate_body(model, prob, comm, metrics_p), NULL, 0);
 }

@@ -128,6 +128,23 @@ void st_glm_comm_shape(MPI_Comm comm, int *rank_p, int *size_p)
     }
 }
 
+/* (st_glm.h) */
+strata_status_t st_glm_mpi_leave(strata_status_t status, char *msg, size_t msg_len)
+{
+    char what[MPI_MAX_ERROR_STRING];
+    int err = st_glm_mpi_exit(), len = 0;
+
+    if (err == MPI_SUCCESS) {
+        return status;
+    }
+    if (MPI_Error_string(err, what, &len) != MPI_SUCCESS) {
+        snprintf(what, sizeof(what), "MPI error %d", err);
+    }
+    st_glm_msg(msg, msg_len, "an MPI call on the communicator failed (%s); its error handler "
+               "returned, so this call did", what);
+    return STRATA_ERR_MPI;
+}
+
 /* In-place allreduce of @a count elements, in pieces an int can count. */
 void st_glm_allreduce(MPI_Comm comm, void *buf, int64_t count, MPI_Datatype type, MPI_Op op)
 {
@@ -135,13 +152,14 @@ void st_glm_allreduce(MPI_Comm comm, void *buf, int64_t count, MPI_Datatype type
     int64_t off, n;
     int esize;
 
-    if (comm == MPI_COMM_NULL) {
+    if (comm == MPI_COMM_NULL || st_glm_mpi_failed()) {
         return;
     }
     MPI_Type_size(type, &esize);
-    for (off = 0; off < count; off += n) {
+    for (off = 0; off < count && !st_glm_mpi_failed(); off += n) {
         n = ST_MIN(piece, count - off);
-        MPI_Allreduce(MPI_IN_PLACE, (char*)buf + off * esize, (int)n, type, op, comm);
+        st_glm_mpi_note(MPI_Allreduce(MPI_IN_PLACE, (char*)buf + off * esize, (int)n, type, op,
+                                      comm));
     }
 }
 
@@ -153,7 +171,7 @@ int st_glm_weighted(const strata_glm_param_t *param)
 int st_glm_agree(MPI_Comm comm, int ok)
 {
     st_glm_allreduce(comm, &ok, 1, MPI_INT, MPI_MIN);
-    return ok;
+    return ok && !st_glm_mpi_failed();
 }
 
 /* ---- models ---- */
@@ -344,10 +362,10 @@ ST_EXPORT strata_status_t strata_glm_problem_read(const char *path, int regressi
     return strata_glm_problem_read_prec(path, regression, 0, comm, msg, msg_len, prob_p);
 }
 
-ST_EXPORT strata_status_t strata_glm_problem_read_prec(const char *path, int regression,
-                                                       int prec, MPI_Comm comm, char *msg,
-                                                       size_t msg_len,
-                                                       strata_glm_problem_t **prob_p)
+static strata_status_t st_glm_problem_read_prec_body(const char *path, int regression,
+                                                     int prec, MPI_Comm comm, char *msg,
+                                                     size_t msg_len,
+                                                     strata_glm_problem_t **prob_p)
 {
     st_glm_data_opts_t opts;
     strata_glm_problem_t *prob;
@@ -388,13 +406,33 @@ ST_EXPORT strata_status_t strata_glm_problem_read_prec(const char *path, int reg
     return STRATA_OK;
 }
 
-ST_EXPORT strata_status_t strata_glm_problem_create(int64_t n_rows, int64_t n_cols,
-                                                    const int64_t *indptr,
-                                                    const uint32_t *indices,
-                                                    const double *values, const double *y,
-                                                    int regression, MPI_Comm comm, char *msg,
-                                                    size_t msg_len,
-                                                    strata_glm_problem_t **prob_p)
+ST_EXPORT strata_status_t strata_glm_problem_read_prec(const char *path, int regression,
+                                                       int prec, MPI_Comm comm, char *msg,
+                                                       size_t msg_len,
+                                                       strata_glm_problem_t **prob_p)
+{
+    strata_glm_problem_t *prob = NULL;
+    strata_status_t status;
+
+    st_glm_mpi_enter();
+    status = st_glm_problem_read_prec_body(path, regression, prec, comm, msg, msg_len,
+                                           prob_p == NULL ? NULL : &prob);
+    status = st_glm_mpi_leave(status, msg, msg_len);
+    if (status != STRATA_OK) {
+        strata_glm_problem_free(prob);
+        return status;
+    }
+    *prob_p = prob;
+    return STRATA_OK;
+}
+
+static strata_status_t st_glm_problem_create_body(int64_t n_rows, int64_t n_cols,
+                                                  const int64_t *indptr,
+                                                  const uint32_t *indices,
+                                                  const double *values, const double *y,
+                                                  int regression, MPI_Comm comm, char *msg,
+                                                  size_t msg_len,
+                                                  strata_glm_problem_t **prob_p)
 {
     int64_t nnz, r, k;
     strata_glm_problem_t *prob = NULL;
@@ -476,6 +514,29 @@ ST_EXPORT strata_status_t strata_glm_problem_create(int64_t n_rows, int64_t n_co
     return STRATA_OK;
 }
 
+ST_EXPORT strata_status_t strata_glm_problem_create(int64_t n_rows, int64_t n_cols,
+                                                    const int64_t *indptr,
+                                                    const uint32_t *indices,
+                                                    const double *values, const double *y,
+                                                    int regression, MPI_Comm comm, char *msg,
+                                                    size_t msg_len,
+                                                    strata_glm_problem_t **prob_p)
+{
+    strata_glm_problem_t *prob = NULL;
+    strata_status_t status;
+
+    st_glm_mpi_enter();
+    status = st_glm_problem_create_body(n_rows, n_cols, indptr, indices, values, y, regression,
+                                        comm, msg, msg_len, prob_p == NULL ? NULL : &prob);
+    status = st_glm_mpi_leave(status, msg, msg_len);
+    if (status != STRATA_OK) {
+        strata_glm_problem_free(prob);
+        return status;
+    }
+    *prob_p = prob;
+    return STRATA_OK;
+}
+
 ST_EXPORT int64_t strata_glm_problem_rows(const strata_glm_problem_t *prob)
 {
     return (prob != NULL && prob->data != NULL) ? prob->data->n_rows : 0;
@@ -537,9 +598,9 @@ strata_status_t st_glm_problem_on(const strata_glm_problem_t *prob, MPI_Comm com
     return STRATA_OK;
 }
 
-ST_EXPORT strata_status_t strata_glm_problem_classes(const strata_glm_problem_t *prob,
-                                                     MPI_Comm comm, int64_t counts_p[2],
-                                                     int *zero_one_p)
+static strata_status_t st_glm_problem_classes_body(const strata_glm_problem_t *prob,
+                                                   MPI_Comm comm, int64_t counts_p[2],
+                                                   int *zero_one_p)
 {
     st_glm_label_stats_t stats;
     st_status_t status;
@@ -563,6 +624,15 @@ ST_EXPORT strata_status_t strata_glm_problem_classes(const strata_glm_problem_t 
         *zero_one_p = prob->data->zero_one;
     }
     return STRATA_OK;
+}
+
+ST_EXPORT strata_status_t strata_glm_problem_classes(const strata_glm_problem_t *prob,
+                                                     MPI_Comm comm, int64_t counts_p[2],
+                                                     int *zero_one_p)
+{
+    st_glm_mpi_enter();
+    return st_glm_mpi_leave(st_glm_problem_classes_body(prob, comm, counts_p, zero_one_p), NULL,
+                            0);
 }
 
 ST_EXPORT strata_status_t strata_glm_problem_set_class_weights(strata_glm_problem_t *prob,
@@ -734,6 +804,7 @@ struct st_glm_trainer {
     pthread_barrier_t     barrier;
     int                   stop;    /* set by worker 0 between barriers */
     int                   gpu_failed;  /* a GPU call failed in a training alone (worker 0) */
+    int                   mpi_failed;  /* a sum failed (st_glm_mpi_failed; worker 0) */
     int                   uncertified;  /* resumed at the last round from a checkpoint
                                            written without its gap */
     pthread_mutex_t       gate_lock;
@@ -1487,11 +1558,12 @@ static void st_glm_worker_run(st_glm_worker_t *wk)
             if (h->on) {
                 st_glm_hier_tune(tr, ctx, tc);
             }
+            tr->mpi_failed = st_glm_mpi_failed();
         }
         pthread_barrier_wait(&tr->barrier);
         st_glm_apply(wk, 0);
         pthread_barrier_wait(&tr->barrier);
-        if (tr->gpu_failed) {   /* (set by worker 0 in the round's epochs) */
+        if (tr->gpu_failed || tr->mpi_failed) {   /* (set by worker 0 in the round) */
             break;
         }
         if (!certify) {
@@ -1600,7 +1672,7 @@ static int st_glm_hier_init(st_glm_trainer_t *tr, st_glm_round_ctx_t *ctx,
     /* the layout: each rank's node, named by its first rank, mixed with the rank and
        summed (a checkpoint is of this layout only: the aggregation differs by node) */
     lead = ctx->rank;
-    MPI_Bcast(&lead, 1, MPI_INT, 0, node);
+    ST_GLM_MPI(MPI_Bcast(&lead, 1, MPI_INT, 0, node));
     h->layout = ((uint64_t)(unsigned)ctx->rank << 32) | (unsigned)lead;
     h->layout = st_glm_rand(&h->layout);
     st_glm_allreduce(ctx->comm, &h->layout, 1, MPI_UINT64_T, MPI_SUM);
@@ -2527,11 +2599,11 @@ strata_status_t st_glm_params_agree(const strata_glm_param_t *param, const doubl
     return STRATA_OK;
 }
 
-ST_EXPORT strata_status_t strata_glm_train_from(const strata_glm_problem_t *prob,
-                                                const strata_glm_param_t *param,
-                                                MPI_Comm comm, char *msg, size_t msg_len,
-                                                const strata_glm_model_t *start,
-                                                strata_glm_model_t **model_p)
+static strata_status_t st_glm_train_from_body(const strata_glm_problem_t *prob,
+                                              const strata_glm_param_t *param,
+                                              MPI_Comm comm, char *msg, size_t msg_len,
+                                              const strata_glm_model_t *start,
+                                              strata_glm_model_t **model_p)
 {
     strata_glm_param_t weighted;
     const st_glm_model_t *loss;
@@ -2651,6 +2723,27 @@ ST_EXPORT strata_status_t strata_glm_train_from(const strata_glm_problem_t *prob
         return status;
     }
     model->info.method = method;
+    *model_p = model;
+    return STRATA_OK;
+}
+
+ST_EXPORT strata_status_t strata_glm_train_from(const strata_glm_problem_t *prob,
+                                                const strata_glm_param_t *param,
+                                                MPI_Comm comm, char *msg, size_t msg_len,
+                                                const strata_glm_model_t *start,
+                                                strata_glm_model_t **model_p)
+{
+    strata_glm_model_t *model = NULL;
+    strata_status_t status;
+
+    st_glm_mpi_enter();
+    status = st_glm_train_from_body(prob, param, comm, msg, msg_len, start,
+                                    model_p == NULL ? NULL : &model);
+    status = st_glm_mpi_leave(status, msg, msg_len);
+    if (status != STRATA_OK) {
+        strata_glm_model_free(model);
+        return status;
+    }
     *model_p = model;
     return STRATA_OK;
 }

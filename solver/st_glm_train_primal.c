@@ -129,7 +129,7 @@ static int st_glm_primal_setup(st_glm_primal_t *pt, const st_glm_data_t *data,
 
     pt->n     = data->n_rows_global;
     pt->d_all = d + nb;
-    MPI_Exscan(&m, &row0, 1, MPI_INT64_T, MPI_SUM, comm);
+    ST_GLM_MPI(MPI_Exscan(&m, &row0, 1, MPI_INT64_T, MPI_SUM, comm));
     if (pt->rank == 0) {
         row0 = 0;
     }
@@ -175,7 +175,7 @@ static int st_glm_primal_setup(st_glm_primal_t *pt, const st_glm_data_t *data,
             scount[pt->nranks - 1]++;
         }
     }
-    MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, comm);
+    ST_GLM_MPI(MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, comm));
     for (r = 0; r < pt->nranks; r++) {
         send_bytes += (int64_t)scount[r] * (int64_t)sizeof(st_glm_entry_t);
         recv_bytes += (int64_t)rcount[r] * (int64_t)sizeof(st_glm_entry_t);
@@ -217,7 +217,8 @@ static int st_glm_primal_setup(st_glm_primal_t *pt, const st_glm_data_t *data,
         rcount[r] *= (int)sizeof(st_glm_entry_t);
         rdispl[r] *= (int)sizeof(st_glm_entry_t);
     }
-    MPI_Alltoallv(sbuf, scount, sdispl, MPI_BYTE, rbuf, rcount, rdispl, MPI_BYTE, comm);
+    ST_GLM_MPI(MPI_Alltoallv(sbuf, scount, sdispl, MPI_BYTE, rbuf, rcount, rdispl, MPI_BYTE,
+                             comm));   /* (failed: the agreement below says so) */
     free(sbuf);
     sbuf = NULL;
 
@@ -271,13 +272,19 @@ static int st_glm_primal_setup(st_glm_primal_t *pt, const st_glm_data_t *data,
     }
 
     /* labels of all rows, their weights, and the curvature of my columns */
-    MPI_Allgather(&(int){(int)m}, 1, MPI_INT, pt->counts, 1, MPI_INT, comm);
+    ST_GLM_MPI(MPI_Allgather(&(int){(int)m}, 1, MPI_INT, pt->counts, 1, MPI_INT, comm));
+    if (st_glm_mpi_failed()) {
+        goto fail;
+    }
     pt->displs[0] = 0;
     for (r = 1; r < pt->nranks; r++) {
         pt->displs[r] = pt->displs[r - 1] + pt->counts[r - 1];
     }
-    MPI_Allgatherv(data->y, (int)m, MPI_DOUBLE, pt->y, pt->counts, pt->displs, MPI_DOUBLE,
-                   comm);
+    ST_GLM_MPI(MPI_Allgatherv(data->y, (int)m, MPI_DOUBLE, pt->y, pt->counts, pt->displs,
+                              MPI_DOUBLE, comm));
+    if (st_glm_mpi_failed()) {
+        goto fail;
+    }
     for (i = 0; i < pt->n; i++) {
         pt->c[i] = st_glm_example_weight(pt->loss, param, pt->y[i]);
     }
@@ -656,7 +663,7 @@ strata_status_t st_glm_train_primal(const st_glm_model_t *loss, const strata_glm
     }
     ctx.t_start = st_glm_now() - ctx.info.seconds;   /* rounds only, as the dual trainer */
     st_glm_primal_gradient(&pt);
-    while (!stop) {
+    while (!stop && !st_glm_mpi_failed()) {
         if (newton) {
             st_glm_primal_pn(&pt, &pn, param->lambda, eta, comm, &ctx.info.comm_seconds);
         } else {
@@ -678,8 +685,8 @@ strata_status_t st_glm_train_primal(const st_glm_model_t *loss, const strata_glm
         }
     }
 
-    MPI_Allgatherv(pt.w, (int)pt.nloc, MPI_DOUBLE, model->w, pt.counts, pt.displs, MPI_DOUBLE,
-                   comm);
+    ST_GLM_MPI(MPI_Allgatherv(pt.w, (int)pt.nloc, MPI_DOUBLE, model->w, pt.counts, pt.displs,
+                              MPI_DOUBLE, comm));
     model->info = ctx.info;
     st_glm_pn_free(&pn);
     st_glm_primal_free(&pt);

@@ -1684,6 +1684,46 @@ static void t_api_misuse(void)
     strata_glm_problem_free(prob);
 }
 
+/* ---- MPI calls that fail: this program's MPI_Allreduce, MPI_Bcast and MPI_Allgather
+   (the library's resolve to them) fail the t_fail_at-th call on t_fail_comm ---- */
+
+static MPI_Comm t_fail_comm = MPI_COMM_NULL;
+static long     t_fail_at, t_fail_calls;
+
+static int t_fail_now(MPI_Comm comm)
+{
+    int same = MPI_UNEQUAL;
+
+    if (t_fail_comm == MPI_COMM_NULL || comm == MPI_COMM_NULL) {
+        return 0;
+    }
+    PMPI_Comm_compare(comm, t_fail_comm, &same);
+    if (same != MPI_IDENT || ++t_fail_calls != t_fail_at) {
+        return 0;
+    }
+    MPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);   /* (returns: MPI_ERRORS_RETURN) */
+    return 1;
+}
+
+int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                  MPI_Comm comm)
+{
+    return t_fail_now(comm) ? MPI_ERR_OTHER
+                            : PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
+}
+
+int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
+{
+    return t_fail_now(comm) ? MPI_ERR_OTHER : PMPI_Bcast(buf, count, type, root, comm);
+}
+
+int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                  MPI_Datatype rtype, MPI_Comm comm)
+{
+    return t_fail_now(comm) ? MPI_ERR_OTHER
+                            : PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+}
+
 static void t_watchdog(int sig)
 {
     static const char line[] = "test_glm_io: FAIL: a collective call hung (60 s)\n";
@@ -1777,6 +1817,122 @@ static void t_param_disagree(void)
     strata_glm_problem_free(prob);
 }
 
+/*
+ * A collective failing under MPI_ERRORS_RETURN: its n-th call on the communicator, for
+ * every n the call makes, in trainings of each model kind and method, cross-validation,
+ * a search of C, evaluation and problem_create: STRATA_ERR_MPI on every rank, saying
+ * so, nothing set, and no MPI call after the failed one (before: the failure was
+ * ignored: STRATA_OK and a model of one rank's sums, or another error).
+ */
+static void t_mpi_fails(void)
+{
+    static const struct {
+        const char *solver;
+        int         method, what;   /* what: 0 train, 1 cross-validate, 2 find_cost,
+                                       3 evaluate, 4 problem_create */
+    } cases[] = {
+        {"logistic", STRATA_GLM_METHOD_AUTO, 0}, {"logistic", STRATA_GLM_METHOD_CD, 0},
+        {"svm", STRATA_GLM_METHOD_CD, 0}, {"logistic", STRATA_GLM_METHOD_NEWTON, 0},
+        {"logistic", STRATA_GLM_METHOD_LBFGS, 0}, {"lasso", STRATA_GLM_METHOD_AUTO, 0},
+        {"l1-logistic", STRATA_GLM_METHOD_AUTO, 0}, {"svr", STRATA_GLM_METHOD_AUTO, 0},
+        {"logistic", STRATA_GLM_METHOD_AUTO, 1}, {"logistic", STRATA_GLM_METHOD_AUTO, 2},
+        {"logistic", STRATA_GLM_METHOD_AUTO, 3}, {"logistic", STRATA_GLM_METHOD_AUTO, 4}
+    };
+    strata_glm_problem_t *prob[2], *made;
+    strata_glm_model_t *model, *trained = NULL;
+    strata_glm_metrics_t met;
+    strata_glm_param_t p;
+    strata_status_t st;
+    char msg[T_MSG_LEN];
+    MPI_Comm comm;
+    int64_t indptr[T_ROWS + 1], lo, hi, i;
+    double best_c = -1;
+    long n, calls;
+    int k, reg;
+    t_set_t s;
+
+    t_make_set(&s, 57);
+    t_block(s.n, 0, &lo, &hi);
+    for (i = lo; i <= hi; i++) {
+        indptr[i - lo] = s.indptr[i] - s.indptr[lo];
+    }
+    MPI_Comm_dup(t_comm, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    prob[0] = t_problem(&s, lo, hi, 0, comm);
+    prob[1] = t_problem(&s, lo, hi, 1, comm);
+    strata_glm_param_default(&p);
+    if (prob[0] == NULL || prob[1] == NULL ||
+        strata_glm_train(prob[0], &p, comm, msg, sizeof(msg), &trained) != STRATA_OK) {
+        CHECK(0, "no problem or model to fail MPI calls with");
+        goto out;
+    }
+    signal(SIGALRM, t_watchdog);
+    for (k = 0; k < (int)(sizeof(cases) / sizeof(cases[0])); k++) {
+        reg = !strcmp(cases[k].solver, "lasso") || !strcmp(cases[k].solver, "svr");
+        for (n = 1;; n++) {
+            strata_glm_param_default(&p);
+            p.solver     = cases[k].solver;
+            p.method     = cases[k].method;
+            p.max_rounds = 20;
+            model        = NULL;
+            made         = NULL;
+            msg[0]       = '\0';
+            t_fail_calls = 0;
+            t_fail_at    = n;
+            t_fail_comm  = comm;
+            alarm(60);
+            switch (cases[k].what) {
+            case 0:
+                st = strata_glm_train(prob[reg], &p, comm, msg, sizeof(msg), &model);
+                break;
+            case 1:
+                st = strata_glm_cross_validate(prob[0], &p, 3, 0, comm, msg, sizeof(msg), NULL,
+                                               NULL, &met);
+                break;
+            case 2:
+                best_c = -1;
+                st     = strata_glm_find_cost(prob[0], &p, 3, 0, 2, comm, msg, sizeof(msg),
+                                              &best_c, &met, NULL);
+                break;
+            case 3:
+                st = strata_glm_evaluate(trained, prob[0], comm, &met);
+                strcpy(msg, "an MPI call");   /* (evaluate has no message) */
+                break;
+            default:
+                st = strata_glm_problem_create(hi - lo, T_COLS, indptr, s.indices + s.indptr[lo],
+                                               s.values + s.indptr[lo], s.y + lo, 0, comm, msg,
+                                               sizeof(msg), &made);
+                break;
+            }
+            alarm(0);
+            t_fail_comm = MPI_COMM_NULL;
+            calls       = t_fail_calls;
+            if (calls < n) {   /* the call made fewer: it ran whole */
+                strata_glm_model_free(model);
+                strata_glm_problem_free(made);
+                break;
+            }
+            CHECK(st == STRATA_ERR_MPI && model == NULL && made == NULL &&
+                          strstr(msg, "an MPI call") != NULL && (cases[k].what != 2 ||
+                                                                 best_c == -1),
+                  "%s, method %d, call %d: MPI call %ld failed: status %d, '%s'",
+                  cases[k].solver, cases[k].method, cases[k].what, n, (int)st, msg);
+            CHECK(calls == n, "%s, method %d, call %d: %ld MPI calls after call %ld, which "
+                  "failed", cases[k].solver, cases[k].method, cases[k].what, calls - n, n);
+            strata_glm_model_free(model);
+            strata_glm_problem_free(made);
+            if (st != STRATA_ERR_MPI || calls != n) {
+                break;   /* (one report a case) */
+            }
+        }
+    }
+out:
+    strata_glm_model_free(trained);
+    strata_glm_problem_free(prob[0]);
+    strata_glm_problem_free(prob[1]);
+    MPI_Comm_free(&comm);
+}
+
 int main(int argc, char **argv)
 {
     const char *tmp;
@@ -1827,6 +1983,9 @@ int main(int argc, char **argv)
     t_api_misuse();
     if (t_size >= 2) {
         t_param_disagree();
+    }
+    if (t_mpi) {
+        t_mpi_fails();
     }
     t_predict_edges();
     t_metrics();
