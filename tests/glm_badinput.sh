@@ -11,7 +11,7 @@
 # as the data (before: "Illegal seek"), a run that ends short of -e (a warning),
 # more features than the host's memory holds (before: killed by the kernel), data
 # of one class (a warning), --feature-order with a model or method that never uses it
-# (before: accepted, left unused).
+# (before: accepted, left unused), ranks given other command lines (before: a hang).
 #
 . "${top_srcdir}/tests/common.sh"
 fail=0
@@ -321,4 +321,23 @@ $ST_MPIRUN -np 2 $T/strata-train -q "$dir/two.svm" "$dir/o.model" >"$out" 2>"$er
 check "a class on each rank: nothing said" test ! -s "$err"
 $T/strata-train -q -s ridge "$dir/one.svm" "$dir/o.model" >"$out" 2>"$err"
 check "regression targets all 1: nothing said" test ! -s "$err"
+
+# ranks given other command lines (an MPMD launch, "A : B") are bad usage on every rank,
+# said once (before: -v on one rank refused its model file alone and the other hung;
+# -c 1 and -c 2 trained until the first rank's end and hung; strata-predict -b 1 on one
+# rank hung, or wrote one rank's rows with probabilities)
+mpmd() { # what, then each rank's options for the tool $1
+    tool=$1 what=$2 a=$3 b=$4
+    shift 4
+    expect 2 "$what" timeout -k 5 60 $ST_MPIRUN -np 1 $T/$tool $a "$@" : \
+        -np 1 $T/$tool $b "$@"
+    contains "$what: said" "the ranks were not given the same command line"
+    check "$what: said once" test "$(grep -c "same command line" "$out")" -eq 1
+}
+mpmd strata-train "train, -v 3 on one rank" "-q -v 3" "-q" "$dir/train.svm" "$dir/o.model"
+mpmd strata-train "train, -c 1 and -c 2" "-q -c 1" "-q -c 2" "$dir/train.svm" "$dir/o.model"
+mpmd strata-predict "predict, -b 1 on one rank" "-q" "-q -b 1" "$dir/test.svm" "$dir/m.txt" \
+    "$dir/o.txt"
+expect 0 "train, the same command line on 2 ranks" $ST_MPIRUN -np 2 $T/strata-train -q \
+    "$dir/train.svm" "$dir/o.model"
 exit $fail

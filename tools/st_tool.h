@@ -156,6 +156,34 @@ static inline MPI_Comm st_tool_mpi_init(int *argc, char ***argv, int *rank_p, in
     return MPI_COMM_WORLD;
 }
 
+/* Were all ranks of @a comm given the same command line (@a argc, @a argv: an MPMD
+ * launch, "A : B", can give each its own)? Collective; the same answer on every rank.
+ * Before any of them parses it: a rank refusing an option of its own, or taking
+ * another path, left the others waiting in a collective (strata-train, strata-predict:
+ * a hang), or made one rank's output of another kind. */
+static inline int st_tool_args_agree(MPI_Comm comm, int argc, char **argv)
+{
+    unsigned long long h = 0xcbf29ce484222325ULL, v[2];
+    const char *c;
+    int i;
+
+    if (comm == MPI_COMM_NULL) {
+        return 1;
+    }
+    for (i = 1; i < argc; i++) {
+        for (c = argv[i];; c++) {   /* (the NUL too: "ab" "c" is not "a" "bc") */
+            h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+            if (*c == '\0') {
+                break;
+            }
+        }
+    }
+    v[0] = h;
+    v[1] = ~h;
+    MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
+    return v[0] == h && v[1] == ~h;
+}
+
 static inline void st_tool_mpi_finalize(MPI_Comm comm)
 {
     if (comm != MPI_COMM_NULL) {

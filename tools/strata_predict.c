@@ -676,6 +676,14 @@ int main(int argc, char **argv)
 
     world = st_tool_mpi_init(&argc, &argv, &rank, &size);
 
+    if (!st_tool_args_agree(world, argc, argv)) {
+        if (rank == 0) {
+            fprintf(stderr, PREDICT_NAME ": the ranks were not given the same command line "
+                    "(an MPMD launch: every rank must run the same options and files)\n");
+        }
+        st_tool_mpi_finalize(world);
+        return 2;
+    }
     if (predict_parse_args(argc, argv, rank, &opts) != 0) {
         if (rank == 0) {
             fprintf(stderr, "Try '" PREDICT_NAME " --help'.\n");

@@ -864,6 +864,10 @@ int main(int argc, char **argv)
     mallopt(M_TRIM_THRESHOLD, 64 << 20);
 
     world = st_tool_mpi_init(&argc, &argv, &rank, &nranks);
+    if (!st_tool_args_agree(world, argc, argv)) {
+        die_usage("%s", "the ranks were not given the same command line (an MPMD launch: "
+                  "every rank must run the same options and files)");
+    }
     strata_glm_param_default(&param);
     param.verbose = 1;
     opterr        = 0;
