@@ -229,6 +229,23 @@ static int t_count_entries(const char *dir)
     return n;
 }
 
+/* entries of @a dir whose names hold @a part */
+static int t_count_entries_named(const char *dir, const char *part)
+{
+    struct dirent *e;
+    DIR *d = opendir(dir);
+    int n = 0;
+
+    if (d == NULL) {
+        return -1;
+    }
+    while ((e = readdir(d)) != NULL) {
+        n += (strstr(e->d_name, part) != NULL);
+    }
+    closedir(d);
+    return n;
+}
+
 /* ---- the model kinds, as the file names them and as the API names them ---- */
 
 typedef struct {
@@ -1829,14 +1846,17 @@ static void t_mpi_fails(void)
     static const struct {
         const char *solver;
         int         method, what;   /* what: 0 train, 1 cross-validate, 2 find_cost,
-                                       3 evaluate, 4 problem_create */
+                                       3 evaluate, 4 problem_create, 5 problem_read,
+                                       6 train with a checkpoint every round */
     } cases[] = {
         {"logistic", STRATA_GLM_METHOD_AUTO, 0}, {"logistic", STRATA_GLM_METHOD_CD, 0},
         {"svm", STRATA_GLM_METHOD_CD, 0}, {"logistic", STRATA_GLM_METHOD_NEWTON, 0},
         {"logistic", STRATA_GLM_METHOD_LBFGS, 0}, {"lasso", STRATA_GLM_METHOD_AUTO, 0},
         {"l1-logistic", STRATA_GLM_METHOD_AUTO, 0}, {"svr", STRATA_GLM_METHOD_AUTO, 0},
         {"logistic", STRATA_GLM_METHOD_AUTO, 1}, {"logistic", STRATA_GLM_METHOD_AUTO, 2},
-        {"logistic", STRATA_GLM_METHOD_AUTO, 3}, {"logistic", STRATA_GLM_METHOD_AUTO, 4}
+        {"logistic", STRATA_GLM_METHOD_AUTO, 3}, {"logistic", STRATA_GLM_METHOD_AUTO, 4},
+        {"logistic", STRATA_GLM_METHOD_AUTO, 5}, {"logistic", STRATA_GLM_METHOD_CD, 6},
+        {"logistic", STRATA_GLM_METHOD_NEWTON, 6}, {"lasso", STRATA_GLM_METHOD_AUTO, 6}
     };
     strata_glm_problem_t *prob[2], *made;
     strata_glm_model_t *model, *trained = NULL;
@@ -1846,7 +1866,9 @@ static void t_mpi_fails(void)
     char msg[T_MSG_LEN];
     MPI_Comm comm;
     int64_t indptr[T_ROWS + 1], lo, hi, i;
+    char data[600], ckpt[600];
     double best_c = -1;
+    int entries;
     long n, calls;
     int k, reg;
     t_set_t s;
@@ -1860,6 +1882,12 @@ static void t_mpi_fails(void)
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     prob[0] = t_problem(&s, lo, hi, 0, comm);
     prob[1] = t_problem(&s, lo, hi, 1, comm);
+    snprintf(data, sizeof(data), "%s/mpi-fails.svm", t_dir);
+    snprintf(ckpt, sizeof(ckpt), "%s/mpi-fails.ckpt", t_dir);
+    if (t_rank == 0) {
+        t_write(data, "1 1:0.5 3:1\n-1 2:1\n1 1:1 2:-1\n-1 3:0.25\n", 40);
+    }
+    MPI_Barrier(comm);
     strata_glm_param_default(&p);
     if (prob[0] == NULL || prob[1] == NULL ||
         strata_glm_train(prob[0], &p, comm, msg, sizeof(msg), &trained) != STRATA_OK) {
@@ -1898,6 +1926,14 @@ static void t_mpi_fails(void)
                 st = strata_glm_evaluate(trained, prob[0], comm, &met);
                 strcpy(msg, "an MPI call");   /* (evaluate has no message) */
                 break;
+            case 5:
+                st = strata_glm_problem_read(data, 0, comm, msg, sizeof(msg), &made);
+                break;
+            case 6:
+                p.checkpoint       = ckpt;
+                p.checkpoint_every = 1;
+                st = strata_glm_train(prob[reg], &p, comm, msg, sizeof(msg), &model);
+                break;
             default:
                 st = strata_glm_problem_create(hi - lo, T_COLS, indptr, s.indices + s.indptr[lo],
                                                s.values + s.indptr[lo], s.y + lo, 0, comm, msg,
@@ -1927,6 +1963,13 @@ static void t_mpi_fails(void)
         }
     }
 out:
+    MPI_Barrier(comm);
+    if (t_rank == 0) {   /* the data and at most the checkpoint: no temporary left */
+        unlink(data);
+        unlink(ckpt);
+        entries = t_count_entries_named(t_dir, "mpi-fails");
+        CHECK(entries == 0, "failed checkpoints left %d temporary files", entries);
+    }
     strata_glm_model_free(trained);
     strata_glm_problem_free(prob[0]);
     strata_glm_problem_free(prob[1]);
