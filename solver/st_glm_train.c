@@ -362,6 +362,15 @@ ST_EXPORT strata_status_t strata_glm_problem_read(const char *path, int regressi
     return strata_glm_problem_read_prec(path, regression, 0, comm, msg, msg_len, prob_p);
 }
 
+/* Are the @a n arguments at @a args of a call making a problem the same on every rank
+ * of @a comm (collective)? Before any check of them: a rank refusing its own alone left
+ * the others waiting in the next sum; a regression flag of one rank's own took it into
+ * the classes' sums alone (MPI_ERR_TRUNCATE's abort). */
+static int st_glm_args_alike(MPI_Comm comm, const double *args, int n)
+{
+    return st_glm_param_alike(NULL, args, n, comm) == NULL;
+}
+
 static strata_status_t st_glm_problem_read_prec_body(const char *path, int regression,
                                                      int prec, MPI_Comm comm, char *msg,
                                                      size_t msg_len,
@@ -371,7 +380,17 @@ static strata_status_t st_glm_problem_read_prec_body(const char *path, int regre
     strata_glm_problem_t *prob;
     st_glm_data_t *data = NULL;
     st_status_t status;
+    st_glm_comm_t c;
 
+    if ((status = st_glm_comm_init(comm, &c)) != ST_OK) {
+        return st_glm_comm_refused(status, msg, msg_len);
+    }
+    if (!st_glm_args_alike(c.comm, (const double[]){path != NULL, prob_p != NULL,
+                                                    regression != 0, prec}, 4)) {
+        st_glm_msg(msg, msg_len, "the arguments are not the same on every rank: regression, "
+                   "prec, or a NULL path or result pointer");
+        return STRATA_ERR_INVALID_PARAM;
+    }
     if (path == NULL || prob_p == NULL) {
         st_glm_msg(msg, msg_len, "%s", path == NULL ? "no file name"
                                                     : "no result pointer (prob_p is NULL)");
@@ -443,6 +462,10 @@ static strata_status_t st_glm_problem_create_body(int64_t n_rows, int64_t n_cols
 
     if ((status = st_glm_comm_init(comm, &c)) != ST_OK) {
         return st_glm_comm_refused(status, msg, msg_len);
+    }
+    if (!st_glm_args_alike(c.comm, (const double[]){regression != 0}, 1)) {
+        st_glm_msg(msg, msg_len, "the arguments are not the same on every rank: regression");
+        return STRATA_ERR_INVALID_PARAM;
     }
     nnz = (n_rows >= 0 && indptr != NULL) ? indptr[n_rows] : -1;
     if (n_rows < 0 || n_cols < 0 || nnz < 0 || prob_p == NULL || (n_rows > 0 && y == NULL) ||

@@ -1767,14 +1767,17 @@ static void t_param_disagree(void)
     strata_glm_model_t *model;
     strata_glm_param_t p;
     strata_status_t st;
-    char msg[T_MSG_LEN];
-    int64_t lo, hi;
+    char msg[T_MSG_LEN], path[600];
+    int64_t indptr[T_ROWS + 1], lo, hi, i;
     double w[2];
     int last = (t_rank == t_size - 1), k;
     t_set_t s;
 
     t_make_set(&s, 31);
     t_block(s.n, 0, &lo, &hi);
+    for (i = lo; i <= hi; i++) {
+        indptr[i - lo] = s.indptr[i] - s.indptr[lo];
+    }
     prob = t_problem(&s, lo, hi, 0, t_comm);
     if (prob == NULL) {
         return;
@@ -1808,6 +1811,38 @@ static void t_param_disagree(void)
                   "%s on one rank only: status %d, '%s'", what[k], (int)st, msg);
         }
         strata_glm_model_free(model);
+    }
+    /* a problem made or read for regression on one rank only, read in 32 bits or from
+       no file on one rank only (before: MPI_ERR_TRUNCATE's abort in the classes' sums;
+       one rank's refusal alone, a hang) */
+    snprintf(path, sizeof(path), "%s/disagree.svm", t_dir);
+    if (t_rank == 0) {
+        t_write(path, "1 1:0.5\n-1 2:1\n1 1:1\n", 21);
+    }
+    MPI_Barrier(t_comm);
+    for (k = 0; k < 4; k++) {
+        strata_glm_problem_t *made = NULL;
+
+        msg[0] = '\0';
+        alarm(60);
+        st = (k == 0) ? strata_glm_problem_create(hi - lo, T_COLS, indptr,
+                                                  s.indices + s.indptr[lo],
+                                                  s.values + s.indptr[lo], s.y + lo, last,
+                                                  t_comm, msg, sizeof(msg), &made)
+           : (k == 1) ? strata_glm_problem_read(path, last, t_comm, msg, sizeof(msg), &made)
+           : (k == 2) ? strata_glm_problem_read_prec(path, 0, last ? 32 : 0, t_comm, msg,
+                                                     sizeof(msg), &made)
+                      : strata_glm_problem_read(last ? NULL : path, 0, t_comm, msg,
+                                                sizeof(msg), &made);
+        alarm(0);
+        CHECK(st == STRATA_ERR_INVALID_PARAM && made == NULL &&
+                      strstr(msg, "not the same on every rank") != NULL,
+              "problem %d, an argument of one rank's own: status %d, '%s'", k, (int)st, msg);
+        strata_glm_problem_free(made);
+    }
+    MPI_Barrier(t_comm);
+    if (t_rank == 0) {
+        unlink(path);
     }
     /* cross-validation: fewer rounds, or more folds, on one rank; a search: a lambda
        one rank refuses (before: MPI_ERR_TRUNCATE's abort, a hang) */
