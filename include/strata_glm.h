@@ -491,7 +491,8 @@ strata_status_t strata_glm_predict(const strata_glm_model_t *model,
 /** Metrics of @a model on @a prob over all ranks (collective over @a comm). A row of a
  *  class the model has not is wrong (0 for a model of the classes 1 and -1, -1 for
  *  one of 1 and 0: LIBLINEAR's predict counts them so) and leaves no AUC or log loss.
- *  Features beyond the model's are ignored, as in strata_glm_predict. */
+ *  Features beyond the model's are ignored, as in strata_glm_predict. @a model must be
+ *  the same on every rank, else STRATA_ERR_INVALID_PARAM on every rank. */
 strata_status_t strata_glm_evaluate(const strata_glm_model_t *model,
                                     const strata_glm_problem_t *prob, MPI_Comm comm,
                                     strata_glm_metrics_t *metrics_p);

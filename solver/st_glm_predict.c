@@ -611,6 +611,8 @@ static strata_status_t st_glm_evaluate_body(const strata_glm_model_t *model,
     strata_glm_metrics_t m;
     const st_glm_data_t *d;
     st_status_t status, local;
+    uint64_t h[2], mine;
+    st_glm_comm_t c;
     double *z;
 
     if (model == NULL || model->loss == NULL || model->w == NULL || prob == NULL ||
@@ -620,6 +622,18 @@ static strata_status_t st_glm_evaluate_body(const strata_glm_model_t *model,
     /* a classification model needs +1/-1 labels; a regression model is not scored
      * against class labels */
     if (!prob->regression != !!model->loss->classification) {
+        return ST_ERR_INVALID_PARAM;
+    }
+    /* the same model on every rank (before: each rank's rows scored by its own, and the
+       metrics of no one model returned as STRATA_OK) */
+    if ((status = st_glm_comm_init(comm, &c)) != ST_OK) {
+        return status;
+    }
+    h[0] = st_glm_model_hash(model);
+    h[1] = ~h[0];
+    mine = h[0];
+    st_glm_allreduce(c.comm, h, 2, MPI_UINT64_T, MPI_MAX);
+    if (h[0] != mine || h[1] != ~mine) {
         return ST_ERR_INVALID_PARAM;
     }
     d     = prob->data;

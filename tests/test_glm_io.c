@@ -1844,6 +1844,28 @@ static void t_param_disagree(void)
     if (t_rank == 0) {
         unlink(path);
     }
+    /* evaluation with a model of each rank's own (before: STRATA_OK, the metrics of no
+       one model) */
+    {
+        strata_glm_problem_t *alone = t_problem(&s, 0, s.n, 0, MPI_COMM_NULL);
+        strata_glm_metrics_t met;
+
+        strata_glm_param_default(&p);
+        p.lambda = last ? 1 : p.lambda;
+        model    = NULL;
+        st = (alone != NULL) ? strata_glm_train(alone, &p, MPI_COMM_NULL, msg, sizeof(msg),
+                                                &model)
+                             : STRATA_ERR_INVALID_PARAM;
+        CHECK(st == STRATA_OK, "a model alone: status %d, '%s'", (int)st, msg);
+        alarm(60);
+        st = (model != NULL) ? strata_glm_evaluate(model, prob, t_comm, &met)
+                             : STRATA_ERR_INVALID_PARAM;
+        alarm(0);
+        CHECK(st == STRATA_ERR_INVALID_PARAM, "evaluation, a model of one rank's own: "
+              "status %d", (int)st);
+        strata_glm_model_free(model);
+        strata_glm_problem_free(alone);
+    }
     /* cross-validation: fewer rounds, or more folds, on one rank; a search: a lambda
        one rank refuses (before: MPI_ERR_TRUNCATE's abort, a hang) */
     for (k = 0; k < 3; k++) {
