@@ -430,13 +430,12 @@ strata_status_t st_glm_ckpt_save(st_glm_ckpt_t *ck, const strata_glm_info_t *inf
     double t0 = st_glm_now();
     st_glm_out_t out;
     st_glm_err_t err;
+    st_status_t status;
 
     if (st_glm_mpi_failed()) {   /* (the state holds this rank's sums only) */
         st_glm_msg(msg, msg_len, "an MPI call failed: no checkpoint written");
         return STRATA_ERR_MPI;
     }
-    st_status_t status;
-
     st_glm_err_init(&err);
     size = st_glm_ckpt_layout(ck, off);
     /* 1. rank 0 creates the temporary file; the others open it by the name it sends */
