@@ -6,6 +6,14 @@
 # killed in a job of two virtual nodes (the inter-node level over UCX).
 #
 . "${top_srcdir}/tests/common.sh"
+# A /dev/shm of its own (a mount namespace, where one is allowed): the suite runs two
+# tests at once (quickstart: make -j2 check), and another's segments or files there
+# (churn-3's POSIX segments, glm_outputs' directory) would count as this test's.
+if [ -z "${ST_CLEANUP_OWN_SHM:-}" ] &&
+   unshare -m sh -c 'mount -t tmpfs tmpfs /dev/shm' 2>/dev/null; then
+    ST_CLEANUP_OWN_SHM=1 exec unshare -m sh -c 'mount -t tmpfs tmpfs /dev/shm && exec sh "$0"' \
+        "$0"
+fi
 fail=0
 err=$(mktemp)
 trap 'rm -f "$err"' EXIT
