@@ -109,6 +109,10 @@ st_status_t st_glm_problem_classify(strata_glm_problem_t *prob, MPI_Comm comm)
     if (size > 1) {
         ST_GLM_MPI(MPI_Allgather(&nmine, 1, MPI_INT, counts, 1, MPI_INT, comm));
     }
+    if (st_glm_mpi_failed()) {   /* (the counts are not the ranks': summed, they overflowed) */
+        status = ST_ERR_MPI;
+        goto out;
+    }
     for (total = 0, r = 0; r < size; r++) {
         displs[r] = total;
         total    += counts[r];
@@ -123,6 +127,10 @@ st_status_t st_glm_problem_classify(strata_glm_problem_t *prob, MPI_Comm comm)
                                   comm));
     } else if (nmine > 0) {
         memcpy(all, mine, (size_t)nmine * sizeof(double));
+    }
+    if (st_glm_mpi_failed()) {
+        status = ST_ERR_MPI;
+        goto out;
     }
     ok = (st_glm_classes_add(all, total, &list, &n, &sorted, &ncap) == 0);
     if (!ok) {   /* (every rank the same lists and the same memory need: agree anyway) */

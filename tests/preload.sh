@@ -105,7 +105,13 @@ else
     check "runtime-only install: strata-run --lib finds $soname" \
         test "$got" = "$inst/lib/$soname"
     got=$("$inst/bin/strata-run" sh -c 'echo "$LD_PRELOAD"' 2>"$err")
-    check "runtime-only install: the soname preloaded" test "$got" = "$inst/lib/$soname"
+    # (one of the list: a sanitizer build preloads its runtime first, and a preload
+    # of the environment's stays after it)
+    case ":$got:" in
+        *":$inst/lib/$soname:"*) preloaded=1 ;;
+        *) preloaded=0 ;;
+    esac
+    check "runtime-only install: the soname preloaded" test "$preloaded" -eq 1
 fi
 rm -rf "$inst"
 
