@@ -212,24 +212,7 @@ static char *t_slurp(const char *path, size_t *len_p)
     return b.p;
 }
 
-/* entries of @a dir other than . and .. */
-static int t_count_entries(const char *dir)
-{
-    struct dirent *e;
-    DIR *d = opendir(dir);
-    int n = 0;
-
-    if (d == NULL) {
-        return -1;
-    }
-    while ((e = readdir(d)) != NULL) {
-        n += (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0);
-    }
-    closedir(d);
-    return n;
-}
-
-/* entries of @a dir whose names hold @a part */
+/* entries of @a dir other than . and .. whose names hold @a part ("": all) */
 static int t_count_entries_named(const char *dir, const char *part)
 {
     struct dirent *e;
@@ -240,10 +223,17 @@ static int t_count_entries_named(const char *dir, const char *part)
         return -1;
     }
     while ((e = readdir(d)) != NULL) {
-        n += (strstr(e->d_name, part) != NULL);
+        n += (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+              strstr(e->d_name, part) != NULL);
     }
     closedir(d);
     return n;
+}
+
+/* entries of @a dir other than . and .. */
+static int t_count_entries(const char *dir)
+{
+    return t_count_entries_named(dir, "");
 }
 
 /* ---- the model kinds, as the file names them and as the API names them ---- */
