@@ -231,6 +231,13 @@ void st_glm_allreduce(MPI_Comm comm, void *buf, int64_t count, MPI_Datatype type
  * @a ok itself); 0 once an MPI call failed. */
 int st_glm_agree(MPI_Comm comm, int ok);
 
+/* Collective over @a comm: the index of the first of the @a n (at most
+ * ST_GLM_WORDS_MAX) words at @a mine that is not the same on every rank (each word's
+ * maximum and its complement's, in one allreduce), or -1 where all are (so too on
+ * MPI_COMM_NULL, and once an MPI call failed: the caller's status says it). */
+#define ST_GLM_WORDS_MAX 32
+int st_glm_words_differ(MPI_Comm comm, const uint64_t *mine, int n);
+
 /* At the end of a public collective function (st_glm_mpi_enter, st_glm_data.h), with the
  * status it would return: STRATA_ERR_MPI, saying so in @a msg, where an MPI call failed
  * in it, else @a status. */

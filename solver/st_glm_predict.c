@@ -611,7 +611,7 @@ static strata_status_t st_glm_evaluate_body(const strata_glm_model_t *model,
     strata_glm_metrics_t m;
     const st_glm_data_t *d;
     st_status_t status, local;
-    uint64_t h[2], mine;
+    uint64_t mine;
     st_glm_comm_t c;
     double *z;
 
@@ -629,11 +629,8 @@ static strata_status_t st_glm_evaluate_body(const strata_glm_model_t *model,
     if ((status = st_glm_comm_init(comm, &c)) != ST_OK) {
         return status;
     }
-    h[0] = st_glm_model_hash(model);
-    h[1] = ~h[0];
-    mine = h[0];
-    st_glm_allreduce(c.comm, h, 2, MPI_UINT64_T, MPI_MAX);
-    if (h[0] != mine || h[1] != ~mine) {
+    mine = st_glm_model_hash(model);
+    if (st_glm_words_differ(c.comm, &mine, 1) >= 0) {
         return ST_ERR_INVALID_PARAM;
     }
     d     = prob->data;

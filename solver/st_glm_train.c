@@ -174,6 +174,25 @@ int st_glm_agree(MPI_Comm comm, int ok)
     return ok && !st_glm_mpi_failed();
 }
 
+int st_glm_words_differ(MPI_Comm comm, const uint64_t *mine, int n)
+{
+    uint64_t h[2 * ST_GLM_WORDS_MAX];
+    int k;
+
+    n = ST_MIN(n, ST_GLM_WORDS_MAX);
+    for (k = 0; k < n; k++) {
+        h[k]     = mine[k];
+        h[n + k] = ~mine[k];
+    }
+    st_glm_allreduce(comm, h, 2 * n, MPI_UINT64_T, MPI_MAX);
+    for (k = 0; k < n; k++) {
+        if (h[k] != mine[k] || h[n + k] != ~mine[k]) {
+            return k;
+        }
+    }
+    return -1;
+}
+
 /* ---- models ---- */
 
 strata_glm_model_t *st_glm_model_new(const st_glm_model_t *loss, int64_t n_features,
@@ -2524,13 +2543,10 @@ static const char *st_glm_start_fits(const strata_glm_model_t *start, const st_g
  * The same answer on every rank. */
 static int st_glm_start_alike(const strata_glm_model_t *start, MPI_Comm comm)
 {
-    uint64_t mine = (start == NULL) ? 0 : st_glm_model_hash(start), h[2];
+    uint64_t mine = (start == NULL) ? 0 : st_glm_model_hash(start);
 
     mine += (start != NULL && mine == 0);   /* (0: none) */
-    h[0] = mine;
-    h[1] = ~mine;
-    st_glm_allreduce(comm, h, 2, MPI_UINT64_T, MPI_MAX);
-    return h[0] == mine && h[1] == ~mine;
+    return st_glm_words_differ(comm, &mine, 1) < 0;
 }
 
 /* FNV-1a of @a n bytes at @a p (NULL: a value no bytes give), for st_glm_param_alike. */
@@ -2575,7 +2591,8 @@ const char *st_glm_param_alike(const strata_glm_param_t *param, const double *ar
         ST_GLM_PARAM_WORD(gpu_rows), ST_GLM_PARAM_WORD(epsilon)
     };
     enum { NF = sizeof(f) / sizeof(f[0]), NW = NF + 4 };
-    uint64_t mine[NW], h[2 * NW];
+    _Static_assert(NW <= ST_GLM_WORDS_MAX, "st_glm_words_differ takes the words");
+    uint64_t mine[NW];
     int k;
 
     if (comm == MPI_COMM_NULL) {
@@ -2593,19 +2610,10 @@ const char *st_glm_param_alike(const strata_glm_param_t *param, const double *ar
             mine[4 + k] = st_glm_param_word((const char*)param + f[k].off, f[k].size);
         }
     }
-    for (k = 0; k < NW; k++) {
-        h[k]      = mine[k];
-        h[NW + k] = ~mine[k];
-    }
-    st_glm_allreduce(comm, h, 2 * NW, MPI_UINT64_T, MPI_MAX);
-    for (k = 0; k < NW; k++) {
-        if (h[k] != mine[k] || h[NW + k] != ~mine[k]) {
-            return (k == 0) ? "NULL on some rank" : (k == 1) ? "solver"
-                 : (k == 2) ? "checkpoint" : (k == 3) ? "the call's arguments (folds, C, epsilon)"
-                 : f[k - 4].name;
-        }
-    }
-    return NULL;
+    k = st_glm_words_differ(comm, mine, NW);
+    return (k < 0) ? NULL : (k == 0) ? "NULL on some rank" : (k == 1) ? "solver"
+         : (k == 2) ? "checkpoint" : (k == 3) ? "the call's arguments (folds, C, epsilon)"
+         : f[k - 4].name;
 }
 
 /* (st_glm.h) */
